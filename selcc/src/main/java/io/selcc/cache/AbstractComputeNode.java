@@ -1,0 +1,262 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.FabricEndpoint;
+import io.selcc.fabric.GclLayout;
+import io.selcc.fabric.GlobalAddress;
+import io.selcc.fabric.NodeCounters;
+
+import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * What both access modes share: address checks, global atomics and GCL allocation.
+ *
+ * <p>Allocation is one-sided: offset 0 of each memory node holds a bump pointer that compute nodes
+ * advance by FAA in chunks of {@code allocationChunk} GCLs (one round trip per chunk); the first GCL-sized
+ * region of a memory node is reserved for it, so offset 0 is never a GCL. Freed GCLs go to this node's
+ * local free list and are reused by this node only. Each GCL's allocation state lives in its header, so
+ * a double free is caught even across nodes.
+ */
+abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNode, SelNode {
+    final Settings settings;
+    final FabricEndpoint endpoint;
+    final int nodeId;
+    final int gclSize;
+    private final long[] capacities;
+    private final MemoryNodeChunk[] chunks;
+    private final AtomicInteger roundRobin = new AtomicInteger();
+
+    AbstractComputeNode(Settings settings, FabricEndpoint endpoint, long[] memoryNodeCapacities) {
+        this.settings = settings;
+        this.endpoint = endpoint;
+        this.nodeId = endpoint.nodeId();
+        this.gclSize = settings.gclSize();
+        this.capacities = memoryNodeCapacities.clone();
+        this.chunks = new MemoryNodeChunk[capacities.length];
+        for (int i = 0; i < chunks.length; i++) {
+            chunks[i] = new MemoryNodeChunk();
+        }
+        // Start each node's round robin at a different memory node so nodes spread their allocations.
+        roundRobin.set(nodeId);
+    }
+
+    @Override
+    public final int nodeId() {
+        return nodeId;
+    }
+
+    @Override
+    public final AccessMode accessMode() {
+        return settings.accessMode();
+    }
+
+    @Override
+    public final int gclSize() {
+        return gclSize;
+    }
+
+    @Override
+    public final int dataSize() {
+        return GclLayout.dataSize(gclSize);
+    }
+
+    @Override
+    public final NodeCounters counters() {
+        return endpoint.counters();
+    }
+
+    /** Lock with bounded ({@code maxRetries >= 0}) or unbounded ({@code -1}) remote retries. */
+    abstract GclHandle lock(long address, boolean exclusive, boolean tryOnly);
+
+    @Override
+    public final GclHandle sLock(long address) {
+        return lock(checkGcl(address), false, false);
+    }
+
+    @Override
+    public final GclHandle xLock(long address) {
+        return lock(checkGcl(address), true, false);
+    }
+
+    @Override
+    public final GclHandle trySLock(long address) {
+        return lock(checkGcl(address), false, true);
+    }
+
+    @Override
+    public final GclHandle tryXLock(long address) {
+        return lock(checkGcl(address), true, true);
+    }
+
+    @Override
+    public final void unlock(GclHandle handle) {
+        if (handle.owner != this) {
+            throw new IllegalArgumentException("handle belongs to another compute node: handle=" + handle
+                + " node=" + nodeId);
+        }
+        if (handle.released) {
+            throw new IllegalStateException("unlock of a latch not held (already released): " + handle);
+        }
+        handle.released = true;
+        release(handle);
+    }
+
+    abstract void release(GclHandle handle);
+
+    @Override
+    public final long faa(long address, long delta) {
+        return endpoint.remoteFaa(checkWord(address), delta);
+    }
+
+    @Override
+    public final long cas(long address, long expected, long update) {
+        return endpoint.remoteCas(checkWord(address), expected, update);
+    }
+
+    // ---------------------------------------------------------------- allocation
+
+    @Override
+    public final long allocate() {
+        int memoryNodes = capacities.length;
+        for (int attempt = 0; attempt < memoryNodes; attempt++) {
+            int memoryNode = Math.floorMod(roundRobin.getAndIncrement(), memoryNodes);
+            MemoryNodeChunk chunk = chunks[memoryNode];
+            long address;
+            boolean reused;
+            synchronized (chunk) {
+                reused = chunk.freeCount > 0;
+                address = reused ? chunk.popFree() : chunk.next(memoryNode);
+            }
+            if (address != GlobalAddress.NULL) {
+                initialize(address, reused);
+                return address;
+            }
+        }
+        throw new IllegalStateException("shared memory is full: every memory node is out of GCLs: memoryNodes="
+            + memoryNodes + " bytesPerMemoryNode=" + capacities[0] + " gclSize=" + gclSize);
+    }
+
+    private void initialize(long address, boolean reused) {
+        GclHandle handle = xLock(address);
+        int state = handle.copy.get(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET);
+        int expected = reused ? GclLayout.STATE_FREE : 0;
+        if (state != expected) {
+            unlock(handle);
+            throw new IllegalStateException("allocator found a GCL in use: address=" + GlobalAddress.toString(address)
+                + " state=0x" + Integer.toHexString(state));
+        }
+        handle.copy.set(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET, GclLayout.STATE_ALLOCATED);
+        handle.markHeaderDirty(GclLayout.STATE_OFFSET, 4);
+        if (reused) {
+            handle.copy.asSlice(GclLayout.DATA_OFFSET).fill((byte) 0);
+            handle.markDirty(0, dataSize());
+        }
+        unlock(handle);
+    }
+
+    @Override
+    public final void free(long address) {
+        checkGcl(address);
+        GclHandle handle = xLock(address);
+        int state = handle.copy.get(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET);
+        if (state != GclLayout.STATE_ALLOCATED) {
+            unlock(handle);
+            throw new IllegalStateException((state == GclLayout.STATE_FREE ? "double free" : "free of a GCL never allocated")
+                + ": address=" + GlobalAddress.toString(address));
+        }
+        handle.copy.set(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET, GclLayout.STATE_FREE);
+        handle.markHeaderDirty(GclLayout.STATE_OFFSET, 4);
+        unlock(handle);
+        MemoryNodeChunk chunk = chunks[GlobalAddress.memoryNode(address)];
+        synchronized (chunk) {
+            chunk.pushFree(address);
+        }
+    }
+
+    /** This node's allocation state for one memory node; guarded by its monitor. */
+    private final class MemoryNodeChunk {
+        long next;
+        long end;
+        boolean full;
+        long[] free = new long[16];
+        int freeCount;
+
+        long popFree() {
+            return free[--freeCount];
+        }
+
+        void pushFree(long address) {
+            if (freeCount == free.length) {
+                free = java.util.Arrays.copyOf(free, free.length * 2);
+            }
+            free[freeCount++] = address;
+        }
+
+        /** The next fresh GCL, refilling the chunk by one FAA on the memory node's bump word when empty. */
+        long next(int memoryNode) {
+            if (next + gclSize > end) {
+                if (full) {
+                    return GlobalAddress.NULL;
+                }
+                long chunkBytes = (long) settings.allocationChunk() * gclSize;
+                long previous = endpoint.remoteFaa(GlobalAddress.of(memoryNode, 0), chunkBytes);
+                long capacity = capacities[memoryNode];
+                long start = gclSize + previous;
+                next = start;
+                end = Math.min(start + chunkBytes, capacity - capacity % gclSize);
+                if (start + gclSize > end) {
+                    full = true;
+                    return GlobalAddress.NULL;
+                }
+            }
+            long offset = next;
+            next += gclSize;
+            return GlobalAddress.of(memoryNode, offset);
+        }
+    }
+
+    // ---------------------------------------------------------------- checks
+
+    final long checkGcl(long address) {
+        int memoryNode = GlobalAddress.memoryNode(address);
+        long offset = GlobalAddress.offset(address);
+        if (memoryNode >= capacities.length) {
+            throw new IllegalArgumentException("no such memory node: address=" + GlobalAddress.toString(address)
+                + " memoryNodes=" + capacities.length);
+        }
+        if (offset % gclSize != 0) {
+            throw new IllegalArgumentException("misaligned GCL address: address=" + GlobalAddress.toString(address)
+                + " gclSize=" + gclSize);
+        }
+        if (offset < gclSize || offset + gclSize > capacities[memoryNode]) {
+            throw new IllegalArgumentException("GCL address out of range: address=" + GlobalAddress.toString(address)
+                + " valid offsets=[" + gclSize + ", " + (capacities[memoryNode] - gclSize) + "]");
+        }
+        return address;
+    }
+
+    final long checkWord(long address) {
+        int memoryNode = GlobalAddress.memoryNode(address);
+        long offset = GlobalAddress.offset(address);
+        if (memoryNode >= capacities.length || offset < gclSize || offset + 8 > capacities[memoryNode]) {
+            throw new IllegalArgumentException("atomic address out of range: address=" + GlobalAddress.toString(address));
+        }
+        if ((offset & 7) != 0) {
+            throw new IllegalArgumentException("misaligned atomic address: address=" + GlobalAddress.toString(address)
+                + " (must be 8-byte aligned)");
+        }
+        if (offset % gclSize < GclLayout.DATA_OFFSET) {
+            throw new IllegalArgumentException("atomic on a GCL latch or header word: address="
+                + GlobalAddress.toString(address) + " (use a word in the data region)");
+        }
+        return address;
+    }
+
+    /** Address of the latch word of the GCL at {@code gcl}. */
+    static long latchOf(long gcl) {
+        return gcl + GclLayout.LATCH_OFFSET;
+    }
+
+    void close() {
+    }
+}

@@ -1,0 +1,58 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.NodeCounters;
+
+/**
+ * One compute node's view of shared memory: the API of paper Table 1. Thread-safe; any number of
+ * threads of this node may call it. Handles belong to the thread that took them.
+ *
+ * <p>Lock calls latch the local frame and, when the ownership memo does not permit the access,
+ * the global latch (one round trip on a miss). {@code unlock} releases only the local latch in SELCC
+ * mode (lazy release); the global latch goes when another node asks or the frame is evicted.
+ *
+ * <p>Latches are not reentrant: a thread that locks a GCL it already holds waits for itself.
+ */
+public interface ComputeNode {
+    int nodeId();
+
+    AccessMode accessMode();
+
+    /** Bytes of one GCL, header included. */
+    int gclSize();
+
+    /** Bytes of a GCL's data region, the part a {@link GclHandle} exposes. */
+    int dataSize();
+
+    /** Allocates a GCL (round-robin over memory nodes) whose data region is zero. */
+    long allocate();
+
+    /** Frees a GCL. Throws {@link IllegalStateException} if it is not allocated (double free). */
+    void free(long address);
+
+    /** Shared access; blocks until granted. */
+    GclHandle sLock(long address);
+
+    /** Exclusive access; blocks until granted. */
+    GclHandle xLock(long address);
+
+    /**
+     * Shared access without waiting on local holders and with a bounded number of remote retries.
+     *
+     * @return the handle, or null when the latch is busy (an expected outcome, not an error)
+     */
+    GclHandle trySLock(long address);
+
+    /** Exclusive counterpart of {@link #trySLock}; null when busy. Used by no-wait 2PL. */
+    GclHandle tryXLock(long address);
+
+    /** Releases a handle. Throws {@link IllegalStateException} if it was already released. */
+    void unlock(GclHandle handle);
+
+    /** Global fetch-and-add on an 8-byte word in a GCL's data region; returns the previous value. */
+    long faa(long address, long delta);
+
+    /** Global compare-and-swap on an 8-byte word in a GCL's data region; returns the previous value. */
+    long cas(long address, long expected, long update);
+
+    NodeCounters counters();
+}

@@ -1,0 +1,187 @@
+package io.selcc.cache;
+
+import java.util.Arrays;
+
+/**
+ * The sharded hash table of cache frames with one LRU list per shard. Each shard is an
+ * open-addressing map from GCL address to frame (no boxing) guarded by the shard's monitor.
+ */
+final class FrameTable {
+    private final Shard[] shards;
+    private final int mask;
+
+    FrameTable(int shardCount, int framesHint) {
+        int n = Integer.highestOneBit(Math.max(1, shardCount - 1) << 1);
+        shards = new Shard[n];
+        mask = n - 1;
+        int perShard = Math.max(16, framesHint / n * 2);
+        for (int i = 0; i < n; i++) {
+            shards[i] = new Shard(perShard);
+        }
+    }
+
+    int shardCount() {
+        return shards.length;
+    }
+
+    Shard shard(long address) {
+        long h = address * 0x9E3779B97F4A7C15L;
+        return shards[(int) (h >>> 40) & mask];
+    }
+
+    Shard shardAt(int index) {
+        return shards[index & mask];
+    }
+
+    /** Finds the frame of {@code address} and marks it most recently used; null if absent. */
+    CacheFrame getAndTouch(long address) {
+        Shard shard = shard(address);
+        synchronized (shard) {
+            CacheFrame frame = shard.get(address);
+            if (frame != null) {
+                shard.touch(frame);
+            }
+            return frame;
+        }
+    }
+
+    CacheFrame get(long address) {
+        Shard shard = shard(address);
+        synchronized (shard) {
+            return shard.get(address);
+        }
+    }
+
+    static final class Shard {
+        private long[] keys;
+        private CacheFrame[] values;
+        private int size;
+        // LRU list: head = most recent, tail = least recent.
+        CacheFrame head;
+        CacheFrame tail;
+
+        Shard(int capacity) {
+            int n = Integer.highestOneBit(Math.max(16, capacity - 1) << 1);
+            keys = new long[n];
+            values = new CacheFrame[n];
+        }
+
+        int size() {
+            return size;
+        }
+
+        CacheFrame get(long key) {
+            int m = keys.length - 1;
+            for (int i = slot(key, m); ; i = (i + 1) & m) {
+                long k = keys[i];
+                if (k == key) {
+                    return values[i];
+                }
+                if (k == CacheFrame.NO_ADDRESS) {
+                    return null;
+                }
+            }
+        }
+
+        /** Inserts a frame for a key that is absent, at the head of the LRU. */
+        void insert(long key, CacheFrame frame) {
+            if ((size + 1) * 2 > keys.length) {
+                rehash(keys.length * 2);
+            }
+            int m = keys.length - 1;
+            int i = slot(key, m);
+            while (keys[i] != CacheFrame.NO_ADDRESS) {
+                i = (i + 1) & m;
+            }
+            keys[i] = key;
+            values[i] = frame;
+            size++;
+            linkHead(frame);
+        }
+
+        /** Removes the key (backward-shift deletion) and unlinks its frame from the LRU. */
+        void remove(long key) {
+            int m = keys.length - 1;
+            int i = slot(key, m);
+            while (keys[i] != key) {
+                if (keys[i] == CacheFrame.NO_ADDRESS) {
+                    return;
+                }
+                i = (i + 1) & m;
+            }
+            unlink(values[i]);
+            keys[i] = CacheFrame.NO_ADDRESS;
+            values[i] = null;
+            size--;
+            for (int j = (i + 1) & m; keys[j] != CacheFrame.NO_ADDRESS; j = (j + 1) & m) {
+                int home = slot(keys[j], m);
+                // Move keys[j] back into the hole at i if its home is not in (i, j].
+                if (((j - home) & m) >= ((j - i) & m)) {
+                    keys[i] = keys[j];
+                    values[i] = values[j];
+                    keys[j] = CacheFrame.NO_ADDRESS;
+                    values[j] = null;
+                    i = j;
+                }
+            }
+        }
+
+        void touch(CacheFrame frame) {
+            if (head != frame) {
+                unlink(frame);
+                linkHead(frame);
+            }
+        }
+
+        private void linkHead(CacheFrame frame) {
+            frame.lruPrev = null;
+            frame.lruNext = head;
+            if (head != null) {
+                head.lruPrev = frame;
+            }
+            head = frame;
+            if (tail == null) {
+                tail = frame;
+            }
+        }
+
+        private void unlink(CacheFrame frame) {
+            if (frame.lruPrev != null) {
+                frame.lruPrev.lruNext = frame.lruNext;
+            } else if (head == frame) {
+                head = frame.lruNext;
+            }
+            if (frame.lruNext != null) {
+                frame.lruNext.lruPrev = frame.lruPrev;
+            } else if (tail == frame) {
+                tail = frame.lruPrev;
+            }
+            frame.lruPrev = null;
+            frame.lruNext = null;
+        }
+
+        private void rehash(int capacity) {
+            long[] oldKeys = keys;
+            CacheFrame[] oldValues = values;
+            keys = new long[capacity];
+            values = new CacheFrame[capacity];
+            int m = capacity - 1;
+            for (int j = 0; j < oldKeys.length; j++) {
+                if (oldKeys[j] != CacheFrame.NO_ADDRESS) {
+                    int i = slot(oldKeys[j], m);
+                    while (keys[i] != CacheFrame.NO_ADDRESS) {
+                        i = (i + 1) & m;
+                    }
+                    keys[i] = oldKeys[j];
+                    values[i] = oldValues[j];
+                }
+            }
+            Arrays.fill(oldValues, null);
+        }
+
+        private static int slot(long key, int mask) {
+            long h = key * 0xC2B2AE3D27D4EB4FL;
+            return (int) (h ^ (h >>> 31)) & mask;
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.GclLayout;
+import io.selcc.fabric.GlobalAddress;
+
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Access to the local copy of a latched GCL's data region. Offsets are relative to the data region
+ * (0 .. {@link #dataSize()}). Every write records its byte range so that a write-back carries only
+ * the dirty bytes. Writes through the {@link #data()} view must be declared with
+ * {@link #markDirty(int, int)}.
+ *
+ * <p>Not thread-safe: it belongs to the thread that locked the GCL, until {@code unlock}.
+ */
+public final class GclHandle {
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
+    final AbstractComputeNode owner;
+    /** The cache frame (SELCC) or null (SEL). */
+    final CacheFrame frame;
+    final MemorySegment copy;
+    final long address;
+    final boolean exclusive;
+    long stamp;
+    boolean released;
+    int dirtyLow = CacheFrame.CLEAN;
+    int dirtyHigh;
+
+    GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, long address, boolean exclusive, long stamp) {
+        this.owner = owner;
+        this.frame = frame;
+        this.copy = copy;
+        this.address = address;
+        this.exclusive = exclusive;
+        this.stamp = stamp;
+    }
+
+    public long address() {
+        return address;
+    }
+
+    public boolean isExclusive() {
+        return exclusive;
+    }
+
+    public int dataSize() {
+        return (int) copy.byteSize() - GclLayout.DATA_OFFSET;
+    }
+
+    public long getLong(int offset) {
+        return copy.get(LONG, position(offset, 8));
+    }
+
+    public void putLong(int offset, long value) {
+        copy.set(LONG, writePosition(offset, 8), value);
+    }
+
+    public int getInt(int offset) {
+        return copy.get(INT, position(offset, 4));
+    }
+
+    public void putInt(int offset, int value) {
+        copy.set(INT, writePosition(offset, 4), value);
+    }
+
+    public byte getByte(int offset) {
+        return copy.get(ValueLayout.JAVA_BYTE, position(offset, 1));
+    }
+
+    public void putByte(int offset, byte value) {
+        copy.set(ValueLayout.JAVA_BYTE, writePosition(offset, 1), value);
+    }
+
+    public void getBytes(int offset, byte[] dst, int dstOffset, int length) {
+        MemorySegment.copy(copy, ValueLayout.JAVA_BYTE, position(offset, length), dst, dstOffset, length);
+    }
+
+    public void putBytes(int offset, byte[] src, int srcOffset, int length) {
+        MemorySegment.copy(src, srcOffset, copy, ValueLayout.JAVA_BYTE, writePosition(offset, length), length);
+    }
+
+    /** A view of the data region; read-only under a shared latch. Declare writes with {@link #markDirty}. */
+    public MemorySegment data() {
+        checkHeld();
+        MemorySegment data = copy.asSlice(GclLayout.DATA_OFFSET);
+        return exclusive ? data : data.asReadOnly();
+    }
+
+    /** Records that {@code length} bytes at data offset {@code offset} were written through {@link #data()}. */
+    public void markDirty(int offset, int length) {
+        writePosition(offset, length);
+    }
+
+    private long position(int offset, int length) {
+        checkHeld();
+        if (offset < 0 || length < 0 || offset + length > dataSize()) {
+            throw new IndexOutOfBoundsException("access outside the GCL data region: address="
+                + GlobalAddress.toString(address) + " offset=" + offset + " length=" + length + " dataSize=" + dataSize());
+        }
+        return GclLayout.DATA_OFFSET + offset;
+    }
+
+    private long writePosition(int offset, int length) {
+        long position = position(offset, length);
+        if (!exclusive) {
+            throw new IllegalStateException("write under a shared latch: address=" + GlobalAddress.toString(address));
+        }
+        int low = (int) position;
+        int high = low + length;
+        if (dirtyLow == CacheFrame.CLEAN) {
+            dirtyLow = low;
+            dirtyHigh = high;
+        } else {
+            dirtyLow = Math.min(dirtyLow, low);
+            dirtyHigh = Math.max(dirtyHigh, high);
+        }
+        return position;
+    }
+
+    /** Marks bytes of the GCL header as dirty (allocation state); used by the allocator only. */
+    void markHeaderDirty(int gclOffset, int length) {
+        if (dirtyLow == CacheFrame.CLEAN) {
+            dirtyLow = gclOffset;
+            dirtyHigh = gclOffset + length;
+        } else {
+            dirtyLow = Math.min(dirtyLow, gclOffset);
+            dirtyHigh = Math.max(dirtyHigh, gclOffset + length);
+        }
+    }
+
+    private void checkHeld() {
+        if (released) {
+            throw new IllegalStateException("handle used after unlock: address=" + GlobalAddress.toString(address));
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "GclHandle[" + GlobalAddress.toString(address) + (exclusive ? ", X" : ", S") + (released ? ", released]" : "]");
+    }
+}

@@ -1,0 +1,86 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.Counter;
+import io.selcc.fabric.FabricEndpoint;
+import io.selcc.fabric.GclLayout;
+import io.selcc.fabric.LatchWord;
+import io.selcc.fabric.VerbBatch;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+
+/**
+ * The SEL baseline: no cache. Every lock is a remote latch plus READ in one round trip, every unlock
+ * a WRITE of the dirty bytes plus release (X) or a release (S). Shared holders are counted in the latch
+ * word (see {@link LatchWord}); each handle has its own private copy.
+ */
+final class SelNode extends AbstractComputeNode {
+    private final Arena arena = Arena.ofShared();
+    private final ThreadLocal<ArrayDeque<MemorySegment>> buffers = ThreadLocal.withInitial(ArrayDeque::new);
+    private final ThreadLocal<VerbBatch> batches = ThreadLocal.withInitial(VerbBatch::new);
+
+    SelNode(Settings settings, FabricEndpoint endpoint, long[] capacities) {
+        super(settings, endpoint, capacities);
+    }
+
+    @Override
+    GclHandle lock(long address, boolean exclusive, boolean tryOnly) {
+        MemorySegment copy = takeBuffer();
+        VerbBatch batch = batches.get();
+        long latch = latchOf(address);
+        endpoint.counters().increment(Counter.CACHE_MISSES); // no cache: every access is a miss
+        for (int retries = 0; ; ) {
+            batch.clear();
+            int atomic = exclusive
+                ? batch.cas(latch, LatchWord.FREE, LatchWord.exclusive(nodeId))
+                : batch.faa(latch, LatchWord.SEL_READER_UNIT);
+            batch.read(address + GclLayout.COPY_OFFSET, copy, GclLayout.COPY_OFFSET, gclSize - GclLayout.COPY_OFFSET);
+            endpoint.post(batch);
+            long previous = batch.result(atomic);
+            if (exclusive ? previous == LatchWord.FREE : !LatchWord.hasWriter(previous)) {
+                return new GclHandle(this, null, copy, address, exclusive, 0);
+            }
+            if (!exclusive) {
+                endpoint.remoteFaa(latch, -LatchWord.SEL_READER_UNIT);
+            }
+            retries++;
+            endpoint.counters().increment(Counter.LATCH_RETRIES);
+            if (tryOnly && retries > settings.tryLockRetries()) {
+                endpoint.counters().increment(Counter.LATCH_GIVE_UPS);
+                buffers.get().push(copy);
+                return null;
+            }
+            Backoff.pause(settings.retryIntervalNanos(retries), settings.clock());
+        }
+    }
+
+    @Override
+    void release(GclHandle handle) {
+        long latch = latchOf(handle.address);
+        if (!handle.exclusive) {
+            endpoint.remoteFaa(latch, -LatchWord.SEL_READER_UNIT);
+        } else if (handle.dirtyLow == CacheFrame.CLEAN) {
+            endpoint.remoteFaa(latch, LatchWord.releaseExclusiveDelta(nodeId));
+        } else {
+            VerbBatch batch = batches.get().clear();
+            int length = handle.dirtyHigh - handle.dirtyLow;
+            batch.write(handle.address + handle.dirtyLow, handle.copy, handle.dirtyLow, length);
+            batch.faa(latch, LatchWord.releaseExclusiveDelta(nodeId));
+            endpoint.post(batch);
+            endpoint.counters().increment(Counter.WRITE_BACKS);
+            endpoint.counters().add(Counter.WRITE_BACK_BYTES, length);
+        }
+        buffers.get().push(handle.copy);
+    }
+
+    private MemorySegment takeBuffer() {
+        MemorySegment buffer = buffers.get().poll();
+        return buffer != null ? buffer : arena.allocate(gclSize, 8);
+    }
+
+    @Override
+    void close() {
+        arena.close();
+    }
+}

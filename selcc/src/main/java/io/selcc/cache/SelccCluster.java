@@ -1,0 +1,236 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.CounterSnapshot;
+import io.selcc.fabric.Fabric;
+import io.selcc.fabric.GclLayout;
+import io.selcc.fabric.LatencyModel;
+import io.selcc.fabric.LocalFabric;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * Compute nodes sharing memory nodes through one fabric: the composition root of the selcc module.
+ * It builds the fabric (in-JVM by default), one {@link ComputeNode} per compute node in the chosen
+ * {@link AccessMode}, and starts each SELCC node's eviction worker thread ({@code selcc-evict-N}).
+ *
+ * <pre>{@code
+ * try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).build()) {
+ *     ComputeNode a = cluster.node(0), b = cluster.node(1);
+ *     long gcl = a.allocate();
+ *     GclHandle h = a.xLock(gcl); h.putLong(0, 42); a.unlock(h);
+ *     h = b.sLock(gcl); assert h.getLong(0) == 42; b.unlock(h);
+ * }
+ * }</pre>
+ */
+public final class SelccCluster implements AutoCloseable {
+    private final Fabric fabric;
+    private final Settings settings;
+    private final AbstractComputeNode[] nodes;
+    private final List<Thread> workers = new ArrayList<>();
+    private volatile boolean closed;
+
+    private SelccCluster(Fabric fabric, Settings settings) {
+        this.fabric = fabric;
+        this.settings = settings;
+        long[] capacities = new long[fabric.memoryNodeCount()];
+        for (int i = 0; i < capacities.length; i++) {
+            capacities[i] = fabric.memoryNodeCapacity(i);
+        }
+        this.nodes = new AbstractComputeNode[fabric.computeNodeCount()];
+        for (int i = 0; i < nodes.length; i++) {
+            nodes[i] = settings.accessMode() == AccessMode.SELCC
+                ? new SelccNode(settings, fabric.endpoint(i), capacities)
+                : new SelNode(settings, fabric.endpoint(i), capacities);
+        }
+        for (AbstractComputeNode node : nodes) {
+            if (node instanceof SelccNode selcc) {
+                Thread worker = Thread.ofPlatform().daemon().name("selcc-evict-" + node.nodeId())
+                    .start(selcc::runEvictionWorker);
+                workers.add(worker);
+            }
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public ComputeNode node(int computeNode) {
+        if (computeNode < 0 || computeNode >= nodes.length) {
+            throw new IllegalArgumentException("no such compute node: computeNode=" + computeNode
+                + " computeNodes=" + nodes.length);
+        }
+        return nodes[computeNode];
+    }
+
+    public int computeNodeCount() {
+        return nodes.length;
+    }
+
+    public AccessMode accessMode() {
+        return settings.accessMode();
+    }
+
+    public LatencyModel latency() {
+        return settings.latency();
+    }
+
+    public int cacheFrames() {
+        return settings.cacheFrames();
+    }
+
+    public Fabric fabric() {
+        return fabric;
+    }
+
+    /** Counters of one compute node since its last reset. */
+    public CounterSnapshot counters(int computeNode) {
+        return node(computeNode).counters().snapshot();
+    }
+
+    /** Counters summed over all compute nodes. */
+    public CounterSnapshot totalCounters() {
+        CounterSnapshot sum = CounterSnapshot.zero();
+        for (AbstractComputeNode node : nodes) {
+            sum = sum.plus(node.counters().snapshot());
+        }
+        return sum;
+    }
+
+    public void resetCounters() {
+        for (AbstractComputeNode node : nodes) {
+            node.counters().reset();
+        }
+    }
+
+    /**
+     * Evicts every cached frame no thread holds, on every node: dirty data reaches memory and global
+     * latches are released. Call on a quiescent cluster (for example before checking memory contents).
+     */
+    public void flushCaches() {
+        for (AbstractComputeNode node : nodes) {
+            if (node instanceof SelccNode selcc) {
+                selcc.flush();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Thread worker : workers) {
+            worker.interrupt();
+        }
+        for (Thread worker : workers) {
+            try {
+                worker.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (AbstractComputeNode node : nodes) {
+            node.close();
+        }
+        fabric.close();
+    }
+
+    /** Configuration with defaults, validated once in {@link #build()}. */
+    public static final class Builder {
+        private int computeNodes = 2;
+        private int memoryNodes = 1;
+        private long memoryPerNode = 64L << 20;
+        private int gclSize = 2048;
+        private int cacheFrames = 4096;
+        private AccessMode accessMode = AccessMode.SELCC;
+        private LatencyModel latency = LatencyModel.OFF;
+        private LongSupplier clock = System::nanoTime;
+        private int shards = 64;
+        private int tryLockRetries = 8;
+        private int upgradeAttempts = 4;
+        private long pendingWaitNanos = 200_000;
+        private long backoffConstant = 4;
+        private boolean fairness = true;
+        private int lease = 256;
+        private int threadsPerNode = 1;
+        private int starvationPriority = 8;
+        private long spinWindowNanosPerPriority = 1_000;
+        private int freeListLowWater = -1;
+        private int allocationChunk = 64;
+        private Fabric fabric;
+
+        public Builder computeNodes(int n) { this.computeNodes = n; return this; }
+        public Builder memoryNodes(int n) { this.memoryNodes = n; return this; }
+        /** Bytes per memory node; sizes above 2 GB are fine. */
+        public Builder memoryPerNode(long bytes) { this.memoryPerNode = bytes; return this; }
+        /** GCL size in bytes: a power of two from 512 to 64 KiB (default 2048). */
+        public Builder gclSize(int bytes) { this.gclSize = bytes; return this; }
+        /** Cache frames per compute node (SELCC mode). */
+        public Builder cacheFrames(int frames) { this.cacheFrames = frames; return this; }
+        public Builder accessMode(AccessMode mode) { this.accessMode = mode; return this; }
+        public Builder latency(LatencyModel model) { this.latency = model; return this; }
+        /** Clock for backoff, reader spin windows and pending waits (nanoseconds). */
+        public Builder clock(LongSupplier nanoClock) { this.clock = nanoClock; return this; }
+        public Builder shards(int n) { this.shards = n; return this; }
+        /** Remote latch retries tryXLock/trySLock make before answering busy. */
+        public Builder tryLockRetries(int n) { this.tryLockRetries = n; return this; }
+        /** Failed S->X upgrade CASes before falling back to release-then-acquire. */
+        public Builder upgradeAttempts(int n) { this.upgradeAttempts = n; return this; }
+        /** How long a requester waits on a pending invalidation before it cancels and retries. */
+        public Builder pendingWaitNanos(long nanos) { this.pendingWaitNanos = nanos; return this; }
+        /** C in the retry interval T = C x RTT / Nr (paper 5.1.2). */
+        public Builder backoffConstant(long c) { this.backoffConstant = c; return this; }
+        /**
+         * Fairness mechanisms of paper 5.3 (pending requests, lease, priority matching, reader spin
+         * windows). Off: busy frames drop every invalidation. For experiments only.
+         */
+        public Builder fairness(boolean on) { this.fairness = on; return this; }
+        /** Lease: local waits (Rc/P + Wc) tolerated while a remote request is pending (default 256). */
+        public Builder lease(int accesses) { this.lease = accesses; return this; }
+        /** P in the lease formula: front-end threads per compute node. */
+        public Builder threadsPerNode(int p) { this.threadsPerNode = p; return this; }
+        /** Retry count from which a writer counts as starving (reader spin windows, priority matching). */
+        public Builder starvationPriority(int retries) { this.starvationPriority = retries; return this; }
+        public Builder spinWindowNanosPerPriority(long nanos) { this.spinWindowNanosPerPriority = nanos; return this; }
+        /** Free-list length under which the eviction worker refills (default cacheFrames/16, 1..64). */
+        public Builder freeListLowWater(int frames) { this.freeListLowWater = frames; return this; }
+        /** GCLs taken from a memory node per allocation round trip. */
+        public Builder allocationChunk(int gcls) { this.allocationChunk = gcls; return this; }
+        /** Use this fabric instead of a new {@link LocalFabric}; the cluster closes it. */
+        public Builder fabric(Fabric f) { this.fabric = f; return this; }
+
+        public SelccCluster build() {
+            GclLayout.checkSize(gclSize);
+            require(cacheFrames >= 2, "cache must hold at least 2 frames: cacheFrames=" + cacheFrames);
+            require(shards >= 1, "shards must be >= 1: shards=" + shards);
+            require(tryLockRetries >= 0, "tryLockRetries must be >= 0: tryLockRetries=" + tryLockRetries);
+            require(upgradeAttempts >= 1, "upgradeAttempts must be >= 1: upgradeAttempts=" + upgradeAttempts);
+            require(pendingWaitNanos >= 0, "pendingWaitNanos must be >= 0: pendingWaitNanos=" + pendingWaitNanos);
+            require(backoffConstant >= 0, "backoffConstant must be >= 0: backoffConstant=" + backoffConstant);
+            require(lease >= 1, "lease must be >= 1: lease=" + lease);
+            require(threadsPerNode >= 1, "threadsPerNode must be >= 1: threadsPerNode=" + threadsPerNode);
+            require(starvationPriority >= 1, "starvationPriority must be >= 1: starvationPriority=" + starvationPriority);
+            require(allocationChunk >= 1, "allocationChunk must be >= 1: allocationChunk=" + allocationChunk);
+            require(memoryPerNode >= 2L * gclSize, "memory per node must hold at least two GCLs: memoryPerNode="
+                + memoryPerNode + " gclSize=" + gclSize);
+            int lowWater = freeListLowWater > 0 ? freeListLowWater : Math.max(1, Math.min(64, cacheFrames / 16));
+            require(lowWater < cacheFrames, "freeListLowWater must be below cacheFrames: freeListLowWater="
+                + lowWater + " cacheFrames=" + cacheFrames);
+            Fabric f = fabric != null ? fabric : new LocalFabric(memoryNodes, memoryPerNode, computeNodes, latency);
+            Settings settings = new Settings(accessMode, gclSize, cacheFrames, shards, latency, clock, tryLockRetries,
+                upgradeAttempts, pendingWaitNanos, backoffConstant, fairness, lease, threadsPerNode, starvationPriority,
+                spinWindowNanosPerPriority, lowWater, allocationChunk);
+            return new SelccCluster(f, settings);
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}

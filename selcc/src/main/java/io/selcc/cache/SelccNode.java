@@ -1,0 +1,659 @@
+package io.selcc.cache;
+
+import io.selcc.cache.InvalidationRequest.Status;
+import io.selcc.fabric.Counter;
+import io.selcc.fabric.FabricEndpoint;
+import io.selcc.fabric.GclLayout;
+import io.selcc.fabric.GlobalAddress;
+import io.selcc.fabric.LatchWord;
+import io.selcc.fabric.MessageKind;
+import io.selcc.fabric.NodeCounters;
+import io.selcc.fabric.VerbBatch;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A compute node running the SELCC protocol (paper sections 4 and 5) over its compute-side cache.
+ *
+ * <p>Threads: front-end threads call the {@link ComputeNode} API; invalidation handlers run on the
+ * sender's thread (in-JVM fabric) and only try-lock frames; one eviction worker per node refills the
+ * free list. Lock order: a frame's latch may be held while taking a shard monitor, never the reverse
+ * with blocking.
+ */
+final class SelccNode extends AbstractComputeNode {
+    private static final int EXHAUSTED_ATTEMPTS = 1_000_000;
+
+    private final Arena arena = Arena.ofShared();
+    private final CacheFrame[] frames;
+    private final FrameTable table;
+    private final FreeFrames free;
+    private final NodeCounters counters;
+    private final ThreadLocal<VerbBatch> batches = ThreadLocal.withInitial(VerbBatch::new);
+    private final AtomicInteger evictionCursor = new AtomicInteger();
+    private final int copyLength;
+    private volatile Thread evictionWorker;
+    private volatile boolean workerSleeping;
+
+    SelccNode(Settings settings, FabricEndpoint endpoint, long[] capacities) {
+        super(settings, endpoint, capacities);
+        this.counters = endpoint.counters();
+        this.copyLength = gclSize - GclLayout.COPY_OFFSET;
+        int n = settings.cacheFrames();
+        MemorySegment pool = arena.allocate((long) n * gclSize, 64);
+        this.frames = new CacheFrame[n];
+        this.free = new FreeFrames(n);
+        this.table = new FrameTable(settings.shards(), n);
+        for (int i = n - 1; i >= 0; i--) {
+            frames[i] = new CacheFrame(i, pool.asSlice((long) i * gclSize, gclSize));
+            free.push(frames[i]);
+        }
+        endpoint.register(MessageKind.INVALIDATION, (from, request) -> onInvalidation((InvalidationRequest) request));
+    }
+
+    // ================================================================ lock / unlock
+
+    @Override
+    GclHandle lock(long address, boolean exclusive, boolean tryOnly) {
+        while (true) {
+            CacheFrame frame = table.getAndTouch(address);
+            if (frame == null) {
+                frame = takeFreeFrame();
+                long stamp = frame.latch.writeLock();
+                if (!install(frame, address)) {
+                    frame.latch.unlockWrite(stamp);
+                    free.push(frame);
+                    continue;
+                }
+                counters.increment(Counter.CACHE_MISSES);
+                if (!acquireRemote(frame, exclusive, tryOnly)) {
+                    discard(frame, stamp);
+                    return null;
+                }
+                return handle(frame, exclusive, stamp);
+            }
+            long stamp = tryOnly ? tryLatch(frame, exclusive) : latchLocal(frame, exclusive);
+            if (stamp == 0) {
+                counters.increment(Counter.LATCH_GIVE_UPS);
+                return null;
+            }
+            if (frame.address != address) {
+                frame.latch.unlock(stamp);
+                continue;
+            }
+            if (frame.ownership().permits(exclusive)) {
+                counters.increment(Counter.CACHE_HITS);
+                return new GclHandle(this, frame, frame.copy, address, exclusive, stamp);
+            }
+            if (!exclusive) {
+                // A remote acquire needs the frame to itself.
+                long writeStamp = frame.latch.tryConvertToWriteLock(stamp);
+                if (writeStamp == 0) {
+                    frame.latch.unlockRead(stamp);
+                    writeStamp = tryOnly ? frame.latch.tryWriteLock() : frame.latch.writeLock();
+                    if (writeStamp == 0) {
+                        counters.increment(Counter.LATCH_GIVE_UPS);
+                        return null;
+                    }
+                    if (frame.address != address) {
+                        frame.latch.unlockWrite(writeStamp);
+                        continue;
+                    }
+                    if (frame.ownership().permits(false)) {
+                        counters.increment(Counter.CACHE_HITS);
+                        return handle(frame, false, writeStamp);
+                    }
+                }
+                stamp = writeStamp;
+            } else if (frame.ownership() == Ownership.SHARED) {
+                counters.increment(Counter.UPGRADES);
+            }
+            counters.increment(Counter.CACHE_MISSES);
+            if (!acquireRemote(frame, exclusive, tryOnly)) {
+                frame.latch.unlockWrite(stamp);
+                servePendingIfIdle(frame);
+                return null;
+            }
+            return handle(frame, exclusive, stamp);
+        }
+    }
+
+    /** A handle for a frame held in X; a shared request converts the latch to S first. */
+    private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
+        long stamp = exclusive ? writeStamp : frame.latch.tryConvertToReadLock(writeStamp);
+        return new GclHandle(this, frame, frame.copy, frame.address, exclusive, stamp);
+    }
+
+    private static long tryLatch(CacheFrame frame, boolean exclusive) {
+        return exclusive ? frame.latch.tryWriteLock() : frame.latch.tryReadLock();
+    }
+
+    /**
+     * Blocking local latch with the lease of paper 5.3.1: while a remote request is pending on this
+     * frame, local waits are counted, and when Rc/P + Wc exceeds the lease the waiting thread serves the
+     * pending request before it continues.
+     */
+    private long latchLocal(CacheFrame frame, boolean exclusive) {
+        long stamp = tryLatch(frame, exclusive);
+        if (stamp != 0) {
+            if (frame.fairnessActive && frame.pending.get() == null) {
+                frame.resetFairness();
+            }
+            return stamp;
+        }
+        if (frame.fairnessActive) {
+            int reads = exclusive ? frame.readWaits.get() : frame.readWaits.incrementAndGet();
+            int writes = exclusive ? frame.writeWaits.incrementAndGet() : frame.writeWaits.get();
+            if (reads / settings.threadsPerNode() + writes > settings.lease() && frame.pending.get() != null) {
+                long writeStamp = frame.latch.writeLock();
+                try {
+                    InvalidationRequest request = frame.pending.getAndSet(null);
+                    if (request != null && request.claim()) {
+                        counters.increment(Counter.LEASE_EXPIRIES);
+                        serve(frame, request);
+                    }
+                    frame.resetFairness();
+                } finally {
+                    frame.latch.unlockWrite(writeStamp);
+                }
+            }
+        }
+        return exclusive ? frame.latch.writeLock() : frame.latch.readLock();
+    }
+
+    @Override
+    void release(GclHandle handle) {
+        CacheFrame frame = handle.frame;
+        if (handle.exclusive) {
+            if (handle.dirtyLow != CacheFrame.CLEAN) {
+                frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
+            }
+            frame.latch.unlockWrite(handle.stamp);
+        } else {
+            frame.latch.unlockRead(handle.stamp);
+        }
+        if (frame.pending.get() != null) {
+            servePendingIfIdle(frame);
+        }
+    }
+
+    // ================================================================ remote acquire (paper 4.3)
+
+    /**
+     * Acquires global ownership for a frame this thread holds in local X. One round trip when free:
+     * CAS+READ (X), FAA+READ (S) or CAS alone (upgrade of a shared copy). On conflict it sends the
+     * invalidation the latch word calls for (4.4) and retries after T = C x RTT / Nr.
+     *
+     * @return false only when {@code tryOnly} and the retries ran out
+     */
+    private boolean acquireRemote(CacheFrame frame, boolean exclusive, boolean tryOnly) {
+        long address = frame.address;
+        long latch = latchOf(address);
+        VerbBatch batch = batches.get();
+        int upgradeFailures = 0;
+        for (int retries = 0; ; ) {
+            long conflict;
+            if (exclusive && frame.ownership() == Ownership.SHARED) {
+                long mine = LatchWord.readerBit(nodeId);
+                long previous = endpoint.remoteCas(latch, mine, LatchWord.exclusive(nodeId));
+                if (previous == mine) {
+                    granted(frame, Ownership.MODIFIED, retries);
+                    return true;
+                }
+                if (!LatchWord.isReader(previous, nodeId)) {
+                    throw protocolViolation("shared copy without its reader bit", address, previous);
+                }
+                conflict = previous & ~mine;
+                if (++upgradeFailures >= settings.upgradeAttempts()) {
+                    // Two upgraders block each other; fall back to release-then-acquire.
+                    endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
+                    frame.ownership(Ownership.INVALID);
+                }
+            } else if (exclusive) {
+                batch.clear();
+                int cas = batch.cas(latch, LatchWord.FREE, LatchWord.exclusive(nodeId));
+                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+                endpoint.post(batch);
+                long previous = batch.result(cas);
+                if (previous == LatchWord.FREE) {
+                    frame.clearDirty();
+                    granted(frame, Ownership.MODIFIED, retries);
+                    return true;
+                }
+                conflict = previous;
+            } else {
+                awaitReaderHoldOff(frame);
+                batch.clear();
+                int faa = batch.faa(latch, LatchWord.readerBit(nodeId));
+                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+                endpoint.post(batch);
+                long previous = batch.result(faa);
+                if (!LatchWord.hasWriter(previous)) {
+                    frame.clearDirty();
+                    granted(frame, Ownership.SHARED, retries);
+                    return true;
+                }
+                // A writer holds it: take our bit back, then ask the writer (4.3.2).
+                endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
+                conflict = previous;
+            }
+            retries++;
+            counters.increment(Counter.LATCH_RETRIES);
+            if (resolveConflict(frame, exclusive, conflict, retries)) {
+                return true;
+            }
+            if (tryOnly && retries > settings.tryLockRetries()) {
+                counters.increment(Counter.LATCH_GIVE_UPS);
+                return false;
+            }
+            Backoff.pause(settings.retryIntervalNanos(retries), settings.clock());
+        }
+    }
+
+    private void granted(CacheFrame frame, Ownership ownership, int retries) {
+        frame.ownership(ownership);
+        if (ownership == Ownership.MODIFIED) {
+            // Remember a starved writer's priority: readers below it are refused (priority matching, 5.3.2).
+            frame.ownerPriority = settings.fairness() && retries >= settings.starvationPriority() ? retries : 0;
+        }
+    }
+
+    /** Sends the invalidations a failed latch attempt calls for. True if ownership was handed to us. */
+    private boolean resolveConflict(CacheFrame frame, boolean exclusive, long conflict, int retries) {
+        long address = frame.address;
+        if (LatchWord.hasWriter(conflict)) {
+            int writer = LatchWord.writer(conflict);
+            if (writer == nodeId) {
+                throw protocolViolation("latch names this node as writer but its frame is not modified", address, conflict);
+            }
+            InvalidationCase kind = exclusive ? InvalidationCase.WRITER_VS_MODIFIED : InvalidationCase.READER_VS_MODIFIED;
+            InvalidationRequest request = new InvalidationRequest(address, nodeId, kind, retries, frame.copy);
+            counters.increment(kind.sentCounter);
+            endpoint.call(writer, MessageKind.INVALIDATION, request);
+            if (awaitReply(request) != Status.GRANTED) {
+                return false;
+            }
+            frame.clearDirty();
+            if (exclusive && request.forwardedDirtyLow != CacheFrame.CLEAN) {
+                // The forwarded copy was never written back: we inherit its dirty range (4.4.1).
+                frame.markDirty(request.forwardedDirtyLow, request.forwardedDirtyHigh);
+            }
+            granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
+            return true;
+        }
+        long others = LatchWord.readers(conflict) & ~LatchWord.readerBit(nodeId);
+        int count = Long.bitCount(others);
+        if (count == 0 || !exclusive) {
+            return false;
+        }
+        int[] targets = new int[count];
+        Object[] requests = new Object[count];
+        Object[] replies = new Object[count];
+        for (int i = 0; i < count; i++) {
+            targets[i] = Long.numberOfTrailingZeros(others);
+            others &= others - 1;
+            requests[i] = new InvalidationRequest(address, nodeId, InvalidationCase.WRITER_VS_SHARED, retries, frame.copy);
+        }
+        counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
+        endpoint.callAll(targets, count, MessageKind.INVALIDATION, requests, replies);
+        for (Object request : requests) {
+            awaitReply((InvalidationRequest) request);
+        }
+        return false;
+    }
+
+    /** Waits for a pending request's answer, cancelling it after the configured wait. */
+    private Status awaitReply(InvalidationRequest request) {
+        long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos();
+        while (true) {
+            Status status = request.status();
+            if (status.isFinal()) {
+                return status;
+            }
+            if (status == Status.SERVING) {
+                Thread.yield(); // a holder is answering right now
+                continue;
+            }
+            long left = deadline - settings.clock().getAsLong();
+            if (left <= 0) {
+                if (request.cancel()) {
+                    return Status.CANCELLED;
+                }
+                continue;
+            }
+            LockSupport.parkNanos(request, left);
+        }
+    }
+
+    /** A starving writer asked for a window (5.3.2): remote shared acquires wait it out. */
+    private void awaitReaderHoldOff(CacheFrame frame) {
+        if (!frame.readerHoldOff) {
+            return;
+        }
+        frame.readerHoldOff = false;
+        long left = frame.readerHoldOffUntil - settings.clock().getAsLong();
+        if (left > 0) {
+            counters.increment(Counter.READER_SPIN_WAITS);
+            Backoff.pause(left, settings.clock());
+        }
+    }
+
+    // ================================================================ invalidation handling (4.4, 5.1)
+
+    /** Handler for invalidation messages. Runs on the sender's thread; never blocks on a frame. */
+    private Status onInvalidation(InvalidationRequest request) {
+        counters.increment(Counter.INVALIDATIONS_RECEIVED);
+        CacheFrame frame = table.get(request.address);
+        if (frame == null) {
+            return drop(request); // evicted: the release is already in memory
+        }
+        long stamp = frame.latch.tryWriteLock();
+        if (stamp == 0) {
+            return offerPending(frame, request);
+        }
+        Status status;
+        try {
+            status = serve(frame, request);
+        } finally {
+            frame.latch.unlockWrite(stamp);
+        }
+        servePendingIfIdle(frame);
+        return status;
+    }
+
+    /** Keeps the request as the frame's pending one if it has the highest priority; else drops it. */
+    private Status offerPending(CacheFrame frame, InvalidationRequest request) {
+        if (!settings.fairness()) {
+            return drop(request);
+        }
+        request.markPending();
+        while (true) {
+            InvalidationRequest current = frame.pending.get();
+            if (current != null && current.status() == Status.PENDING && current.priority >= request.priority) {
+                return drop(request);
+            }
+            if (frame.pending.compareAndSet(current, request)) {
+                if (current != null && current.status() == Status.PENDING) {
+                    counters.increment(Counter.INVALIDATIONS_DROPPED);
+                    current.dropIfPending();
+                }
+                break;
+            }
+        }
+        counters.increment(Counter.INVALIDATIONS_PENDING);
+        frame.fairnessActive = true;
+        // The holder may have released before it could see the request.
+        servePendingIfIdle(frame);
+        return request.status();
+    }
+
+    private void servePendingIfIdle(CacheFrame frame) {
+        while (frame.pending.get() != null) {
+            long stamp = frame.latch.tryWriteLock();
+            if (stamp == 0) {
+                return; // the holder serves it when it releases
+            }
+            try {
+                InvalidationRequest request = frame.pending.getAndSet(null);
+                if (request != null && request.claim()) {
+                    serve(frame, request);
+                }
+            } finally {
+                frame.latch.unlockWrite(stamp);
+            }
+        }
+    }
+
+    /** Acts on an invalidation while holding the frame's X latch. */
+    private Status serve(CacheFrame frame, InvalidationRequest request) {
+        if (frame.address != request.address) {
+            return drop(request);
+        }
+        long latch = latchOf(request.address);
+        Ownership ownership = frame.ownership();
+        switch (request.kind) {
+            case WRITER_VS_MODIFIED -> {
+                if (ownership != Ownership.MODIFIED) {
+                    return drop(request);
+                }
+                request.forwardedDirtyLow = frame.dirtyLow;
+                request.forwardedDirtyHigh = frame.dirtyHigh;
+                forward(frame, request);
+                endpoint.remoteFaa(latch, LatchWord.handoverDelta(nodeId, request.fromNode));
+                counters.increment(Counter.HANDOVERS);
+                frame.ownership(Ownership.INVALID);
+                frame.clearDirty();
+                frame.ownerPriority = 0;
+                return request.finish(Status.GRANTED);
+            }
+            case READER_VS_MODIFIED -> {
+                if (ownership != Ownership.MODIFIED) {
+                    return drop(request);
+                }
+                if (settings.fairness() && request.priority < frame.ownerPriority) {
+                    return drop(request); // a starved writer keeps it until an equal-priority reader asks
+                }
+                VerbBatch batch = batches.get().clear();
+                writeBackVerbs(batch, frame);
+                batch.faa(latch, LatchWord.downgradeDelta(nodeId, request.fromNode));
+                endpoint.post(batch);
+                forward(frame, request);
+                counters.increment(Counter.DOWNGRADES);
+                frame.ownership(Ownership.SHARED);
+                frame.clearDirty();
+                frame.ownerPriority = 0;
+                return request.finish(Status.GRANTED);
+            }
+            case WRITER_VS_SHARED -> {
+                if (ownership != Ownership.SHARED) {
+                    return drop(request);
+                }
+                endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
+                counters.increment(Counter.SHARED_RELEASES);
+                frame.ownership(Ownership.INVALID);
+                if (settings.fairness() && request.priority >= settings.starvationPriority()) {
+                    frame.readerHoldOffUntil = settings.clock().getAsLong()
+                        + settings.spinWindowNanosPerPriority() * request.priority;
+                    frame.readerHoldOff = true;
+                }
+                return request.finish(Status.RELEASED);
+            }
+            default -> throw new IllegalStateException("unknown invalidation: " + request.kind);
+        }
+    }
+
+    private Status drop(InvalidationRequest request) {
+        counters.increment(Counter.INVALIDATIONS_DROPPED);
+        return request.finish(Status.DROPPED);
+    }
+
+    /** GCL forwarding: the latest copy goes cache-to-cache into the requester's frame. */
+    private void forward(CacheFrame frame, InvalidationRequest request) {
+        MemorySegment.copy(frame.copy, GclLayout.COPY_OFFSET, request.target, GclLayout.COPY_OFFSET, copyLength);
+        counters.increment(Counter.FORWARDS);
+        counters.add(Counter.BYTES_FORWARDED, copyLength);
+    }
+
+    /** Adds a WRITE of the frame's dirty bytes, if any, and counts the write-back. */
+    private void writeBackVerbs(VerbBatch batch, CacheFrame frame) {
+        if (frame.isDirty()) {
+            int length = frame.dirtyHigh - frame.dirtyLow;
+            batch.write(frame.address + frame.dirtyLow, frame.copy, frame.dirtyLow, length);
+            counters.increment(Counter.WRITE_BACKS);
+            counters.add(Counter.WRITE_BACK_BYTES, length);
+        }
+    }
+
+    // ================================================================ frames, eviction (5.2)
+
+    private boolean install(CacheFrame frame, long address) {
+        FrameTable.Shard shard = table.shard(address);
+        synchronized (shard) {
+            if (shard.get(address) != null) {
+                return false;
+            }
+            frame.address = address;
+            frame.ownership(Ownership.INVALID);
+            frame.clearDirty();
+            frame.resetFairness();
+            frame.readerHoldOff = false;
+            frame.ownerPriority = 0;
+            shard.insert(address, frame);
+            return true;
+        }
+    }
+
+    /** Returns a frame whose remote acquire failed to the free list (it holds no ownership). */
+    private void discard(CacheFrame frame, long stamp) {
+        retire(frame);
+        frame.latch.unlockWrite(stamp);
+        free.push(frame);
+    }
+
+    /** Removes a latched frame from the table and drops its pending request. */
+    private void retire(CacheFrame frame) {
+        FrameTable.Shard shard = table.shard(frame.address);
+        synchronized (shard) {
+            shard.remove(frame.address);
+        }
+        InvalidationRequest pending = frame.pending.getAndSet(null);
+        if (pending != null) {
+            pending.dropIfPending();
+        }
+        frame.address = CacheFrame.NO_ADDRESS;
+        frame.ownership(Ownership.INVALID);
+        frame.clearDirty();
+        frame.resetFairness();
+    }
+
+    private CacheFrame takeFreeFrame() {
+        for (int attempt = 0; attempt < EXHAUSTED_ATTEMPTS; attempt++) {
+            CacheFrame frame = free.pop();
+            if (free.size() < settings.freeListLowWater()) {
+                wakeEvictionWorker();
+            }
+            if (frame != null) {
+                return frame;
+            }
+            if (evict(settings.freeListLowWater()) == 0) {
+                Thread.yield(); // every frame is latched right now
+            }
+        }
+        throw new IllegalStateException("cache exhausted: all frames stay latched: node=" + nodeId
+            + " cacheFrames=" + frames.length + " (hold fewer latches at once or enlarge the cache)");
+    }
+
+    /**
+     * Evicts up to {@code want} least-recently-used frames that no thread holds: releases their global
+     * latches and writes back only dirty bytes, one batch (one round trip) per memory node.
+     */
+    int evict(int want) {
+        List<CacheFrame> victims = new ArrayList<>(want);
+        int shards = table.shardCount();
+        int quota = Math.max(1, (want + shards - 1) / shards * 2);
+        for (int scanned = 0; scanned < shards && victims.size() < want; scanned++) {
+            FrameTable.Shard shard = table.shardAt(evictionCursor.getAndIncrement());
+            synchronized (shard) {
+                int taken = 0;
+                for (CacheFrame frame = shard.tail; frame != null && taken < quota && victims.size() < want; frame = frame.lruPrev) {
+                    long stamp = frame.latch.tryWriteLock();
+                    if (stamp != 0) {
+                        frame.evictionStamp = stamp;
+                        victims.add(frame);
+                        taken++;
+                    }
+                }
+            }
+        }
+        if (victims.isEmpty()) {
+            return 0;
+        }
+        victims.sort(Comparator.comparingInt(frame -> GlobalAddress.memoryNode(frame.address)));
+        VerbBatch batch = batches.get();
+        for (int i = 0; i < victims.size(); ) {
+            int memoryNode = GlobalAddress.memoryNode(victims.get(i).address);
+            batch.clear();
+            for (; i < victims.size() && GlobalAddress.memoryNode(victims.get(i).address) == memoryNode; i++) {
+                CacheFrame frame = victims.get(i);
+                long latch = latchOf(frame.address);
+                switch (frame.ownership()) {
+                    case MODIFIED -> {
+                        writeBackVerbs(batch, frame);
+                        batch.faa(latch, LatchWord.releaseExclusiveDelta(nodeId)); // never a CAS to zero
+                    }
+                    case SHARED -> batch.faa(latch, LatchWord.releaseSharedDelta(nodeId));
+                    case INVALID -> { }
+                }
+            }
+            if (batch.size() > 0) {
+                endpoint.post(batch);
+            }
+        }
+        for (CacheFrame frame : victims) {
+            retire(frame);
+            frame.latch.unlockWrite(frame.evictionStamp);
+            free.push(frame);
+        }
+        counters.add(Counter.EVICTIONS, victims.size());
+        return victims.size();
+    }
+
+    /** Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released. */
+    void flush() {
+        while (evict(Math.max(1, frames.length)) > 0) {
+            // repeat until only held frames remain
+        }
+    }
+
+    int freeFrames() {
+        return free.size();
+    }
+
+    int cacheFrames() {
+        return frames.length;
+    }
+
+    // ================================================================ eviction worker
+
+    /** The eviction worker's duty cycle: refill the free list to twice the low water mark, then sleep. */
+    void runEvictionWorker() {
+        evictionWorker = Thread.currentThread();
+        int lowWater = settings.freeListLowWater();
+        while (!Thread.currentThread().isInterrupted()) {
+            int freeNow = free.size();
+            if (freeNow < lowWater) {
+                if (evict(2 * lowWater - freeNow) == 0) {
+                    LockSupport.parkNanos(this, 50_000);
+                }
+            } else {
+                workerSleeping = true;
+                if (free.size() >= lowWater) {
+                    LockSupport.park(this);
+                }
+                workerSleeping = false;
+            }
+        }
+    }
+
+    private void wakeEvictionWorker() {
+        Thread worker = evictionWorker;
+        if (worker != null && workerSleeping) {
+            LockSupport.unpark(worker);
+        }
+    }
+
+    @Override
+    void close() {
+        arena.close();
+    }
+
+    private IllegalStateException protocolViolation(String what, long address, long latchWord) {
+        return new IllegalStateException("protocol violation: " + what + ": node=" + nodeId
+            + " address=" + GlobalAddress.toString(address) + " latch=" + LatchWord.toString(latchWord));
+    }
+}

@@ -1,0 +1,63 @@
+package io.selcc.fabric;
+
+/** Everything a compute node counts. All counts are exact once the node is quiescent. */
+public enum Counter {
+    /** Waits for a remote answer: one per posted verb batch, one per wave of messages sent together. */
+    ROUND_TRIPS,
+    VERB_READ,
+    VERB_WRITE,
+    VERB_CAS,
+    VERB_FAA,
+    BYTES_READ,
+    BYTES_WRITTEN,
+    /** Request messages sent to other compute nodes (all kinds). */
+    MESSAGES_SENT,
+    MESSAGES_RECEIVED,
+    /** Invalidations sent, by conflict case (paper 4.4.1, 4.4.2, 4.4.3). */
+    INVALIDATIONS_SENT_WRITER_VS_MODIFIED,
+    INVALIDATIONS_SENT_READER_VS_MODIFIED,
+    INVALIDATIONS_SENT_WRITER_VS_SHARED,
+    INVALIDATIONS_RECEIVED,
+    /** Received invalidations answered "dropped" (stale, evicted, locally busy with a better one pending). */
+    INVALIDATIONS_DROPPED,
+    /** Received invalidations kept as the frame's pending request. */
+    INVALIDATIONS_PENDING,
+    /** Exclusive ownership passed to another node by one FAA (case 1). */
+    HANDOVERS,
+    /** Downgrades of a modified copy to shared on a reader's request (case 2). */
+    DOWNGRADES,
+    /** Shared copies released on a writer's request (case 3). */
+    SHARED_RELEASES,
+    /** GCL copies forwarded cache-to-cache. */
+    FORWARDS,
+    BYTES_FORWARDED,
+    CACHE_HITS,
+    CACHE_MISSES,
+    /** Hits on a shared copy that needed an upgrade to exclusive. */
+    UPGRADES,
+    EVICTIONS,
+    WRITE_BACKS,
+    WRITE_BACK_BYTES,
+    /** Failed global latch attempts that were retried. */
+    LATCH_RETRIES,
+    /** tryXLock/trySLock calls that gave up. */
+    LATCH_GIVE_UPS,
+    /** Pending requests served by a local holder forced by the lease. */
+    LEASE_EXPIRIES,
+    /** Remote shared acquires delayed by a starving writer's spin window. */
+    READER_SPIN_WAITS;
+
+    private static final Counter[] VALUES = values();
+
+    public static Counter[] all() {
+        return VALUES.clone();
+    }
+
+    static int count() {
+        return VALUES.length;
+    }
+
+    static Counter at(int ordinal) {
+        return VALUES[ordinal];
+    }
+}

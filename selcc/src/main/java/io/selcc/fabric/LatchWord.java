@@ -1,0 +1,110 @@
+package io.selcc.fabric;
+
+/**
+ * The 8-byte global latch word at offset 0 of every GCL: the cache directory of SELCC.
+ *
+ * <pre>
+ *  63        56 55                                                0
+ * +------------+---------------------------------------------------+
+ * | writer tag |          reader bitmap (bit i = compute node i)   |
+ * +------------+---------------------------------------------------+
+ * </pre>
+ *
+ * <ul>
+ *   <li>writer tag: 0 = no exclusive holder; otherwise {@code nodeId + WRITER_OFFSET}. The offset
+ *       keeps every intermediate sum of out-of-order handover FAAs (each adds {@code to - from})
+ *       inside 1..255, so a word in transit never reads as free and never borrows from the bitmap.</li>
+ *   <li>reader bitmap: one bit per compute node holding a shared copy; at most {@value #MAX_COMPUTE_NODES}
+ *       compute nodes.</li>
+ * </ul>
+ *
+ * <p>SEL mode (no cache) reads the low 56 bits as a reader <em>count</em> instead of a bitmap, as in
+ * the original one-sided SEL latch: without a cache several threads of one node hold a shared latch
+ * independently, and a bitmap bit cannot be set twice.
+ *
+ * <p>Every transition is a single FAA or CAS operand computed here; nothing else builds latch values.
+ */
+public final class LatchWord {
+    public static final int MAX_COMPUTE_NODES = 56;
+    public static final int WRITER_SHIFT = 56;
+    public static final long READER_MASK = (1L << WRITER_SHIFT) - 1;
+    /** Added to a node id to form its writer tag; greater than {@link #MAX_COMPUTE_NODES} (see class doc). */
+    public static final int WRITER_OFFSET = 100;
+    public static final long FREE = 0L;
+
+    private LatchWord() {
+    }
+
+    /** The writer tag of {@code nodeId}, shifted into place: the CAS target of an X acquire. */
+    public static long exclusive(int nodeId) {
+        checkNode(nodeId);
+        return (long) (nodeId + WRITER_OFFSET) << WRITER_SHIFT;
+    }
+
+    /** The bit of {@code nodeId} in the reader bitmap: the FAA operand of an S acquire. */
+    public static long readerBit(int nodeId) {
+        checkNode(nodeId);
+        return 1L << nodeId;
+    }
+
+    /** The exclusive holder's node id, or -1 if there is none. */
+    public static int writer(long word) {
+        int tag = (int) (word >>> WRITER_SHIFT);
+        return tag == 0 ? -1 : tag - WRITER_OFFSET;
+    }
+
+    public static boolean hasWriter(long word) {
+        return (word >>> WRITER_SHIFT) != 0;
+    }
+
+    public static long readers(long word) {
+        return word & READER_MASK;
+    }
+
+    public static boolean isReader(long word, int nodeId) {
+        return (word & readerBit(nodeId)) != 0;
+    }
+
+    /** FAA operand that releases X held by {@code nodeId} (never a CAS to zero: readers may race). */
+    public static long releaseExclusiveDelta(int nodeId) {
+        return -exclusive(nodeId);
+    }
+
+    /** FAA operand that releases S held by {@code nodeId}. */
+    public static long releaseSharedDelta(int nodeId) {
+        return -readerBit(nodeId);
+    }
+
+    /** FAA operand of case 1: X passes from {@code from} to {@code to} in one atomic add. */
+    public static long handoverDelta(int from, int to) {
+        checkNode(from);
+        checkNode(to);
+        return (long) (to - from) << WRITER_SHIFT;
+    }
+
+    /**
+     * FAA operand of case 2: writer {@code from} downgrades and {@code reader} joins it, both as readers.
+     */
+    public static long downgradeDelta(int from, int reader) {
+        return -exclusive(from) + readerBit(from) + readerBit(reader);
+    }
+
+    /** SEL mode: the FAA operand of one shared acquire (a reader count, see class doc). */
+    public static final long SEL_READER_UNIT = 1L;
+
+    /** SEL mode: the number of shared holders. */
+    public static long selReaderCount(long word) {
+        return word & READER_MASK;
+    }
+
+    public static String toString(long word) {
+        return "LatchWord[writer=" + writer(word) + ", readers=0x" + Long.toHexString(readers(word)) + "]";
+    }
+
+    private static void checkNode(int nodeId) {
+        if (nodeId < 0 || nodeId >= MAX_COMPUTE_NODES) {
+            throw new IllegalArgumentException(
+                "compute node id out of range: nodeId=" + nodeId + " max=" + (MAX_COMPUTE_NODES - 1));
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package io.selcc.fabric;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The counters of one compute node. Each thread increments its own block (no contention, no atomic
+ * instruction); a snapshot sums the blocks. Sums are exact once the counting threads are quiescent
+ * (joined); read while they run they may lag by a few increments.
+ */
+public final class NodeCounters {
+    private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
+
+    private final int nodeId;
+    private final CopyOnWriteArrayList<long[]> blocks = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<long[]> local = ThreadLocal.withInitial(this::newBlock);
+    private volatile long[] baseline = new long[Counter.count()];
+
+    public NodeCounters(int nodeId) {
+        this.nodeId = nodeId;
+    }
+
+    public int nodeId() {
+        return nodeId;
+    }
+
+    private long[] newBlock() {
+        long[] block = new long[Counter.count()];
+        blocks.add(block);
+        return block;
+    }
+
+    public void increment(Counter counter) {
+        add(counter, 1);
+    }
+
+    public void add(Counter counter, long delta) {
+        long[] block = local.get();
+        int i = counter.ordinal();
+        // Opaque: a concurrent snapshot sees a recent value, never a torn one.
+        SLOT.setOpaque(block, i, (long) SLOT.getOpaque(block, i) + delta);
+    }
+
+    /** Totals since the last {@link #reset()}. */
+    public CounterSnapshot snapshot() {
+        long[] sum = raw();
+        long[] base = baseline;
+        for (int i = 0; i < sum.length; i++) {
+            sum[i] -= base[i];
+        }
+        return new CounterSnapshot(sum);
+    }
+
+    /** Starts counting from zero; counting threads need not stop. */
+    public void reset() {
+        baseline = raw();
+    }
+
+    private long[] raw() {
+        long[] sum = new long[Counter.count()];
+        for (long[] block : blocks) {
+            for (int i = 0; i < sum.length; i++) {
+                sum[i] += (long) SLOT.getOpaque(block, i);
+            }
+        }
+        return sum;
+    }
+}

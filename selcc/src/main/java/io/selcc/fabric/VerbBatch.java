@@ -1,0 +1,103 @@
+package io.selcc.fabric;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * Several one-sided verbs posted together: they execute in order and cost one round trip
+ * ({@link FabricEndpoint#post(VerbBatch)}). Examples: CAS+READ (X acquire), FAA+READ (S acquire),
+ * WRITE+FAA (release of a dirty exclusive copy), and an eviction batch of many WRITE+FAA pairs to one
+ * memory node.
+ *
+ * <p>Reusable and not thread-safe: one per thread. Adding a verb allocates nothing once the batch has
+ * grown to its working size.
+ */
+public final class VerbBatch {
+    enum Kind { READ, WRITE, CAS, FAA }
+
+    Kind[] kinds = new Kind[4];
+    long[] addresses = new long[4];
+    MemorySegment[] segments = new MemorySegment[4];
+    long[] segmentOffsets = new long[4];
+    int[] lengths = new int[4];
+    long[] operands = new long[4];
+    long[] updates = new long[4];
+    long[] results = new long[4];
+    int size;
+
+    public VerbBatch clear() {
+        Arrays.fill(segments, 0, size, null);
+        size = 0;
+        return this;
+    }
+
+    public int size() {
+        return size;
+    }
+
+    /** Adds a READ of {@code length} bytes at {@code address} into {@code dst}; returns the verb index. */
+    public int read(long address, MemorySegment dst, long dstOffset, int length) {
+        return add(Kind.READ, address, dst, dstOffset, length, 0, 0);
+    }
+
+    /** Adds a WRITE of {@code length} bytes from {@code src} to {@code address}; returns the verb index. */
+    public int write(long address, MemorySegment src, long srcOffset, int length) {
+        return add(Kind.WRITE, address, src, srcOffset, length, 0, 0);
+    }
+
+    /** Adds a CAS on the 8-byte word at {@code address}; {@link #result} is the previous value. */
+    public int cas(long address, long expected, long update) {
+        return add(Kind.CAS, address, null, 0, 8, expected, update);
+    }
+
+    /** Adds an FAA on the 8-byte word at {@code address}; {@link #result} is the previous value. */
+    public int faa(long address, long delta) {
+        return add(Kind.FAA, address, null, 0, 8, delta, 0);
+    }
+
+    /** The value an atomic verb found (valid after the batch was posted). */
+    public long result(int index) {
+        if (index < 0 || index >= size) {
+            throw new IndexOutOfBoundsException("verb index=" + index + " size=" + size);
+        }
+        return results[index];
+    }
+
+    /** Bytes that travel with this batch (payloads of READ and WRITE, 8 per atomic). */
+    long payloadBytes() {
+        long bytes = 0;
+        for (int i = 0; i < size; i++) {
+            bytes += lengths[i];
+        }
+        return bytes;
+    }
+
+    private int add(Kind kind, long address, MemorySegment segment, long segmentOffset, int length,
+                    long operand, long update) {
+        if (size == kinds.length) {
+            grow();
+        }
+        int i = size++;
+        kinds[i] = kind;
+        addresses[i] = address;
+        segments[i] = segment;
+        segmentOffsets[i] = segmentOffset;
+        lengths[i] = length;
+        operands[i] = operand;
+        updates[i] = update;
+        results[i] = 0;
+        return i;
+    }
+
+    private void grow() {
+        int n = kinds.length * 2;
+        kinds = Arrays.copyOf(kinds, n);
+        addresses = Arrays.copyOf(addresses, n);
+        segments = Arrays.copyOf(segments, n);
+        segmentOffsets = Arrays.copyOf(segmentOffsets, n);
+        lengths = Arrays.copyOf(lengths, n);
+        operands = Arrays.copyOf(operands, n);
+        updates = Arrays.copyOf(updates, n);
+        results = Arrays.copyOf(results, n);
+    }
+}
