@@ -1,0 +1,46 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.GlobalAddress;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.HashSet;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AllocationTest {
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void allocationIsRoundRobinUniqueAndZeroed(AccessMode mode) {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).memoryNodes(3).accessMode(mode).build()) {
+            Set<Long> seen = new HashSet<>();
+            int[] perMemoryNode = new int[3];
+            for (int i = 0; i < 300; i++) {
+                long gcl = cluster.node(i % 2).allocate();
+                assertTrue(seen.add(gcl), "allocated twice: " + GlobalAddress.toString(gcl));
+                assertEquals(0, GlobalAddress.offset(gcl) % cluster.node(0).gclSize(), "aligned to GCL size");
+                perMemoryNode[GlobalAddress.memoryNode(gcl)]++;
+            }
+            for (int count : perMemoryNode) {
+                assertEquals(100, count, "round robin over memory nodes");
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void freedGclsAreReusedAndComeBackZeroed(AccessMode mode) {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).accessMode(mode).build()) {
+            ComputeNode node = cluster.node(0);
+            long gcl = node.allocate();
+            SequentialConsistencyTest.write(node, gcl, 123);
+            node.free(gcl);
+            long again = node.allocate();
+            assertEquals(gcl, again, "a freed GCL is reused first");
+            assertEquals(0, SequentialConsistencyTest.read(node, again), "reused GCL is zeroed");
+        }
+    }
+}

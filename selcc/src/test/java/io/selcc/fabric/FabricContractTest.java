@@ -1,0 +1,127 @@
+package io.selcc.fabric;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The contract every {@link Fabric} implementation passes (local now; tcp and rdma later subclass it
+ * through the selcc test-jar). Counts are part of the contract: they are how the protocol is checked.
+ */
+public abstract class FabricContractTest {
+    protected Fabric fabric;
+    private Arena arena;
+
+    /** A fabric with 2 memory nodes of at least 1 MiB each and 2 compute nodes, latency off. */
+    protected abstract Fabric createFabric();
+
+    @BeforeEach
+    void open() {
+        fabric = createFabric();
+        arena = Arena.ofConfined();
+    }
+
+    @AfterEach
+    void close() {
+        fabric.close();
+        arena.close();
+    }
+
+    @Test
+    void writeThenReadRoundTripsBytes() {
+        FabricEndpoint a = fabric.endpoint(0);
+        FabricEndpoint b = fabric.endpoint(1);
+        MemorySegment src = arena.allocate(64);
+        for (int i = 0; i < 64; i++) {
+            src.set(ValueLayout.JAVA_BYTE, i, (byte) i);
+        }
+        long address = GlobalAddress.of(1, 4096);
+        a.remoteWrite(address, src, 0, 64);
+        MemorySegment dst = arena.allocate(64);
+        b.remoteRead(address, dst, 0, 64);
+        assertEquals(-1, src.mismatch(dst));
+        assertEquals(1, a.counters().snapshot().get(Counter.ROUND_TRIPS));
+        assertEquals(64, a.counters().snapshot().get(Counter.BYTES_WRITTEN));
+        assertEquals(64, b.counters().snapshot().get(Counter.BYTES_READ));
+    }
+
+    @Test
+    void casAndFaaReturnThePreviousValue() {
+        FabricEndpoint a = fabric.endpoint(0);
+        long word = GlobalAddress.of(0, 8192);
+        assertEquals(0, a.remoteCas(word, 0, 10));
+        assertEquals(10, a.remoteCas(word, 0, 20), "failed CAS returns the current value");
+        assertEquals(10, a.remoteFaa(word, 5));
+        assertEquals(15, a.remoteFaa(word, -15));
+        assertEquals(0, a.remoteFaa(word, 0));
+        CounterSnapshot s = a.counters().snapshot();
+        assertEquals(2, s.get(Counter.VERB_CAS));
+        assertEquals(3, s.get(Counter.VERB_FAA));
+        assertEquals(5, s.get(Counter.ROUND_TRIPS));
+    }
+
+    @Test
+    void batchExecutesInOrderAsOneRoundTrip() {
+        FabricEndpoint a = fabric.endpoint(0);
+        long word = GlobalAddress.of(0, 16384);
+        MemorySegment buffer = arena.allocate(16);
+        VerbBatch batch = new VerbBatch();
+        int cas = batch.cas(word, 0, 99);
+        batch.read(word, buffer, 0, 8);
+        int faa = batch.faa(word, 1);
+        batch.read(word, buffer, 8, 8);
+        a.post(batch);
+        assertEquals(0, batch.result(cas));
+        assertEquals(99, batch.result(faa));
+        assertEquals(99, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 0), "READ after CAS sees it");
+        assertEquals(100, buffer.get(ValueLayout.JAVA_LONG_UNALIGNED, 8));
+        assertEquals(1, a.counters().snapshot().get(Counter.ROUND_TRIPS));
+        batch.clear();
+        assertEquals(0, batch.size());
+    }
+
+    @Test
+    void messagesReachTheRegisteredHandler() {
+        fabric.endpoint(1).register(MessageKind.INVALIDATION, (from, request) -> "from " + from + ": " + request);
+        assertEquals("from 0: hi", fabric.endpoint(0).call(1, MessageKind.INVALIDATION, "hi"));
+        assertEquals(1, fabric.endpoint(0).counters().snapshot().get(Counter.MESSAGES_SENT));
+        assertEquals(1, fabric.endpoint(1).counters().snapshot().get(Counter.MESSAGES_RECEIVED));
+        assertEquals(1, fabric.endpoint(0).counters().snapshot().get(Counter.ROUND_TRIPS));
+    }
+
+    @Test
+    void countersResetToZero() {
+        FabricEndpoint a = fabric.endpoint(0);
+        a.remoteFaa(GlobalAddress.of(0, 8), 1);
+        a.counters().reset();
+        assertTrue(a.counters().snapshot().nonZero().isEmpty());
+        a.remoteFaa(GlobalAddress.of(0, 8), 1);
+        assertEquals(1, a.counters().snapshot().get(Counter.VERB_FAA));
+    }
+
+    @Test
+    void badAddressesNameTheProblem() {
+        FabricEndpoint a = fabric.endpoint(0);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> a.remoteFaa(GlobalAddress.of(0, 12), 1));
+        assertTrue(e.getMessage().contains("misaligned"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> a.remoteFaa(GlobalAddress.of(9, 8), 1));
+        assertTrue(e.getMessage().contains("memory node"), e.getMessage());
+        long end = fabric.memoryNodeCapacity(0);
+        e = assertThrows(IllegalArgumentException.class,
+            () -> a.remoteRead(GlobalAddress.of(0, end - 4), arena.allocate(8), 0, 8));
+        assertTrue(e.getMessage().contains("out of range"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> a.call(0, MessageKind.INVALIDATION, "self"));
+        assertTrue(e.getMessage().contains("self"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> fabric.endpoint(7));
+        assertTrue(e.getMessage().contains("computeNode=7"), e.getMessage());
+    }
+}
