@@ -36,10 +36,11 @@ final class CacheFrame {
     /** The one invalidation request kept while local threads hold the latch (highest priority wins). */
     final AtomicReference<InvalidationRequest> pending = new AtomicReference<>();
 
-    // Fairness (paper 5.3.1): activated when an invalidation could not be served for local access.
-    volatile boolean fairnessActive;
-    final AtomicInteger readWaits = new AtomicInteger();
-    final AtomicInteger writeWaits = new AtomicInteger();
+    // Lease (paper 5.3.1): local acquisitions counted while a remote request is pending.
+    final AtomicInteger localReads = new AtomicInteger();
+    final AtomicInteger localWrites = new AtomicInteger();
+    /** Set while one thread drains local holders to serve an expired lease; newcomers stand aside. */
+    final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** Priority with which this node won X after starving; lower-priority readers are refused (5.3.2). */
     volatile int ownerPriority;
@@ -82,9 +83,8 @@ final class CacheFrame {
         return dirtyLow != CLEAN;
     }
 
-    void resetFairness() {
-        fairnessActive = false;
-        readWaits.set(0);
-        writeWaits.set(0);
+    void resetLease() {
+        localReads.set(0);
+        localWrites.set(0);
     }
 }

@@ -158,7 +158,7 @@ public final class SelccCluster implements AutoCloseable {
         private int lease = 256;
         private int threadsPerNode = 1;
         private int starvationPriority = 8;
-        private long spinWindowNanosPerPriority = 1_000;
+        private long readerWindowBaseNanos = 10_000;
         private int freeListLowWater = -1;
         private int allocationChunk = 64;
         private Fabric fabric;
@@ -195,7 +195,8 @@ public final class SelccCluster implements AutoCloseable {
         public Builder threadsPerNode(int p) { this.threadsPerNode = p; return this; }
         /** Retry count from which a writer counts as starving (reader spin windows, priority matching). */
         public Builder starvationPriority(int retries) { this.starvationPriority = retries; return this; }
-        public Builder spinWindowNanosPerPriority(long nanos) { this.spinWindowNanosPerPriority = nanos; return this; }
+        /** Reader window at the starvation threshold; it doubles per further writer retry (5.3.2). */
+        public Builder readerWindowBaseNanos(long nanos) { this.readerWindowBaseNanos = nanos; return this; }
         /** Free-list length under which the eviction worker refills (default cacheFrames/16, 1..64). */
         public Builder freeListLowWater(int frames) { this.freeListLowWater = frames; return this; }
         /** GCLs taken from a memory node per allocation round trip. */
@@ -214,6 +215,8 @@ public final class SelccCluster implements AutoCloseable {
             require(lease >= 1, "lease must be >= 1: lease=" + lease);
             require(threadsPerNode >= 1, "threadsPerNode must be >= 1: threadsPerNode=" + threadsPerNode);
             require(starvationPriority >= 1, "starvationPriority must be >= 1: starvationPriority=" + starvationPriority);
+            require(readerWindowBaseNanos >= 0, "readerWindowBaseNanos must be >= 0: readerWindowBaseNanos="
+                + readerWindowBaseNanos);
             require(allocationChunk >= 1, "allocationChunk must be >= 1: allocationChunk=" + allocationChunk);
             require(memoryPerNode >= 2L * gclSize, "memory per node must hold at least two GCLs: memoryPerNode="
                 + memoryPerNode + " gclSize=" + gclSize);
@@ -223,7 +226,7 @@ public final class SelccCluster implements AutoCloseable {
             Fabric f = fabric != null ? fabric : new LocalFabric(memoryNodes, memoryPerNode, computeNodes, latency);
             Settings settings = new Settings(accessMode, gclSize, cacheFrames, shards, latency, clock, tryLockRetries,
                 upgradeAttempts, pendingWaitNanos, backoffConstant, fairness, lease, threadsPerNode, starvationPriority,
-                spinWindowNanosPerPriority, lowWater, allocationChunk);
+                readerWindowBaseNanos, lowWater, allocationChunk);
             return new SelccCluster(f, settings);
         }
 

@@ -133,37 +133,55 @@ final class SelccNode extends AbstractComputeNode {
         return exclusive ? frame.latch.tryWriteLock() : frame.latch.tryReadLock();
     }
 
-    /**
-     * Blocking local latch with the lease of paper 5.3.1: while a remote request is pending on this
-     * frame, local waits are counted, and when Rc/P + Wc exceeds the lease the waiting thread serves the
-     * pending request before it continues.
-     */
+    /** Blocking local latch; while a remote request is pending the lease is enforced first. */
     private long latchLocal(CacheFrame frame, boolean exclusive) {
+        if (frame.pending.get() != null || frame.draining.get()) {
+            enforceLease(frame, exclusive);
+        }
         long stamp = tryLatch(frame, exclusive);
         if (stamp != 0) {
-            if (frame.fairnessActive && frame.pending.get() == null) {
-                frame.resetFairness();
-            }
             return stamp;
         }
-        if (frame.fairnessActive) {
-            int reads = exclusive ? frame.readWaits.get() : frame.readWaits.incrementAndGet();
-            int writes = exclusive ? frame.writeWaits.incrementAndGet() : frame.writeWaits.get();
-            if (reads / settings.threadsPerNode() + writes > settings.lease() && frame.pending.get() != null) {
-                long writeStamp = frame.latch.writeLock();
-                try {
-                    InvalidationRequest request = frame.pending.getAndSet(null);
-                    if (request != null && request.claim()) {
-                        counters.increment(Counter.LEASE_EXPIRIES);
-                        serve(frame, request);
-                    }
-                    frame.resetFairness();
-                } finally {
-                    frame.latch.unlockWrite(writeStamp);
-                }
-            }
-        }
         return exclusive ? frame.latch.writeLock() : frame.latch.readLock();
+    }
+
+    /**
+     * The lease of paper 5.3.1. While another node's request is pending on this frame, every local
+     * acquisition is counted (readers never wait for each other, so counting only waits would let a
+     * stream of local readers keep the line forever); when Rc/P + Wc exceeds the lease, this thread
+     * drains the local holders, serves the pending request and resets the counters. Newcomers stand
+     * aside during the drain, because the local latch lets readers overtake a queued writer.
+     */
+    private void enforceLease(CacheFrame frame, boolean exclusive) {
+        while (frame.draining.get()) {
+            Thread.yield(); // bounded by the current holders' critical sections plus one remote serve
+        }
+        InvalidationRequest waiting = frame.pending.get();
+        if (waiting == null) {
+            return;
+        }
+        int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
+        int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
+        // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
+        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
+        if (reads / settings.threadsPerNode() + writes <= lease || !frame.draining.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            long writeStamp = frame.latch.writeLock();
+            try {
+                InvalidationRequest request = frame.pending.getAndSet(null);
+                if (request != null && request.claim()) {
+                    counters.increment(Counter.LEASE_EXPIRIES);
+                    serve(frame, request);
+                }
+                frame.resetLease();
+            } finally {
+                frame.latch.unlockWrite(writeStamp);
+            }
+        } finally {
+            frame.draining.set(false);
+        }
     }
 
     @Override
@@ -251,7 +269,18 @@ final class SelccNode extends AbstractComputeNode {
                 counters.increment(Counter.LATCH_GIVE_UPS);
                 return false;
             }
-            Backoff.pause(settings.retryIntervalNanos(retries), settings.clock());
+            pauseBeforeRetry(retries);
+        }
+    }
+
+    /**
+     * T = C x RTT / Nr between retries. With no latency model T is 0: a young requester yields the core
+     * (2-core machines), a starving one retries at once so it meets the readers' spin windows.
+     */
+    private void pauseBeforeRetry(int retries) {
+        long interval = settings.retryIntervalNanos(retries);
+        if (interval > 0 || retries < settings.starvationPriority()) {
+            Backoff.pause(interval, settings.clock());
         }
     }
 
@@ -336,10 +365,12 @@ final class SelccNode extends AbstractComputeNode {
             return;
         }
         frame.readerHoldOff = false;
-        long left = frame.readerHoldOffUntil - settings.clock().getAsLong();
-        if (left > 0) {
+        long until = frame.readerHoldOffUntil;
+        if (until - settings.clock().getAsLong() > 0) {
             counters.increment(Counter.READER_SPIN_WAITS);
-            Backoff.pause(left, settings.clock());
+            while (until - settings.clock().getAsLong() > 0) {
+                Thread.yield(); // give the core to the starving writer rather than burn it
+            }
         }
     }
 
@@ -386,7 +417,6 @@ final class SelccNode extends AbstractComputeNode {
             }
         }
         counters.increment(Counter.INVALIDATIONS_PENDING);
-        frame.fairnessActive = true;
         // The holder may have released before it could see the request.
         servePendingIfIdle(frame);
         return request.status();
@@ -457,8 +487,7 @@ final class SelccNode extends AbstractComputeNode {
                 counters.increment(Counter.SHARED_RELEASES);
                 frame.ownership(Ownership.INVALID);
                 if (settings.fairness() && request.priority >= settings.starvationPriority()) {
-                    frame.readerHoldOffUntil = settings.clock().getAsLong()
-                        + settings.spinWindowNanosPerPriority() * request.priority;
+                    frame.readerHoldOffUntil = settings.clock().getAsLong() + settings.readerWindowNanos(request.priority);
                     frame.readerHoldOff = true;
                 }
                 return request.finish(Status.RELEASED);
@@ -500,7 +529,7 @@ final class SelccNode extends AbstractComputeNode {
             frame.address = address;
             frame.ownership(Ownership.INVALID);
             frame.clearDirty();
-            frame.resetFairness();
+            frame.resetLease();
             frame.readerHoldOff = false;
             frame.ownerPriority = 0;
             shard.insert(address, frame);
@@ -528,7 +557,7 @@ final class SelccNode extends AbstractComputeNode {
         frame.address = CacheFrame.NO_ADDRESS;
         frame.ownership(Ownership.INVALID);
         frame.clearDirty();
-        frame.resetFairness();
+        frame.resetLease();
     }
 
     private CacheFrame takeFreeFrame() {

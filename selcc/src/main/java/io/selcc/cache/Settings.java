@@ -20,9 +20,23 @@ record Settings(
     int lease,
     int threadsPerNode,
     int starvationPriority,
-    long spinWindowNanosPerPriority,
+    long readerWindowBaseNanos,
     int freeListLowWater,
     int allocationChunk) {
+
+    /** Longest reader window: base x 2^10. */
+    static final int READER_WINDOW_MAX_DOUBLINGS = 10;
+
+    /**
+     * How long readers stand aside for a writer starving at {@code priority} (5.3.2): the base window at
+     * the starvation threshold, doubling with each further retry up to base x 1024. The paper grows it in
+     * proportion; doubling converges even when threads outnumber cores and the writer's next attempt
+     * may be a scheduler quantum away.
+     */
+    long readerWindowNanos(int priority) {
+        int doublings = Math.min(READER_WINDOW_MAX_DOUBLINGS, Math.max(0, priority - starvationPriority));
+        return readerWindowBaseNanos << doublings;
+    }
 
     /** Retry interval T = C x RTT / Nr (paper 5.1.2); 0 means "yield once". */
     long retryIntervalNanos(int retries) {
