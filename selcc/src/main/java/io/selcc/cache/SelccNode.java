@@ -526,6 +526,11 @@ final class SelccNode extends AbstractComputeNode {
             if (shard.get(address) != null) {
                 return false;
             }
+            // A request that reached this frame while it was being evicted is stale now.
+            InvalidationRequest stale = frame.pending.getAndSet(null);
+            if (stale != null) {
+                stale.dropIfPending();
+            }
             frame.address = address;
             frame.ownership(Ownership.INVALID);
             frame.clearDirty();
