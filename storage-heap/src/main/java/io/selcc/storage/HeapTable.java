@@ -1,0 +1,342 @@
+package io.selcc.storage;
+
+import io.selcc.cache.ComputeNode;
+import io.selcc.cache.GclHandle;
+import io.selcc.fabric.GlobalAddress;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Consumer;
+
+/**
+ * A heap table: fixed-size tuples packed into GCL pages in insertion order. One instance per compute
+ * node and table, shared by the node's threads. Each compute node fills its own open page, so nodes
+ * do not contend on inserts; pages where this node freed slots are filled again first.
+ *
+ * <p>The table's root GCL ({@link TableRootLayout}) holds its schema and the head of its page chain,
+ * so any compute node can {@link #open} it from the root address.
+ *
+ * <p>Latching: {@link #insert} takes a short X latch on the page it fills (and on the root when it
+ * links a new page). Everything else works on pages the caller latched.
+ */
+public final class HeapTable {
+    private final ComputeNode node;
+    private final long rootAddress;
+    private final int tableId;
+    private final String name;
+    private final Schema schema;
+    private final int slotsPerPage;
+    private final int gclSize;
+    private final byte[] zeroTuple;
+    private final ConcurrentLinkedDeque<Long> pagesWithFreeSlots = new ConcurrentLinkedDeque<>();
+    private volatile long openPage;
+
+    private HeapTable(ComputeNode node, long rootAddress, int tableId, String name, Schema schema, int slotsPerPage) {
+        this.node = node;
+        this.rootAddress = rootAddress;
+        this.tableId = tableId;
+        this.name = name;
+        this.schema = schema;
+        this.slotsPerPage = slotsPerPage;
+        this.gclSize = node.gclSize();
+        this.zeroTuple = new byte[schema.tupleSize()];
+    }
+
+    /**
+     * Creates a table with a new root GCL.
+     *
+     * @param onePerPage one tuple per GCL, for hot rows (WAREHOUSE, DISTRICT) so page-level latching
+     *                   does not serialize unrelated rows
+     */
+    public static HeapTable create(ComputeNode node, int tableId, String name, Schema schema, boolean onePerPage) {
+        byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
+        if (nameBytes.length == 0 || nameBytes.length > TableRootLayout.MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("table name length must be in [1, " + TableRootLayout.MAX_NAME_LENGTH
+                + "]: table=" + name);
+        }
+        int capacity = HeapPageLayout.capacity(node.dataSize(), schema.tupleSize());
+        if (capacity < 1) {
+            throw new IllegalArgumentException("tuple does not fit in a GCL: table=" + name + " tupleSize="
+                + schema.tupleSize() + " gclDataSize=" + node.dataSize());
+        }
+        int slotsPerPage = onePerPage ? 1 : capacity;
+        long root = node.allocate();
+        GclHandle h = node.xLock(root);
+        try {
+            h.putInt(TableRootLayout.MAGIC_OFFSET, TableRootLayout.MAGIC);
+            h.putInt(TableRootLayout.TABLE_ID_OFFSET, tableId);
+            h.putInt(TableRootLayout.TUPLE_SIZE_OFFSET, schema.tupleSize());
+            h.putInt(TableRootLayout.SLOTS_PER_PAGE_OFFSET, slotsPerPage);
+            int at = TableRootLayout.NAME_OFFSET;
+            at = putShortBytes(h, at, nameBytes, name);
+            requireRoom(h, at, 2, name);
+            h.putByte(at, (byte) (schema.columnCount() >>> 8));
+            h.putByte(at + 1, (byte) schema.columnCount());
+            at += 2;
+            for (Column c : schema.columns()) {
+                byte[] columnName = c.name().getBytes(StandardCharsets.ISO_8859_1);
+                requireRoom(h, at, 5 + columnName.length, name);
+                h.putByte(at, (byte) c.type().ordinal());
+                h.putByte(at + 1, (byte) (c.nullable() ? 1 : 0));
+                h.putByte(at + 2, (byte) (c.maxLength() >>> 8));
+                h.putByte(at + 3, (byte) c.maxLength());
+                h.putByte(at + 4, (byte) columnName.length);
+                h.putBytes(at + 5, columnName, 0, columnName.length);
+                at += 5 + columnName.length;
+            }
+        } catch (RuntimeException e) {
+            node.unlock(h);
+            node.free(root);
+            throw e;
+        }
+        node.unlock(h);
+        return new HeapTable(node, root, tableId, name, schema, slotsPerPage);
+    }
+
+    /** Opens a table another compute node created, from its root address. */
+    public static HeapTable open(ComputeNode node, long rootAddress) {
+        GclHandle h = node.sLock(rootAddress);
+        try {
+            if (h.getInt(TableRootLayout.MAGIC_OFFSET) != TableRootLayout.MAGIC) {
+                throw new IllegalArgumentException("not a table root: address=" + GlobalAddress.toString(rootAddress));
+            }
+            int tableId = h.getInt(TableRootLayout.TABLE_ID_OFFSET);
+            int slotsPerPage = h.getInt(TableRootLayout.SLOTS_PER_PAGE_OFFSET);
+            int at = TableRootLayout.NAME_OFFSET;
+            int nameLength = readShort(h, at);
+            byte[] nameBytes = new byte[nameLength];
+            h.getBytes(at + 2, nameBytes, 0, nameLength);
+            at += 2 + nameLength;
+            int columns = readShort(h, at);
+            at += 2;
+            Schema.Builder builder = Schema.builder();
+            for (int i = 0; i < columns; i++) {
+                ColumnType type = ColumnType.values()[h.getByte(at)];
+                boolean nullable = h.getByte(at + 1) != 0;
+                int maxLength = readShort(h, at + 2);
+                int columnNameLength = h.getByte(at + 4) & 0xFF;
+                byte[] columnName = new byte[columnNameLength];
+                h.getBytes(at + 5, columnName, 0, columnNameLength);
+                builder.add(new String(columnName, StandardCharsets.ISO_8859_1), type, maxLength, nullable);
+                at += 5 + columnNameLength;
+            }
+            Schema schema = builder.build();
+            if (schema.tupleSize() != h.getInt(TableRootLayout.TUPLE_SIZE_OFFSET)) {
+                throw new IllegalStateException("table root is corrupt: address=" + GlobalAddress.toString(rootAddress)
+                    + " tupleSize mismatch");
+            }
+            return new HeapTable(node, rootAddress, tableId, new String(nameBytes, StandardCharsets.ISO_8859_1),
+                schema, slotsPerPage);
+        } finally {
+            node.unlock(h);
+        }
+    }
+
+    public long rootAddress() {
+        return rootAddress;
+    }
+
+    public int tableId() {
+        return tableId;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    public int slotsPerPage() {
+        return slotsPerPage;
+    }
+
+    public ComputeNode node() {
+        return node;
+    }
+
+    /** The page of a record id. */
+    public long pageOf(long rid) {
+        return RecordId.page(rid, gclSize);
+    }
+
+    /** The slot of a record id. */
+    public int slotOf(long rid) {
+        return RecordId.slot(rid, gclSize);
+    }
+
+    /**
+     * Takes a free slot, writes a new tuple through {@code writer} with flags USED (not yet VISIBLE)
+     * under a short X latch on its page, and returns its record id. The writer sees a zeroed tuple.
+     */
+    public long insert(Consumer<TupleView> writer) {
+        while (true) {
+            Long reusable = pagesWithFreeSlots.peekFirst();
+            long page = reusable != null ? reusable : openPage;
+            if (page == 0) {
+                page = newOpenPage(0);
+            }
+            long rid = tryInsertInto(page, writer);
+            if (rid != 0) {
+                return rid;
+            }
+            if (reusable != null) {
+                pagesWithFreeSlots.remove(reusable);
+            } else {
+                newOpenPage(page);
+            }
+        }
+    }
+
+    private long tryInsertInto(long page, Consumer<TupleView> writer) {
+        GclHandle h = node.xLock(page);
+        try {
+            int used = h.getInt(HeapPageLayout.USED_OFFSET);
+            if (used >= slotsPerPage) {
+                return 0;
+            }
+            for (int slot = 0; slot < slotsPerPage; slot++) {
+                int offset = HeapPageLayout.slotOffset(slot, schema.tupleSize());
+                if ((h.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
+                    TupleView view = new TupleView(schema).wrap(h, slot);
+                    view.copyFrom(zeroTuple);
+                    view.flags(TupleLayout.USED);
+                    for (Column column : schema.columns()) {
+                        if (column.nullable()) {
+                            view.setNull(column.index()); // as in SQL: a column the insert leaves out is NULL
+                        }
+                    }
+                    writer.accept(view);
+                    h.putInt(HeapPageLayout.USED_OFFSET, used + 1);
+                    return RecordId.of(page, slot, gclSize);
+                }
+            }
+            return 0;
+        } finally {
+            node.unlock(h);
+        }
+    }
+
+    /** Replaces the open page {@code full} with a new page linked into the table (once per full page). */
+    private synchronized long newOpenPage(long full) {
+        if (openPage != full) {
+            return openPage; // another thread already did it
+        }
+        long page = node.allocate();
+        GclHandle h = node.xLock(page);
+        h.putInt(HeapPageLayout.MAGIC_OFFSET, HeapPageLayout.MAGIC);
+        h.putInt(HeapPageLayout.TABLE_ID_OFFSET, tableId);
+        h.putInt(HeapPageLayout.SLOT_COUNT_OFFSET, slotsPerPage);
+        GclHandle root = node.xLock(rootAddress);
+        h.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, root.getLong(TableRootLayout.FIRST_PAGE_OFFSET));
+        root.putLong(TableRootLayout.FIRST_PAGE_OFFSET, page);
+        root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + 1);
+        node.unlock(root);
+        node.unlock(h);
+        openPage = page;
+        return page;
+    }
+
+    /** Makes an inserted tuple visible (its insert committed); the caller holds the page in X. */
+    public void markVisible(GclHandle page, int slot) {
+        TupleView view = new TupleView(schema).wrap(page, slot);
+        if (!view.isUsed()) {
+            throw new IllegalStateException("cannot publish a free slot: table=" + name + " rid="
+                + GlobalAddress.toString(page.address()) + "#" + slot);
+        }
+        view.flags(TupleLayout.USED | TupleLayout.VISIBLE);
+    }
+
+    /**
+     * Frees a slot of a page the caller holds in X (delete committed, or insert rolled back); this
+     * node fills the page again before opening new ones.
+     */
+    public void freeSlot(GclHandle page, int slot) {
+        TupleView view = new TupleView(schema).wrap(page, slot);
+        if (!view.isUsed()) {
+            throw new IllegalStateException("slot already free: table=" + name + " rid="
+                + GlobalAddress.toString(page.address()) + "#" + slot);
+        }
+        view.flags(0);
+        page.putInt(HeapPageLayout.USED_OFFSET, page.getInt(HeapPageLayout.USED_OFFSET) - 1);
+        pagesWithFreeSlots.addLast(page.address());
+    }
+
+    /** The first page of the table's chain (0 if it has none). Takes a short S latch on the root. */
+    public long firstPage() {
+        GclHandle root = node.sLock(rootAddress);
+        try {
+            return root.getLong(TableRootLayout.FIRST_PAGE_OFFSET);
+        } finally {
+            node.unlock(root);
+        }
+    }
+
+    /** The page after {@code latchedPage} in the chain (0 at the end). */
+    public long nextPage(GclHandle latchedPage) {
+        return latchedPage.getLong(HeapPageLayout.NEXT_PAGE_OFFSET);
+    }
+
+    /** Pages in the table's chain; takes a short S latch on the root. */
+    public long pageCount() {
+        GclHandle root = node.sLock(rootAddress);
+        try {
+            return root.getLong(TableRootLayout.PAGE_COUNT_OFFSET);
+        } finally {
+            node.unlock(root);
+        }
+    }
+
+    /** Receives visible tuples of a scan; the view is valid only during the call. */
+    @FunctionalInterface
+    public interface TupleConsumer {
+        void accept(long rid, TupleView tuple);
+    }
+
+    /**
+     * Scans all visible tuples with a short S latch per page (not transactional: for loaders, checks
+     * and tests). The consumer must not latch GCLs itself.
+     */
+    public void scan(TupleConsumer consumer) {
+        TupleView view = new TupleView(schema);
+        for (long page = firstPage(); page != 0; ) {
+            GclHandle h = node.sLock(page);
+            try {
+                for (int slot = 0; slot < slotsPerPage; slot++) {
+                    view.wrap(h, slot);
+                    if (view.isVisible()) {
+                        consumer.accept(RecordId.of(page, slot, gclSize), view);
+                    }
+                }
+                page = nextPage(h);
+            } finally {
+                node.unlock(h);
+            }
+        }
+    }
+
+    private static int putShortBytes(GclHandle h, int at, byte[] bytes, String table) {
+        requireRoom(h, at, 2 + bytes.length, table);
+        h.putByte(at, (byte) (bytes.length >>> 8));
+        h.putByte(at + 1, (byte) bytes.length);
+        h.putBytes(at + 2, bytes, 0, bytes.length);
+        return at + 2 + bytes.length;
+    }
+
+    private static int readShort(GclHandle h, int at) {
+        return ((h.getByte(at) & 0xFF) << 8) | (h.getByte(at + 1) & 0xFF);
+    }
+
+    private static void requireRoom(GclHandle h, int at, int bytes, String table) {
+        if (at + bytes > h.dataSize()) {
+            throw new IllegalArgumentException("schema too large to describe in one GCL: table=" + table
+                + " gclDataSize=" + h.dataSize());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HeapTable[" + name + " id=" + tableId + " root=" + GlobalAddress.toString(rootAddress) + "]";
+    }
+}

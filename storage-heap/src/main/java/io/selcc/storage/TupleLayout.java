@@ -1,0 +1,33 @@
+package io.selcc.storage;
+
+/**
+ * The layout of one tuple in a heap page (offsets relative to the tuple's start).
+ *
+ * <pre>
+ * offset  size  field
+ * 0       8     version: OCC version / TO write timestamp of the last committed write
+ * 8       8     read timestamp (TO: the largest timestamp that read this tuple)
+ * 16      4     flags: {@link #USED} | {@link #VISIBLE}
+ * 20      4     CC word: free for the concurrency-control algorithm
+ * 24      b     null bitmap, one bit per column (b = ceil(columns / 8))
+ * 24+b    ...   columns at their fixed offsets ({@link Column#offset()})
+ * </pre>
+ *
+ * A slot is {@link #USED} from insert until its tuple is removed; it is {@link #VISIBLE} once the
+ * inserting transaction committed. Readers skip tuples that are used but not visible.
+ */
+public final class TupleLayout {
+    public static final int VERSION_OFFSET = 0;
+    public static final int READ_TIMESTAMP_OFFSET = 8;
+    public static final int FLAGS_OFFSET = 16;
+    public static final int CC_WORD_OFFSET = 20;
+    public static final int HEADER_SIZE = 24;
+
+    /** The slot holds a tuple (committed or not). */
+    public static final int USED = 1;
+    /** The tuple's insert committed. */
+    public static final int VISIBLE = 1 << 1;
+
+    private TupleLayout() {
+    }
+}

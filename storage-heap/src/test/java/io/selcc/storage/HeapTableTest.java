@@ -1,0 +1,206 @@
+package io.selcc.storage;
+
+import io.selcc.cache.AccessMode;
+import io.selcc.cache.ComputeNode;
+import io.selcc.cache.GclHandle;
+import io.selcc.cache.SelccCluster;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class HeapTableTest {
+    static final Schema ITEM = Schema.builder()
+        .addInt("i_id").addLong("i_im_id").addMoney("i_price").addTimestamp("i_at")
+        .addChar("i_code", 8).addVarchar("i_name", 24)
+        .add("i_note", ColumnType.VARCHAR, 10, true)
+        .build();
+
+    private SelccCluster cluster;
+    private ComputeNode a;
+    private ComputeNode b;
+
+    @BeforeEach
+    void setUp() {
+        cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64).build();
+        a = cluster.node(0);
+        b = cluster.node(1);
+    }
+
+    @AfterEach
+    void tearDown() {
+        cluster.close();
+    }
+
+    static long insertVisible(HeapTable table, int id) {
+        long rid = table.insert(t -> {
+            t.setInt(0, id);
+            t.setLong(1, id * 10L);
+            t.setMoney(2, id * 100L + 99);
+            t.setTimestamp(3, 1_700_000_000_000_000L + id);
+            t.setString(4, "C" + id);
+            t.setString(5, "item-" + id);
+        });
+        ComputeNode node = table.node();
+        GclHandle page = node.xLock(table.pageOf(rid));
+        table.markVisible(page, table.slotOf(rid));
+        node.unlock(page);
+        return rid;
+    }
+
+    @Test
+    void everyColumnTypeRoundTrips() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long rid = insertVisible(table, 42);
+        GclHandle page = a.sLock(table.pageOf(rid));
+        TupleView t = new TupleView(ITEM).wrap(page, table.slotOf(rid));
+        assertEquals(42, t.getInt(0));
+        assertEquals(420L, t.getLong(1));
+        assertEquals(4299L, t.getMoney(2));
+        assertEquals(1_700_000_000_000_042L, t.getTimestamp(3));
+        assertEquals("C42", t.getString(4));
+        assertEquals("item-42", t.getString(5));
+        assertTrue(t.isNull(6), "a nullable column the insert left out is NULL");
+        a.unlock(page);
+    }
+
+    @Test
+    void nullsAndBadValuesNameTheColumn() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long rid = table.insert(t -> t.setNull(6));
+        GclHandle page = a.xLock(table.pageOf(rid));
+        TupleView t = new TupleView(ITEM).wrap(page, table.slotOf(rid));
+        assertTrue(t.isNull(6));
+        assertNull(t.getString(6));
+        t.setString(6, "note");
+        assertFalse(t.isNull(6));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> t.setString(5, "x".repeat(25)));
+        assertTrue(e.getMessage().contains("column=i_name") && e.getMessage().contains("max=24"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> t.getLong(0));
+        assertTrue(e.getMessage().contains("type mismatch") && e.getMessage().contains("i_id"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> t.setNull(0));
+        assertTrue(e.getMessage().contains("not nullable"), e.getMessage());
+        assertEquals("note", t.getString(6), "failed writes changed nothing");
+        a.unlock(page);
+    }
+
+    @Test
+    void insertFillsPagesInOrderAndScanSeesOnlyVisibleTuples() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        int perPage = table.slotsPerPage();
+        assertTrue(perPage > 1);
+        List<Long> rids = new ArrayList<>();
+        for (int i = 0; i < perPage * 3 + 1; i++) {
+            rids.add(insertVisible(table, i));
+        }
+        assertEquals(table.pageOf(rids.get(0)), table.pageOf(rids.get(perPage - 1)), "insertion order fills a page");
+        assertNotEquals(table.pageOf(rids.get(0)), table.pageOf(rids.get(perPage)));
+        assertEquals(4, table.pageCount());
+        table.insert(t -> t.setInt(0, -1)); // used, not visible
+        Set<Integer> seen = new HashSet<>();
+        table.scan((rid, t) -> seen.add(t.getInt(0)));
+        assertEquals(perPage * 3 + 1, seen.size());
+        assertFalse(seen.contains(-1), "an uncommitted insert is invisible");
+    }
+
+    @Test
+    void freedSlotsAreReusedBeforeNewPages() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long first = insertVisible(table, 1);
+        for (int i = 0; i < table.slotsPerPage() * 2; i++) {
+            insertVisible(table, i + 2);
+        }
+        long pages = table.pageCount();
+        GclHandle page = a.xLock(table.pageOf(first));
+        table.freeSlot(page, table.slotOf(first));
+        assertThrows(IllegalStateException.class, () -> table.freeSlot(page, table.slotOf(first)));
+        a.unlock(page);
+        long again = insertVisible(table, 99);
+        assertEquals(first, again, "the freed slot is taken again");
+        assertEquals(pages, table.pageCount());
+    }
+
+    @Test
+    void onePerPageGivesEachTupleItsOwnGcl() {
+        HeapTable table = HeapTable.create(a, 2, "warehouse", ITEM, true);
+        long r1 = insertVisible(table, 1);
+        long r2 = insertVisible(table, 2);
+        assertNotEquals(table.pageOf(r1), table.pageOf(r2));
+        assertEquals(0, table.slotOf(r1));
+        assertEquals(1, table.slotsPerPage());
+    }
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void anotherNodeOpensTheTableFromItsRoot(AccessMode mode) {
+        try (SelccCluster c = SelccCluster.builder().computeNodes(2).accessMode(mode).build()) {
+            HeapTable created = HeapTable.create(c.node(0), 7, "item", ITEM, false);
+            insertVisible(created, 5);
+            HeapTable opened = HeapTable.open(c.node(1), created.rootAddress());
+            assertEquals(ITEM, opened.schema());
+            assertEquals("item", opened.name());
+            assertEquals(7, opened.tableId());
+            List<String> names = new ArrayList<>();
+            opened.scan((rid, t) -> names.add(t.getString(5)));
+            assertEquals(List.of("item-5"), names);
+            insertVisible(opened, 6);
+            List<Integer> ids = new ArrayList<>();
+            created.scan((rid, t) -> ids.add(t.getInt(0)));
+            assertEquals(Set.of(5, 6), new HashSet<>(ids), "each node fills its own page; both are in the chain");
+        }
+    }
+
+    @Test
+    void openRefusesAnAddressThatIsNotATable() {
+        long gcl = a.allocate();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HeapTable.open(b, gcl));
+        assertTrue(e.getMessage().contains("not a table root"), e.getMessage());
+    }
+
+    @Test
+    void concurrentInsertsFromTwoNodesAreAllKept() throws Exception {
+        HeapTable ta = HeapTable.create(a, 1, "item", ITEM, false);
+        HeapTable tb = HeapTable.open(b, ta.rootAddress());
+        Set<Long> rids = ConcurrentHashMap.newKeySet();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        int perThread = 300;
+        for (int t = 0; t < 4; t++) {
+            HeapTable table = t % 2 == 0 ? ta : tb;
+            int base = t * perThread;
+            threads.add(Thread.ofPlatform().start(() -> {
+                try {
+                    for (int i = 0; i < perThread; i++) {
+                        assertTrue(rids.add(insertVisible(table, base + i)), "duplicate record id");
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                }
+            }));
+        }
+        for (Thread thread : threads) {
+            thread.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError(failure.get());
+        }
+        Set<Integer> ids = new HashSet<>();
+        ta.scan((rid, t) -> assertTrue(ids.add(t.getInt(0)), "tuple seen twice"));
+        assertEquals(4 * perThread, ids.size());
+    }
+}
