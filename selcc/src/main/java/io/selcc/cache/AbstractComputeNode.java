@@ -13,7 +13,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>Allocation is one-sided: offset 0 of each memory node holds a bump pointer that compute nodes
  * advance by FAA in chunks of {@code allocationChunk} GCLs (one round trip per chunk); the first GCL-sized
- * region of a memory node is reserved for it, so offset 0 is never a GCL. Freed GCLs go to this node's
+ * region of a memory node is reserved for it, so offset 0 is never a GCL; on memory node 0 the next GCL is the
+ * {@linkplain #catalogRoot() catalog root}, never allocated. Freed GCLs go to this node's
  * local free list and are reused by this node only. Each GCL's allocation state lives in its header, so
  * a double free is caught even across nodes.
  */
@@ -58,6 +59,11 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     @Override
     public final int dataSize() {
         return GclLayout.dataSize(gclSize);
+    }
+
+    @Override
+    public final long catalogRoot() {
+        return GlobalAddress.of(0, gclSize);
     }
 
     @Override
@@ -201,7 +207,8 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
                 long chunkBytes = (long) settings.allocationChunk() * gclSize;
                 long previous = endpoint.remoteFaa(GlobalAddress.of(memoryNode, 0), chunkBytes);
                 long capacity = capacities[memoryNode];
-                long start = gclSize + previous;
+                // The first GCL-sized region holds the bump word; memory node 0 also reserves the catalog root.
+                long start = gclSize * (memoryNode == 0 ? 2L : 1L) + previous;
                 next = start;
                 end = Math.min(start + chunkBytes, capacity - capacity % gclSize);
                 if (start + gclSize > end) {

@@ -23,6 +23,12 @@ public interface ComputeNode {
     /** Bytes of a GCL's data region, the part a {@link GclHandle} exposes. */
     int dataSize();
 
+    /**
+     * A GCL reserved for the layer above's catalog, at the same well-known address on every compute
+     * node and never handed out by {@link #allocate()}. It starts zeroed.
+     */
+    long catalogRoot();
+
     /** Allocates a GCL (round-robin over memory nodes) whose data region is zero. */
     long allocate();
 

@@ -32,6 +32,20 @@ class AllocationTest {
 
     @ParameterizedTest
     @EnumSource(AccessMode.class)
+    void theCatalogRootIsWellKnownAndNeverAllocated(AccessMode mode) {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).accessMode(mode).build()) {
+            long root = cluster.node(0).catalogRoot();
+            assertEquals(root, cluster.node(1).catalogRoot());
+            for (int i = 0; i < 200; i++) {
+                assertTrue(cluster.node(i % 2).allocate() != root, "allocator handed out the catalog root");
+            }
+            SequentialConsistencyTest.write(cluster.node(0), root, 5);
+            assertEquals(5, SequentialConsistencyTest.read(cluster.node(1), root));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
     void freedGclsAreReusedAndComeBackZeroed(AccessMode mode) {
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).accessMode(mode).build()) {
             ComputeNode node = cluster.node(0);
