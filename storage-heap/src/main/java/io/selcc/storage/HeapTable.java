@@ -10,14 +10,15 @@ import java.util.function.Consumer;
 
 /**
  * A heap table: fixed-size tuples packed into GCL pages in insertion order. One instance per compute
- * node and table, shared by the node's threads. Each compute node fills its own open page, so nodes
- * do not contend on inserts; pages where this node freed slots are filled again first.
+ * node and table, shared by the node's threads. Each compute node (indeed each of its threads) fills
+ * its own open page, so inserts do not contend; pages where this node freed slots are filled first.
  *
  * <p>The table's root GCL ({@link TableRootLayout}) holds its schema and the head of its page chain,
  * so any compute node can {@link #open} it from the root address.
  *
- * <p>Latching: {@link #insert} takes a short X latch on the page it fills (and on the root when it
- * links a new page). Everything else works on pages the caller latched.
+ * <p>Latching: {@link #insert} takes a short X latch on the page it fills, and opening a page takes
+ * short X latches on it and the root. {@link #insertInto} and everything else work on pages the
+ * caller latched, so a transaction can hold its insert page until commit (no-wait 2PL).
  */
 public final class HeapTable {
     private final ComputeNode node;
@@ -29,7 +30,8 @@ public final class HeapTable {
     private final int gclSize;
     private final byte[] zeroTuple;
     private final ConcurrentLinkedDeque<Long> pagesWithFreeSlots = new ConcurrentLinkedDeque<>();
-    private volatile long openPage;
+    /** This thread's open page (0 = none yet). */
+    private final ThreadLocal<long[]> openPage = ThreadLocal.withInitial(() -> new long[1]);
 
     private HeapTable(ComputeNode node, long rootAddress, int tableId, String name, Schema schema, int slotsPerPage) {
         this.node = node;
@@ -168,61 +170,86 @@ public final class HeapTable {
 
     /**
      * Takes a free slot, writes a new tuple through {@code writer} with flags USED (not yet VISIBLE)
-     * under a short X latch on its page, and returns its record id. The writer sees a zeroed tuple.
+     * under a short X latch on its page, and returns its record id. The writer sees a zeroed tuple
+     * whose nullable columns are NULL. For callers that hold no latch on the table's pages.
      */
     public long insert(Consumer<TupleView> writer) {
         while (true) {
-            Long reusable = pagesWithFreeSlots.peekFirst();
-            long page = reusable != null ? reusable : openPage;
-            if (page == 0) {
-                page = newOpenPage(0);
+            long page = targetPage();
+            GclHandle h = node.xLock(page);
+            int slot;
+            try {
+                slot = insertInto(h, writer);
+            } finally {
+                node.unlock(h);
             }
-            long rid = tryInsertInto(page, writer);
-            if (rid != 0) {
-                return rid;
+            if (slot >= 0) {
+                return RecordId.of(page, slot, gclSize);
             }
-            if (reusable != null) {
-                pagesWithFreeSlots.remove(reusable);
-            } else {
-                newOpenPage(page);
-            }
+            pageFull(page);
         }
     }
 
-    private long tryInsertInto(long page, Consumer<TupleView> writer) {
-        GclHandle h = node.xLock(page);
-        try {
-            int used = h.getInt(HeapPageLayout.USED_OFFSET);
-            if (used >= slotsPerPage) {
-                return 0;
-            }
-            for (int slot = 0; slot < slotsPerPage; slot++) {
-                int offset = HeapPageLayout.slotOffset(slot, schema.tupleSize());
-                if ((h.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
-                    TupleView view = new TupleView(schema).wrap(h, slot);
-                    view.copyFrom(zeroTuple);
-                    view.flags(TupleLayout.USED);
-                    for (Column column : schema.columns()) {
-                        if (column.nullable()) {
-                            view.setNull(column.index()); // as in SQL: a column the insert leaves out is NULL
-                        }
+    /**
+     * The page the calling thread should insert into next: a page where this node freed slots, else
+     * the thread's own open page (created on first use). Threads have their own open pages so that
+     * transactions holding their insert page until commit do not collide.
+     */
+    public long targetPage() {
+        Long reusable = pagesWithFreeSlots.peekFirst();
+        if (reusable != null) {
+            return reusable;
+        }
+        long page = openPage.get()[0];
+        return page != 0 ? page : newOpenPage();
+    }
+
+    /**
+     * Writes a new tuple into a free slot of a page the caller holds in X, with flags USED (not yet
+     * VISIBLE); returns the slot, or -1 if the page is full (then call {@link #pageFull}).
+     */
+    public int insertInto(GclHandle page, Consumer<TupleView> writer) {
+        int used = page.getInt(HeapPageLayout.USED_OFFSET);
+        if (used >= slotsPerPage) {
+            return -1;
+        }
+        for (int slot = 0; slot < slotsPerPage; slot++) {
+            int offset = HeapPageLayout.slotOffset(slot, schema.tupleSize());
+            if ((page.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
+                TupleView view = new TupleView(schema).wrap(page, slot);
+                view.copyFrom(zeroTuple);
+                view.flags(TupleLayout.USED);
+                for (Column column : schema.columns()) {
+                    if (column.nullable()) {
+                        view.setNull(column.index()); // as in SQL: a column the insert leaves out is NULL
                     }
-                    writer.accept(view);
-                    h.putInt(HeapPageLayout.USED_OFFSET, used + 1);
-                    return RecordId.of(page, slot, gclSize);
                 }
+                writer.accept(view);
+                page.putInt(HeapPageLayout.USED_OFFSET, used + 1);
+                return slot;
             }
-            return 0;
-        } finally {
-            node.unlock(h);
+        }
+        return -1;
+    }
+
+    /** Record id of {@code slot} in {@code page}. */
+    public long recordId(long page, int slot) {
+        return RecordId.of(page, slot, gclSize);
+    }
+
+    /** {@code page} turned out full: stop offering it (a reusable page) or open a new page for this thread. */
+    public void pageFull(long page) {
+        if (pagesWithFreeSlots.remove(page)) {
+            return;
+        }
+        long[] mine = openPage.get();
+        if (mine[0] == page) {
+            mine[0] = 0;
         }
     }
 
-    /** Replaces the open page {@code full} with a new page linked into the table (once per full page). */
-    private synchronized long newOpenPage(long full) {
-        if (openPage != full) {
-            return openPage; // another thread already did it
-        }
+    /** Allocates a page, links it at the head of the table's chain and makes it this thread's open page. */
+    private long newOpenPage() {
         long page = node.allocate();
         GclHandle h = node.xLock(page);
         h.putInt(HeapPageLayout.MAGIC_OFFSET, HeapPageLayout.MAGIC);
@@ -234,7 +261,7 @@ public final class HeapTable {
         root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + 1);
         node.unlock(root);
         node.unlock(h);
-        openPage = page;
+        openPage.get()[0] = page;
         return page;
     }
 

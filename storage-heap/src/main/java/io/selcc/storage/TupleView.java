@@ -2,18 +2,27 @@ package io.selcc.storage;
 
 import io.selcc.cache.GclHandle;
 
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 
 /**
- * A reusable flyweight over one tuple in a latched heap page: typed column access by index, the
- * CC header, and whole-image copies (for undo images and write buffers). Allocates nothing except
- * the Strings it returns. Writes need the page's X handle; they record dirty bytes through it.
+ * A reusable flyweight over one tuple: in a latched heap page, or in a private {@link TupleBuffer}
+ * (write buffers, undo images). Typed column access by index, the CC header, whole-image copies.
+ * Allocates nothing except the Strings it returns. Writes into a page need its X handle and record
+ * their dirty bytes through it.
  */
 public final class TupleView {
+    private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
+    private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
+
     private final Schema schema;
     private final int columnsOffset;
+    private MemorySegment segment;
+    private long base;
+    /** The page handle whose dirty range writes extend; null for buffers. */
     private GclHandle page;
-    private int base;
+    private boolean writable;
 
     public TupleView(Schema schema) {
         this.schema = schema;
@@ -26,8 +35,22 @@ public final class TupleView {
         if (slot < 0 || slot >= slots) {
             throw new IllegalArgumentException("slot out of range: slot=" + slot + " slotsPerPage=" + slots);
         }
+        this.segment = latchedPage.data();
         this.page = latchedPage;
+        this.writable = latchedPage.isExclusive();
         this.base = HeapPageLayout.slotOffset(slot, schema.tupleSize());
+        return this;
+    }
+
+    /** Points this view at a private tuple buffer of the same schema. */
+    public TupleView wrap(TupleBuffer buffer) {
+        if (!buffer.schema().equals(schema)) {
+            throw new IllegalArgumentException("buffer of another schema: " + buffer.schema() + " view " + schema);
+        }
+        this.segment = buffer.segment();
+        this.page = null;
+        this.writable = true;
+        this.base = 0;
         return this;
     }
 
@@ -38,27 +61,27 @@ public final class TupleView {
     // ------------------------------------------------------------ header
 
     public long version() {
-        return page.getLong(base + TupleLayout.VERSION_OFFSET);
+        return getLongAt(TupleLayout.VERSION_OFFSET);
     }
 
     public void version(long version) {
-        page.putLong(base + TupleLayout.VERSION_OFFSET, version);
+        putLongAt(TupleLayout.VERSION_OFFSET, version);
     }
 
     public long readTimestamp() {
-        return page.getLong(base + TupleLayout.READ_TIMESTAMP_OFFSET);
+        return getLongAt(TupleLayout.READ_TIMESTAMP_OFFSET);
     }
 
     public void readTimestamp(long timestamp) {
-        page.putLong(base + TupleLayout.READ_TIMESTAMP_OFFSET, timestamp);
+        putLongAt(TupleLayout.READ_TIMESTAMP_OFFSET, timestamp);
     }
 
     public int flags() {
-        return page.getInt(base + TupleLayout.FLAGS_OFFSET);
+        return getIntAt(TupleLayout.FLAGS_OFFSET);
     }
 
     public void flags(int flags) {
-        page.putInt(base + TupleLayout.FLAGS_OFFSET, flags);
+        putIntAt(TupleLayout.FLAGS_OFFSET, flags);
     }
 
     public boolean isUsed() {
@@ -70,18 +93,18 @@ public final class TupleView {
     }
 
     public int ccWord() {
-        return page.getInt(base + TupleLayout.CC_WORD_OFFSET);
+        return getIntAt(TupleLayout.CC_WORD_OFFSET);
     }
 
     public void ccWord(int word) {
-        page.putInt(base + TupleLayout.CC_WORD_OFFSET, word);
+        putIntAt(TupleLayout.CC_WORD_OFFSET, word);
     }
 
     // ------------------------------------------------------------ columns
 
     public boolean isNull(int column) {
         int bit = checked(column).index();
-        return (page.getByte(base + TupleLayout.HEADER_SIZE + bit / 8) & (1 << (bit % 8))) != 0;
+        return (segment.get(ValueLayout.JAVA_BYTE, base + TupleLayout.HEADER_SIZE + bit / 8) & (1 << (bit % 8))) != 0;
     }
 
     public void setNull(int column) {
@@ -93,37 +116,37 @@ public final class TupleView {
     }
 
     public int getInt(int column) {
-        return page.getInt(position(column, ColumnType.INT));
+        return segment.get(INT, position(column, ColumnType.INT));
     }
 
     public void setInt(int column, int value) {
-        page.putInt(writePosition(column, ColumnType.INT), value);
+        putIntAt(writePosition(column, ColumnType.INT) - base, value);
     }
 
     public long getLong(int column) {
-        return page.getLong(position(column, ColumnType.LONG));
+        return segment.get(LONG, position(column, ColumnType.LONG));
     }
 
     public void setLong(int column, long value) {
-        page.putLong(writePosition(column, ColumnType.LONG), value);
+        putLongAt(writePosition(column, ColumnType.LONG) - base, value);
     }
 
     /** Money in cents. */
     public long getMoney(int column) {
-        return page.getLong(position(column, ColumnType.MONEY));
+        return segment.get(LONG, position(column, ColumnType.MONEY));
     }
 
     public void setMoney(int column, long cents) {
-        page.putLong(writePosition(column, ColumnType.MONEY), cents);
+        putLongAt(writePosition(column, ColumnType.MONEY) - base, cents);
     }
 
     /** Microseconds since the epoch. */
     public long getTimestamp(int column) {
-        return page.getLong(position(column, ColumnType.TIMESTAMP));
+        return segment.get(LONG, position(column, ColumnType.TIMESTAMP));
     }
 
     public void setTimestamp(int column, long micros) {
-        page.putLong(writePosition(column, ColumnType.TIMESTAMP), micros);
+        putLongAt(writePosition(column, ColumnType.TIMESTAMP) - base, micros);
     }
 
     /** A CHAR or VARCHAR column; null if the column is NULL. */
@@ -133,7 +156,7 @@ public final class TupleView {
             return null;
         }
         byte[] bytes = new byte[stringLength(c)];
-        page.getBytes(stringStart(c), bytes, 0, bytes.length);
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, stringStart(c), bytes, 0, bytes.length);
         return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 
@@ -147,17 +170,17 @@ public final class TupleView {
             throw new IllegalArgumentException("value longer than the column: column=" + c.name() + " length="
                 + bytes.length + " max=" + c.maxLength());
         }
-        int start = base + columnsOffset + c.offset();
+        checkWritable();
+        long start = base + columnsOffset + c.offset();
         if (c.type() == ColumnType.VARCHAR) {
-            page.putByte(start, (byte) (bytes.length >>> 8));
-            page.putByte(start + 1, (byte) bytes.length);
-            page.putBytes(start + 2, bytes, 0, bytes.length);
+            segment.set(ValueLayout.JAVA_BYTE, start, (byte) (bytes.length >>> 8));
+            segment.set(ValueLayout.JAVA_BYTE, start + 1, (byte) bytes.length);
+            MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, start + 2, bytes.length);
         } else {
-            page.putBytes(start, bytes, 0, bytes.length);
-            for (int i = bytes.length; i < c.maxLength(); i++) {
-                page.putByte(start + i, (byte) 0);
-            }
+            MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, start, bytes.length);
+            segment.asSlice(start + bytes.length, c.maxLength() - bytes.length).fill((byte) 0);
         }
+        dirty(start, c.width());
         setNullBit(c, false);
     }
 
@@ -165,47 +188,62 @@ public final class TupleView {
 
     /** Copies the whole tuple (header included) into {@code image} (length = tuple size). */
     public void copyTo(byte[] image) {
-        page.getBytes(base, image, 0, schema.tupleSize());
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base, image, 0, schema.tupleSize());
     }
 
     /** Overwrites the whole tuple (header included) from {@code image}. */
     public void copyFrom(byte[] image) {
-        page.putBytes(base, image, 0, schema.tupleSize());
+        checkWritable();
+        MemorySegment.copy(image, 0, segment, ValueLayout.JAVA_BYTE, base, schema.tupleSize());
+        dirty(base, schema.tupleSize());
     }
 
-    /** Overwrites the column area and null bitmap only, keeping the CC header. */
-    public void copyColumnsFrom(byte[] image) {
+    /** Copies the whole tuple (header included) from another view of the same schema. */
+    public void copyFrom(TupleView other) {
+        checkWritable();
+        MemorySegment.copy(other.segment, other.base, segment, base, schema.tupleSize());
+        dirty(base, schema.tupleSize());
+    }
+
+    /** Copies the null bitmap and columns from another view, keeping this tuple's CC header. */
+    public void copyColumnsFrom(TupleView other) {
+        checkWritable();
         int from = TupleLayout.HEADER_SIZE;
-        page.putBytes(base + from, image, from, schema.tupleSize() - from);
+        MemorySegment.copy(other.segment, other.base + from, segment, base + from, schema.tupleSize() - from);
+        dirty(base + from, schema.tupleSize() - from);
     }
 
     // ------------------------------------------------------------ internals
 
+    private byte byteAt(long position) {
+        return segment.get(ValueLayout.JAVA_BYTE, position);
+    }
+
     private int stringLength(Column c) {
-        int start = base + columnsOffset + c.offset();
+        long start = base + columnsOffset + c.offset();
         if (c.type() == ColumnType.VARCHAR) {
-            return ((page.getByte(start) & 0xFF) << 8) | (page.getByte(start + 1) & 0xFF);
+            return ((byteAt(start) & 0xFF) << 8) | (byteAt(start + 1) & 0xFF);
         }
         int length = c.maxLength();
-        while (length > 0 && page.getByte(start + length - 1) == 0) {
+        while (length > 0 && byteAt(start + length - 1) == 0) {
             length--;
         }
         return length;
     }
 
-    private int stringStart(Column c) {
-        int start = base + columnsOffset + c.offset();
+    private long stringStart(Column c) {
+        long start = base + columnsOffset + c.offset();
         return c.type() == ColumnType.VARCHAR ? start + 2 : start;
     }
 
     private Column checked(int column) {
-        if (page == null) {
-            throw new IllegalStateException("tuple view not wrapped around a page");
+        if (segment == null) {
+            throw new IllegalStateException("tuple view not wrapped around a page or buffer");
         }
         return schema.column(column);
     }
 
-    private int position(int column, ColumnType expected) {
+    private long position(int column, ColumnType expected) {
         Column c = checked(column);
         if (c.type() != expected) {
             throw typeMismatch(c, expected.name());
@@ -213,8 +251,9 @@ public final class TupleView {
         return base + columnsOffset + c.offset();
     }
 
-    private int writePosition(int column, ColumnType expected) {
-        int position = position(column, expected);
+    private long writePosition(int column, ColumnType expected) {
+        long position = position(column, expected);
+        checkWritable();
         Column c = schema.column(column);
         if (c.nullable()) {
             setNullBit(c, false);
@@ -223,10 +262,51 @@ public final class TupleView {
     }
 
     private void setNullBit(Column c, boolean isNull) {
-        int at = base + TupleLayout.HEADER_SIZE + c.index() / 8;
+        checkWritable();
+        long at = base + TupleLayout.HEADER_SIZE + c.index() / 8;
         int mask = 1 << (c.index() % 8);
-        byte b = page.getByte(at);
-        page.putByte(at, (byte) (isNull ? b | mask : b & ~mask));
+        byte b = byteAt(at);
+        segment.set(ValueLayout.JAVA_BYTE, at, (byte) (isNull ? b | mask : b & ~mask));
+        dirty(at, 1);
+    }
+
+    private long getLongAt(long offset) {
+        checked(0);
+        return segment.get(LONG, base + offset);
+    }
+
+    private int getIntAt(long offset) {
+        checked(0);
+        return segment.get(INT, base + offset);
+    }
+
+    private void putLongAt(long offset, long value) {
+        checkWritable();
+        segment.set(LONG, base + offset, value);
+        dirty(base + offset, 8);
+    }
+
+    private void putIntAt(long offset, int value) {
+        checkWritable();
+        segment.set(INT, base + offset, value);
+        dirty(base + offset, 4);
+    }
+
+    private void checkWritable() {
+        if (segment == null) {
+            throw new IllegalStateException("tuple view not wrapped around a page or buffer");
+        }
+        if (!writable) {
+            throw new IllegalStateException("write under a shared latch: tuple view of page "
+                + io.selcc.fabric.GlobalAddress.toString(page.address()));
+        }
+    }
+
+    /** Extends the page's dirty range (positions are relative to the data region). */
+    private void dirty(long position, int length) {
+        if (page != null) {
+            page.markDirty((int) position, length);
+        }
     }
 
     private static IllegalArgumentException typeMismatch(Column c, String wanted) {

@@ -166,6 +166,44 @@ class HeapTableTest {
     }
 
     @Test
+    void bufferViewsCopyToAndFromPagesWithoutTouchingOtherSlots() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long r1 = insertVisible(table, 1);
+        long r2 = insertVisible(table, 2);
+        TupleBuffer buffer = new TupleBuffer(ITEM);
+        TupleView inBuffer = new TupleView(ITEM).wrap(buffer);
+        GclHandle page = a.xLock(table.pageOf(r1));
+        TupleView inPage = new TupleView(ITEM).wrap(page, table.slotOf(r1));
+        inBuffer.copyFrom(inPage);
+        inBuffer.setString(5, "changed");
+        inBuffer.version(99);
+        inPage.copyColumnsFrom(inBuffer);
+        assertEquals("changed", inPage.getString(5));
+        assertEquals(0, inPage.version(), "copyColumnsFrom keeps the page tuple's CC header");
+        a.unlock(page);
+        GclHandle shared = a.sLock(table.pageOf(r2));
+        TupleView other = new TupleView(ITEM).wrap(shared, table.slotOf(r2));
+        assertEquals("item-2", other.getString(5));
+        assertThrows(IllegalStateException.class, () -> other.setInt(0, 5), "no writes under S");
+        a.unlock(shared);
+    }
+
+    @Test
+    void insertIntoAHeldPageReportsFullPages() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long page = table.targetPage();
+        GclHandle h = a.xLock(page);
+        for (int i = 0; i < table.slotsPerPage(); i++) {
+            int id = i;
+            assertEquals(i, table.insertInto(h, t -> t.setInt(0, id)));
+        }
+        assertEquals(-1, table.insertInto(h, t -> t.setInt(0, -1)));
+        a.unlock(h);
+        table.pageFull(page);
+        assertNotEquals(page, table.targetPage(), "a full page is not offered again");
+    }
+
+    @Test
     void openRefusesAnAddressThatIsNotATable() {
         long gcl = a.allocate();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> HeapTable.open(b, gcl));

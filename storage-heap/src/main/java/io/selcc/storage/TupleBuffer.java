@@ -1,0 +1,22 @@
+package io.selcc.storage;
+
+import java.lang.foreign.MemorySegment;
+
+/** A private copy of one tuple (header included): write buffers, undo images. Read and write it through a {@link TupleView}. */
+public final class TupleBuffer {
+    private final Schema schema;
+    private final MemorySegment segment;
+
+    public TupleBuffer(Schema schema) {
+        this.schema = schema;
+        this.segment = MemorySegment.ofArray(new byte[schema.tupleSize()]);
+    }
+
+    public Schema schema() {
+        return schema;
+    }
+
+    MemorySegment segment() {
+        return segment;
+    }
+}
