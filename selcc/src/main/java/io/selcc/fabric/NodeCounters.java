@@ -52,6 +52,19 @@ public final class NodeCounters {
         return new CounterSnapshot(sum);
     }
 
+    /**
+     * What the calling thread has counted on this node, since the thread started (resets do not
+     * apply). Exact at any time: a transaction's cost is the difference of two of these.
+     */
+    public CounterSnapshot threadSnapshot() {
+        long[] block = local.get();
+        long[] copy = new long[block.length];
+        for (int i = 0; i < copy.length; i++) {
+            copy[i] = (long) SLOT.getOpaque(block, i);
+        }
+        return new CounterSnapshot(copy);
+    }
+
     /** Starts counting from zero; counting threads need not stop. */
     public void reset() {
         baseline = raw();

@@ -108,6 +108,17 @@ public abstract class FabricContractTest {
     }
 
     @Test
+    void threadSnapshotsCountOnlyTheCallingThread() throws Exception {
+        FabricEndpoint a = fabric.endpoint(0);
+        CounterSnapshot before = a.counters().threadSnapshot();
+        Thread other = Thread.ofPlatform().start(() -> a.remoteFaa(GlobalAddress.of(0, 8), 1));
+        other.join();
+        a.remoteFaa(GlobalAddress.of(0, 8), 1);
+        assertEquals(1, a.counters().threadSnapshot().minus(before).get(Counter.VERB_FAA));
+        assertEquals(2, a.counters().snapshot().get(Counter.VERB_FAA));
+    }
+
+    @Test
     void badAddressesNameTheProblem() {
         FabricEndpoint a = fabric.endpoint(0);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
