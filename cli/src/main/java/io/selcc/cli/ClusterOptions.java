@@ -1,0 +1,101 @@
+package io.selcc.cli;
+
+import io.selcc.cache.AccessMode;
+import io.selcc.fabric.GclLayout;
+import io.selcc.fabric.GlobalAddress;
+import io.selcc.fabric.LatchWord;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+
+/**
+ * Flags that shape the simulated cluster; a mixin for every subcommand that builds one. Validated once
+ * into {@link ClusterSettings}, which maps them onto {@link io.selcc.cache.SelccCluster.Builder}.
+ */
+public final class ClusterOptions {
+    /**
+     * Frames each front-end thread may need at once: the one it holds plus one being installed. Fewer
+     * and a node can run out of unlatched frames to evict.
+     */
+    static final int MIN_CACHE_FRAMES_PER_THREAD = 2;
+
+    @Option(names = "--access", paramLabel = "selcc|sel", defaultValue = "selcc",
+        converter = Converters.AccessModeConverter.class,
+        description = "Access mode: selcc (coherent cache) or sel (no cache). Default: ${DEFAULT-VALUE}.")
+    private AccessMode access;
+
+    @Option(names = "--compute-nodes", paramLabel = "N", defaultValue = "2",
+        description = "Compute nodes. Default: ${DEFAULT-VALUE}.")
+    private int computeNodes;
+
+    @Option(names = "--memory-nodes", paramLabel = "N", defaultValue = "1",
+        description = "Memory nodes. Default: ${DEFAULT-VALUE}.")
+    private int memoryNodes;
+
+    @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
+        description = "Worker threads per compute node. Default: ${DEFAULT-VALUE}.")
+    private int threads;
+
+    @Option(names = "--gcl-size", paramLabel = "BYTES", defaultValue = "2048",
+        description = "GCL size in bytes, a power of two in [512, 65536]. Default: ${DEFAULT-VALUE}.")
+    private int gclSize;
+
+    @Option(names = "--cache", paramLabel = "FRAMES|SIZE", converter = Converters.CacheSizeConverter.class,
+        description = "Cache per compute node: frames (25000) or bytes with a unit (64MB, 64MiB, 1GB, 512KB)."
+            + " Default: set by the benchmark.")
+    private CacheSize cache;
+
+    @Option(names = "--rtt", paramLabel = "DURATION", defaultValue = "0", converter = Converters.DurationConverter.class,
+        description = "Simulated round-trip time (2us, 500ns); 0 = no latency model. Default: ${DEFAULT-VALUE}.")
+    private Duration rtt;
+
+    @Option(names = "--gbps", paramLabel = "GBPS", defaultValue = "0",
+        description = "Simulated bandwidth in Gbit/s; 0 = unlimited. Default: ${DEFAULT-VALUE}.")
+    private double gbps;
+
+    @Option(names = "--fairness", paramLabel = "on|off", defaultValue = "on", arity = "1",
+        converter = Converters.OnOffConverter.class,
+        description = "Fairness mechanisms of paper 5.3 (SELCC mode). Default: ${DEFAULT-VALUE}.")
+    private boolean fairness;
+
+    public int computeNodes() {
+        return computeNodes;
+    }
+
+    public int threads() {
+        return threads;
+    }
+
+    /**
+     * Validates the flags.
+     *
+     * @param cl the command, for error messages
+     * @param defaultCacheFrames frames per node when {@code --cache} is absent (raised to the minimum)
+     * @throws CommandLine.ParameterException naming the flag and value on bad input
+     */
+    public ClusterSettings settings(CommandLine cl, long defaultCacheFrames) {
+        Flags.require(computeNodes >= 1 && computeNodes <= LatchWord.MAX_COMPUTE_NODES, cl, "--compute-nodes",
+            computeNodes, "must be in [1, " + LatchWord.MAX_COMPUTE_NODES + "]: the latch word has one reader bit per node");
+        Flags.require(memoryNodes >= 1 && memoryNodes <= GlobalAddress.MAX_MEMORY_NODES, cl, "--memory-nodes",
+            memoryNodes, "must be in [1, " + GlobalAddress.MAX_MEMORY_NODES + "]");
+        Flags.require(threads >= 1, cl, "--threads", threads, "must be >= 1");
+        Flags.require(gclSize >= GclLayout.MIN_SIZE && gclSize <= GclLayout.MAX_SIZE && Integer.bitCount(gclSize) == 1,
+            cl, "--gcl-size", gclSize,
+            "must be a power of two in [" + GclLayout.MIN_SIZE + ", " + GclLayout.MAX_SIZE + "]");
+        Flags.require(Double.isFinite(gbps) && gbps >= 0, cl, "--gbps", gbps, "must be a number >= 0; 0 = unlimited");
+        long minFrames = (long) MIN_CACHE_FRAMES_PER_THREAD * threads;
+        long frames;
+        if (cache == null) {
+            frames = Math.max(defaultCacheFrames, minFrames);
+        } else {
+            frames = cache.frames(gclSize);
+            Flags.require(frames >= minFrames, cl, "--cache", cache, "holds " + frames + " frames of " + gclSize
+                + " B; needs at least " + MIN_CACHE_FRAMES_PER_THREAD + " per thread = " + minFrames);
+        }
+        Flags.require(frames <= Integer.MAX_VALUE, cl, "--cache", cache != null ? cache : frames,
+            "at most " + Integer.MAX_VALUE + " frames");
+        return new ClusterSettings(access, computeNodes, memoryNodes, threads, gclSize, (int) frames,
+            rtt.toNanos(), gbps, fairness);
+    }
+}

@@ -1,0 +1,55 @@
+package io.selcc.cli;
+
+import io.selcc.cache.AccessMode;
+import io.selcc.cache.SelccCluster;
+import io.selcc.fabric.LatencyModel;
+
+/**
+ * Validated cluster flags (see {@link ClusterOptions}).
+ *
+ * @param threads worker threads per compute node
+ * @param cacheFrames cache frames per compute node
+ * @param rttNanos simulated round trip, 0 = none
+ * @param gbps simulated bandwidth, 0 = unlimited
+ */
+public record ClusterSettings(
+    AccessMode access,
+    int computeNodes,
+    int memoryNodes,
+    int threads,
+    int gclSize,
+    int cacheFrames,
+    long rttNanos,
+    double gbps,
+    boolean fairness) {
+
+    public LatencyModel latency() {
+        return rttNanos == 0 && gbps == 0 ? LatencyModel.OFF : LatencyModel.of(rttNanos, gbps);
+    }
+
+    /** Worker threads over all compute nodes. */
+    public int totalThreads() {
+        return computeNodes * threads;
+    }
+
+    /**
+     * True when the latency model spins (it does not sleep) on more threads than there are cores, so
+     * throughput measures CPU contention rather than the simulated network.
+     */
+    public boolean latencyIsCpuBound() {
+        return !latency().isOff() && totalThreads() > Runtime.getRuntime().availableProcessors();
+    }
+
+    /** A builder with every flag applied; the benchmark adds what it derives (memory per node). */
+    public SelccCluster.Builder builder() {
+        return SelccCluster.builder()
+            .accessMode(access)
+            .computeNodes(computeNodes)
+            .memoryNodes(memoryNodes)
+            .threadsPerNode(threads)
+            .gclSize(gclSize)
+            .cacheFrames(cacheFrames)
+            .latency(latency())
+            .fairness(fairness);
+    }
+}

@@ -1,0 +1,87 @@
+package io.selcc.cli;
+
+import io.selcc.cache.AccessMode;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Picocli converters for flag values. Each throws {@link TypeConversionException} with a message that
+ * quotes the bad value; picocli prefixes the flag name, so the user sees both. Converters for the
+ * shared mixins are package-private; those a subcommand may use are public.
+ */
+public final class Converters {
+    /** Bounds of a percentage flag. */
+    static final int MIN_PERCENT = 0;
+    static final int MAX_PERCENT = 100;
+
+    private Converters() {
+    }
+
+    /** {@code 2us}, {@code 10s}, {@code 0}: see {@link Durations}. */
+    static final class DurationConverter implements ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            try {
+                return Durations.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** Frames or bytes with a unit: see {@link CacheSize}. */
+    static final class CacheSizeConverter implements ITypeConverter<CacheSize> {
+        @Override
+        public CacheSize convert(String value) {
+            try {
+                return CacheSize.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /** {@code selcc} or {@code sel}, any case. */
+    static final class AccessModeConverter implements ITypeConverter<AccessMode> {
+        @Override
+        public AccessMode convert(String value) {
+            try {
+                return AccessMode.parse(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException("'" + value + "' is not an access mode (expected selcc or sel)");
+            }
+        }
+    }
+
+    /** {@code on} or {@code off} (also {@code true}/{@code false}). */
+    static final class OnOffConverter implements ITypeConverter<Boolean> {
+        @Override
+        public Boolean convert(String value) {
+            return switch (value.strip().toLowerCase(Locale.ROOT)) {
+                case "on", "true" -> Boolean.TRUE;
+                case "off", "false" -> Boolean.FALSE;
+                default -> throw new TypeConversionException("'" + value + "' is neither on nor off");
+            };
+        }
+    }
+
+    /** A whole percentage in [0, 100]. */
+    public static final class PercentConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            int percent;
+            try {
+                percent = Integer.parseInt(value.strip());
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not a whole percentage in [0, 100]");
+            }
+            if (percent < MIN_PERCENT || percent > MAX_PERCENT) {
+                throw new TypeConversionException("'" + value + "' is not a whole percentage in [0, 100]");
+            }
+            return percent;
+        }
+    }
+}

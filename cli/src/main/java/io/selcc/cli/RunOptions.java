@@ -1,0 +1,39 @@
+package io.selcc.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Flags of a timed, seeded run with optional JSON output; a mixin validated into {@link RunSettings}. */
+public final class RunOptions {
+    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "10s",
+        converter = Converters.DurationConverter.class,
+        description = "Measured run time (10s, 500ms, 1m). Default: ${DEFAULT-VALUE}.")
+    private Duration duration;
+
+    @Option(names = "--warmup", paramLabel = "DURATION", defaultValue = "0s",
+        converter = Converters.DurationConverter.class,
+        description = "Unmeasured run time before the measured one. Default: ${DEFAULT-VALUE}.")
+    private Duration warmup;
+
+    @Option(names = "--seed", paramLabel = "LONG", defaultValue = "42",
+        description = "Seed of all randomness; the same seed gives the same access sequence per thread."
+            + " Default: ${DEFAULT-VALUE}.")
+    private long seed;
+
+    @Option(names = "--json", paramLabel = "FILE",
+        description = "Also write parameters and results to FILE as JSON.")
+    private Path json;
+
+    /** @throws CommandLine.ParameterException naming the flag and value on bad input */
+    public RunSettings settings(CommandLine cl) {
+        Flags.require(!duration.isZero(), cl, "--duration", "0", "must be > 0");
+        if (json != null) {
+            String problem = JsonFile.whyNotWritable(json);
+            Flags.require(problem == null, cl, "--json", json, problem);
+        }
+        return new RunSettings(duration.toNanos(), warmup.toNanos(), seed, json);
+    }
+}

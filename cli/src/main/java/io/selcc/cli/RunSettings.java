@@ -1,0 +1,11 @@
+package io.selcc.cli;
+
+import java.nio.file.Path;
+
+/**
+ * Validated run flags (see {@link RunOptions}).
+ *
+ * @param json where to write the JSON report; null for none
+ */
+public record RunSettings(long durationNanos, long warmupNanos, long seed, Path json) {
+}

@@ -1,0 +1,74 @@
+package io.selcc.cli;
+
+import io.selcc.cli.micro.MicroCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+
+/**
+ * Entry point of {@code bin/selcc}. Exit codes: {@value ExitCode#OK} success, {@value ExitCode#USAGE}
+ * bad input (one line on stderr naming the flag and the value), {@value ExitCode#SOFTWARE} runtime
+ * failure.
+ *
+ * <p>A new benchmark is one more class in {@code subcommands}; it reuses {@link ClusterOptions} and
+ * {@link RunOptions} as mixins and throws {@link ParameterException} (see {@link Flags}) for bad values.
+ */
+@Command(name = "selcc", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
+    subcommands = {MicroCommand.class},
+    description = "SELCC cache-coherence protocol over simulated disaggregated memory: benchmarks.")
+public final class SelccCli implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    /** Called only when no subcommand was given. */
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(),
+            "missing subcommand: use one of " + spec.subcommands().keySet() + " (see selcc --help)");
+    }
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line; tests call {@code execute} on it with their own out/err writers. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new SelccCli());
+        cl.setParameterExceptionHandler(SelccCli::badInput);
+        cl.setExecutionExceptionHandler((ex, failed, parseResult) -> failure(ex, failed));
+        return cl;
+    }
+
+    private static int badInput(ParameterException ex, String[] args) {
+        CommandLine cl = ex.getCommandLine();
+        // One line, no usage dump: scripts grep for it and people see the problem at once.
+        cl.getErr().println(cl.getCommandSpec().qualifiedName() + ": " + ex.getMessage());
+        cl.getErr().flush();
+        return ExitCode.USAGE;
+    }
+
+    private static int failure(Exception ex, CommandLine failed) {
+        PrintWriter err = failed.getErr();
+        err.println(failed.getCommandSpec().qualifiedName() + ": failed: " + ex.getMessage());
+        if (!(ex instanceof CliFailure)) {
+            // Anything else is a bug in the benchmark or the protocol: keep the trace for the report.
+            ex.printStackTrace(err);
+        }
+        err.flush();
+        return ExitCode.SOFTWARE;
+    }
+
+    /** The version from the jar manifest (set by the shade plugin); "dev" when run from classes. */
+    public static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = SelccCli.class.getPackage().getImplementationVersion();
+            return new String[] {"selcc " + (version != null ? version : "dev")};
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package io.selcc.cli.micro;
+
+import io.selcc.cli.ClusterOptions;
+import io.selcc.cli.ClusterSettings;
+import io.selcc.cli.Converters;
+import io.selcc.cli.Flags;
+import io.selcc.cli.JsonFile;
+import io.selcc.cli.RunOptions;
+import io.selcc.cli.RunSettings;
+import io.selcc.cli.SelccCli;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ExitCode;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code selcc micro}: the micro-benchmark of paper section 7.1. Validates the flags into a
+ * {@link MicroConfig}, runs {@link MicroRun}, prints the summary and writes the JSON report.
+ */
+@Command(name = "micro", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
+    sortOptions = false,
+    description = "Micro-benchmark of paper section 7.1: threads on each compute node lock single GCLs (the shared"
+        + " set plus their node's private partition) and read or increment them, for a fixed time.",
+    footer = "Without --cache, each compute node caches " + MicroConfig.DEFAULT_CACHE_PERCENT + "%% of --gcls.")
+public final class MicroCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterOptions clusterOptions;
+
+    @Mixin
+    private RunOptions runOptions;
+
+    @Option(names = "--gcls", paramLabel = "N", defaultValue = "100000",
+        description = "GCLs allocated in total before the run. Default: ${DEFAULT-VALUE}.")
+    private int gcls;
+
+    @Option(names = "--read-ratio", paramLabel = "PERCENT", defaultValue = "95",
+        converter = Converters.PercentConverter.class,
+        description = "Percent of operations that read (sLock); the rest increment (xLock). Default: ${DEFAULT-VALUE}.")
+    private int readRatio;
+
+    @Option(names = "--sharing", paramLabel = "PERCENT", defaultValue = "100",
+        converter = Converters.PercentConverter.class,
+        description = "Percent of GCLs shared by all nodes; the rest is split into one private partition per node."
+            + " Default: ${DEFAULT-VALUE}.")
+    private int sharing;
+
+    @Option(names = "--theta", paramLabel = "THETA", defaultValue = "0", converter = ThetaConverter.class,
+        description = "Zipf skew in [0, 1); 0 = uniform. Default: ${DEFAULT-VALUE}.")
+    private double theta;
+
+    @Option(names = "--locality", paramLabel = "PERCENT", defaultValue = "0",
+        converter = Converters.PercentConverter.class,
+        description = "Percent chance an operation accesses the thread's previous GCL again. Default: ${DEFAULT-VALUE}.")
+    private int locality;
+
+    @Option(names = "--writer-nodes", paramLabel = "K", defaultValue = "0",
+        description = "When K > 0, the first K compute nodes only write and the others only read"
+            + " (overrides --read-ratio; the fairness experiment). Default: ${DEFAULT-VALUE}.")
+    private int writerNodes;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        MicroConfig config = validate();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        MicroReport.printParameters(out, config);
+        if (config.cluster().latencyIsCpuBound()) {
+            err.printf("warning: the latency model spins and %d threads exceed %d processors:"
+                    + " figures are CPU-bound, not network-bound%n",
+                config.cluster().totalThreads(), Runtime.getRuntime().availableProcessors());
+            err.flush();
+        }
+        MicroResult result = new MicroRun(config, out).execute();
+        MicroReport.printSummary(out, config, result);
+        if (config.run().json() != null) {
+            JsonFile.write(config.run().json(), MicroReport.json(config, result));
+            out.println("wrote " + config.run().json());
+            out.flush();
+        }
+        return ExitCode.OK;
+    }
+
+    /** Every check that needs no cluster, before anything is allocated or run. */
+    private MicroConfig validate() {
+        CommandLine cl = spec.commandLine();
+        ClusterSettings cluster = clusterOptions.settings(cl, MicroConfig.defaultCacheFrames(gcls));
+        // At least one GCL per node, so every node has something to access even with --sharing 0.
+        Flags.require(gcls >= cluster.computeNodes(), cl, "--gcls", gcls,
+            "must be >= --compute-nodes=" + cluster.computeNodes());
+        Flags.require(writerNodes >= 0 && writerNodes <= cluster.computeNodes(), cl, "--writer-nodes", writerNodes,
+            "must be in [0, --compute-nodes=" + cluster.computeNodes() + "]");
+        RunSettings run = runOptions.settings(cl);
+        return new MicroConfig(cluster, run, gcls, readRatio, sharing, theta, locality, writerNodes);
+    }
+
+    /** A Zipf skew in [0, 1): the generator's formula has a pole at 1. */
+    static final class ThetaConverter implements CommandLine.ITypeConverter<Double> {
+        @Override
+        public Double convert(String value) {
+            try {
+                double theta = Double.parseDouble(value.strip());
+                if (theta >= 0 && theta < 1) {
+                    return theta;
+                }
+            } catch (NumberFormatException e) {
+                // reported below, with the expected range
+            }
+            throw new TypeConversionException("'" + value + "' is not a Zipf skew in [0, 1) (0 = uniform)");
+        }
+    }
+}

@@ -1,0 +1,180 @@
+package io.selcc.cli.micro;
+
+import io.selcc.cli.ClusterSettings;
+import io.selcc.cache.SelccCluster;
+import io.selcc.fabric.CounterSnapshot;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * Drives one run: build the cluster, allocate every GCL, flush caches and reset counters, start all
+ * workers together, warm up, reset counters and latencies, measure, stop, collect.
+ *
+ * <pre>
+ *  driver ── progress line each second ─────────────────────────────────────
+ *  node 0:  micro-n0-t0 .. micro-n0-t{T-1}  ─┐
+ *  node 1:  micro-n1-t0 ..                  ─┼─ lock GCL, read or increment, unlock
+ *  ...                                       ─┘   (shared GCLs + own partition)
+ *  memory nodes 0..M-1: all GCLs, allocated up front
+ * </pre>
+ */
+final class MicroRun {
+    private static final long PROGRESS_INTERVAL_NANOS = 1_000_000_000L;
+    private static final double NANOS_PER_SECOND = 1e9;
+    private static final double BYTES_PER_MIB = 1 << 20;
+
+    private final MicroConfig config;
+    private final PrintWriter out;
+    private final RunControl control = new RunControl();
+    private final List<MicroWorker> workers = new ArrayList<>();
+    private final List<Thread> threads = new ArrayList<>();
+    /** Per worker, its counts at the end of warm-up. */
+    private long[] baseReads;
+    private long[] baseWrites;
+
+    MicroRun(MicroConfig config, PrintWriter out) {
+        this.config = config;
+        this.out = out;
+    }
+
+    MicroResult execute() throws InterruptedException {
+        ClusterSettings cs = config.cluster();
+        GclSpace space = GclSpace.plan(config.gcls(), config.sharing(), cs.computeNodes());
+        SelccCluster.Builder builder = cs.builder()
+            .memoryPerNode(config.memoryPerNode())
+            .allocationChunk(MicroConfig.ALLOCATION_CHUNK);
+        try (SelccCluster cluster = builder.build()) {
+            allocate(cluster, space);
+            long measured;
+            try {
+                startWorkers(cluster, space);
+                measured = measure(cluster);
+            } finally {
+                control.stop();
+                for (Thread thread : threads) {
+                    thread.join(); // after this every count and latency is final
+                }
+            }
+            Throwable failure = control.failure();
+            if (failure != null) {
+                throw new IllegalStateException("micro-benchmark failed: " + failure.getMessage(), failure);
+            }
+            return collect(cluster, space, measured);
+        }
+    }
+
+    private void allocate(SelccCluster cluster, GclSpace space) throws InterruptedException {
+        out.printf(Locale.ROOT, "allocating %,d GCLs (%,d shared, %,d private per node, %,d unused);"
+                + " %.1f MiB per memory node%n", space.gcls(), space.shared(), space.privatePerNode(),
+            space.gcls() - space.shared() - space.privatePerNode() * cluster.computeNodeCount(),
+            config.memoryPerNode() / BYTES_PER_MIB);
+        out.flush();
+        long begin = System.nanoTime();
+        space.allocate(cluster);
+        // Start from empty caches: which node allocated a GCL should not decide who owns it first.
+        cluster.flushCaches();
+        cluster.resetCounters();
+        out.printf(Locale.ROOT, "allocated in %.2f s%n", (System.nanoTime() - begin) / NANOS_PER_SECOND);
+        out.flush();
+    }
+
+    private void startWorkers(SelccCluster cluster, GclSpace space) {
+        ZipfGenerator zipf = config.theta() > 0 ? new ZipfGenerator(space.accessible(), config.theta()) : null;
+        Scramble scramble = new Scramble(space.accessible());
+        // One stream per thread, split in a fixed order from the seed: a run is replayable per thread.
+        SplittableRandom seeds = new SplittableRandom(config.run().seed());
+        for (int node = 0; node < cluster.computeNodeCount(); node++) {
+            for (int t = 0; t < config.cluster().threads(); t++) {
+                SplittableRandom random = seeds.split();
+                AccessPattern pattern = new AccessPattern(space, node, zipf, scramble, config.locality(), random);
+                MicroWorker worker = new MicroWorker(cluster.node(node), pattern, config.readPercent(node), random, control);
+                workers.add(worker);
+                threads.add(Thread.ofPlatform().daemon().name("micro-n" + node + "-t" + t).start(worker));
+            }
+        }
+    }
+
+    /** Warm-up then the measured phase; returns the measured nanoseconds. */
+    private long measure(SelccCluster cluster) throws InterruptedException {
+        control.start();
+        if (config.run().warmupNanos() > 0) {
+            runPhase("warmup", config.run().warmupNanos());
+        }
+        baseReads = new long[workers.size()];
+        baseWrites = new long[workers.size()];
+        cluster.resetCounters();
+        for (int i = 0; i < workers.size(); i++) {
+            MicroWorker worker = workers.get(i);
+            baseReads[i] = worker.reads();
+            baseWrites[i] = worker.writes();
+            worker.takeLatency(); // drops the warm-up's latencies
+        }
+        long begin = System.nanoTime();
+        runPhase("run", config.run().durationNanos());
+        control.stop();
+        return System.nanoTime() - begin;
+    }
+
+    /** Runs until {@code nanos} have passed (or a worker fails), printing a progress line each second. */
+    private void runPhase(String phase, long nanos) throws InterruptedException {
+        long begin = System.nanoTime();
+        long end = begin + nanos;
+        long phaseStartOps = totalOps();
+        long lastOps = phaseStartOps;
+        long lastTick = begin;
+        long nextTick = begin + PROGRESS_INTERVAL_NANOS;
+        while (true) {
+            if (control.awaitStop(Math.min(nextTick, end) - System.nanoTime())) {
+                return; // a worker failed; execute() reports it
+            }
+            long now = System.nanoTime();
+            if (now - nextTick >= 0) {
+                long ops = totalOps();
+                double rate = (ops - lastOps) * NANOS_PER_SECOND / (now - lastTick);
+                out.printf(Locale.ROOT, "%-6s %7.1f s %,14.0f ops/s %,16d ops%n",
+                    phase, (now - begin) / NANOS_PER_SECOND, rate, ops - phaseStartOps);
+                out.flush();
+                lastOps = ops;
+                lastTick = now;
+                while (now - nextTick >= 0) {
+                    nextTick += PROGRESS_INTERVAL_NANOS;
+                }
+            }
+            if (now - end >= 0) {
+                return;
+            }
+        }
+    }
+
+    private long totalOps() {
+        long sum = 0;
+        for (MicroWorker worker : workers) {
+            sum += worker.ops();
+        }
+        return sum;
+    }
+
+    /** Sums the measured phase per node; the workers have finished. */
+    private MicroResult collect(SelccCluster cluster, GclSpace space, long measured) {
+        long[] reads = new long[cluster.computeNodeCount()];
+        long[] writes = new long[cluster.computeNodeCount()];
+        Histogram latency = new Histogram(MicroWorker.LATENCY_DIGITS);
+        for (int i = 0; i < workers.size(); i++) {
+            MicroWorker worker = workers.get(i);
+            reads[worker.nodeId()] += worker.reads() - baseReads[i];
+            writes[worker.nodeId()] += worker.writes() - baseWrites[i];
+            latency.add(worker.takeLatency());
+        }
+        List<MicroResult.NodeResult> nodes = new ArrayList<>();
+        for (int node = 0; node < reads.length; node++) {
+            nodes.add(new MicroResult.NodeResult(node, reads[node], writes[node]));
+        }
+        CounterSnapshot counters = cluster.totalCounters();
+        return new MicroResult(measured, nodes, counters, latency, space.shared(), space.privatePerNode());
+    }
+}
