@@ -217,7 +217,9 @@ public final class HeapTable {
             int offset = HeapPageLayout.slotOffset(slot, schema.tupleSize());
             if ((page.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
                 TupleView view = new TupleView(schema).wrap(page, slot);
+                int incarnation = view.incarnation() + 1;
                 view.copyFrom(zeroTuple);
+                view.incarnation(incarnation);
                 view.flags(TupleLayout.USED);
                 for (Column column : schema.columns()) {
                     if (column.nullable()) {

@@ -8,7 +8,8 @@ package io.selcc.storage;
  * 0       8     version: OCC version / TO write timestamp of the last committed write
  * 8       8     read timestamp (TO: the largest timestamp that read this tuple)
  * 16      4     flags: {@link #USED} | {@link #VISIBLE}
- * 20      4     CC word: free for the concurrency-control algorithm
+ * 20      4     incarnation: +1 each time the slot takes a new tuple, so a record id read before a
+ *               delete cannot be mistaken for the unrelated tuple that reuses its slot (ABA)
  * 24      b     null bitmap, one bit per column (b = ceil(columns / 8))
  * 24+b    ...   columns at their fixed offsets ({@link Column#offset()})
  * </pre>
@@ -20,7 +21,7 @@ public final class TupleLayout {
     public static final int VERSION_OFFSET = 0;
     public static final int READ_TIMESTAMP_OFFSET = 8;
     public static final int FLAGS_OFFSET = 16;
-    public static final int CC_WORD_OFFSET = 20;
+    public static final int INCARNATION_OFFSET = 20;
     public static final int HEADER_SIZE = 24;
 
     /** The slot holds a tuple (committed or not). */

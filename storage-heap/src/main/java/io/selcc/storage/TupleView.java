@@ -92,12 +92,13 @@ public final class TupleView {
         return (flags() & (TupleLayout.USED | TupleLayout.VISIBLE)) == (TupleLayout.USED | TupleLayout.VISIBLE);
     }
 
-    public int ccWord() {
-        return getIntAt(TupleLayout.CC_WORD_OFFSET);
+    /** Which tuple this slot holds: +1 each time the slot is filled (see {@link TupleLayout}). */
+    public int incarnation() {
+        return getIntAt(TupleLayout.INCARNATION_OFFSET);
     }
 
-    public void ccWord(int word) {
-        putIntAt(TupleLayout.CC_WORD_OFFSET, word);
+    void incarnation(int incarnation) {
+        putIntAt(TupleLayout.INCARNATION_OFFSET, incarnation);
     }
 
     // ------------------------------------------------------------ columns

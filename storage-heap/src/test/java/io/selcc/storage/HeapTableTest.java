@@ -130,8 +130,15 @@ class HeapTableTest {
         table.freeSlot(page, table.slotOf(first));
         assertThrows(IllegalStateException.class, () -> table.freeSlot(page, table.slotOf(first)));
         a.unlock(page);
+        GclHandle before = a.sLock(table.pageOf(first));
+        int firstIncarnation = new TupleView(ITEM).wrap(before, table.slotOf(first)).incarnation();
+        a.unlock(before);
         long again = insertVisible(table, 99);
         assertEquals(first, again, "the freed slot is taken again");
+        GclHandle after = a.sLock(table.pageOf(again));
+        assertEquals(firstIncarnation + 1, new TupleView(ITEM).wrap(after, table.slotOf(again)).incarnation(),
+            "a reused slot is a new incarnation");
+        a.unlock(after);
         assertEquals(pages, table.pageCount());
     }
 
