@@ -1,0 +1,692 @@
+package io.selcc.engine.index;
+
+import io.selcc.cache.ComputeNode;
+import io.selcc.cache.GclHandle;
+import io.selcc.fabric.GlobalAddress;
+
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+import static io.selcc.engine.index.BLinkNodeLayout.FLAG_ROOT;
+import static io.selcc.engine.index.BLinkNodeLayout.FLAG_UNIQUE;
+import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
+
+/**
+ * A concurrent B-link tree (Lehman and Yao, 1981) over SELCC: each node is one GCL
+ * ({@code BLinkNodeLayout}), keys and values are 64-bit. A unique tree maps a key to one value; a
+ * non-unique tree holds (key, value) pairs, unique on the pair, ordered by key then value.
+ *
+ * <p><b>Sharing.</b> The root stays at one global address for the tree's lifetime (a root split moves
+ * the root's entries into two new children and keeps the root GCL), so {@link #create} hands out an
+ * address that any compute node passes to {@link #open}. An instance is bound to one compute node
+ * and is thread-safe: all threads of that node may share it.
+ *
+ * <p><b>Latching.</b> Every node has a high fence and a right link. Readers hold one S latch at a
+ * time: they read a node, release it, then go down or, when the key lies beyond the high fence
+ * because of a concurrent split, right. Writers descend the same way remembering the path, X-latch
+ * the leaf and move right to the node whose range holds the key. A full node splits with a new right
+ * sibling that takes the upper half; the left node gets the separator as its high fence and a right
+ * link to the sibling, so the new node is reachable before the parent knows it. The writer then
+ * releases both and X-latches the remembered parent (moving right as needed) to post the separator.
+ * A thread therefore never waits for a latch while it holds one, except for the brand-new siblings of
+ * a split, which no other thread can reach yet: there is no latch order to violate and no deadlock.
+ *
+ * <p><b>Cost.</b> A lookup latches one node per level, S only: {@code height} latches, for example 4
+ * for ten million keys in 2 KiB GCLs (about 120 leaf entries and 80 children per node), plus one per
+ * right move past a split it raced with. Under SELCC the upper levels are nearly always cache hits, so
+ * a lookup usually costs zero or one round trip. An insert takes the same S latches above the leaves
+ * and one X latch on the leaf; a split adds, per level it reaches, the new sibling (one allocation
+ * and its X latch) and one X latch on the remembered parent, never a new descent from the root
+ * (unless the root split meanwhile).
+ *
+ * <p><b>Deletes</b> remove the entry from its leaf and never merge or free nodes: an empty leaf
+ * remains a valid node with its fences, and node addresses stay valid for the tree's lifetime, which
+ * is what lets readers follow a child pointer after releasing its parent.
+ *
+ * <p><b>Scans</b> copy the matching entries of one leaf under its S latch, release it, and deliver
+ * the copies to the {@link EntryVisitor}, so the visitor runs without latches. Scans are not
+ * snapshots: an entry present for the whole scan is delivered exactly once, in order; an entry
+ * inserted or deleted meanwhile may or may not be. A forward scan follows right links, resuming after
+ * the previous leaf's high fence. A backward scan cannot (there are no left links): every node keeps
+ * its low fence, which splits never change, and after a leaf the scan descends again from the root for
+ * that fence value: it reaches the left neighbour (or, if that split meanwhile, its rightmost part),
+ * which holds the next entries down, and continues from the fence. That costs one descent
+ * ({@code height} S latches) per leaf instead of one latch, and stays correct under concurrent splits
+ * because splits only ever move entries to new nodes on the right of the fence.
+ */
+public final class BLinkTree {
+    private final ComputeNode node;
+    private final long root;
+    private final boolean unique;
+    private final int leafCapacity;
+    private final int internalCapacity;
+    private final ThreadLocal<Context> contexts;
+
+    private BLinkTree(ComputeNode node, long root, boolean unique) {
+        this.node = node;
+        this.root = root;
+        this.unique = unique;
+        this.leafCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL);
+        this.internalCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL + 1);
+        this.contexts = ThreadLocal.withInitial(this::newContext);
+    }
+
+    /**
+     * Creates an empty tree: allocates and formats its root GCL. Publish {@link #rootAddress()} for
+     * other compute nodes.
+     *
+     * @param unique true for an index that refuses a second value for a key
+     */
+    public static BLinkTree create(ComputeNode node, boolean unique) {
+        Objects.requireNonNull(node, "node");
+        checkCapacity(node);
+        long root = node.allocate();
+        GclHandle h = node.xLock(root);
+        try {
+            new BLinkNode(unique).wrap(h).format(LEAF_LEVEL, BLinkNodeLayout.flags(true, unique, true, true), 0, 0, 0, 0, 0);
+        } finally {
+            node.unlock(h);
+        }
+        return new BLinkTree(node, root, unique);
+    }
+
+    /**
+     * Opens an existing tree from its root address on (typically another) compute node; learns from the
+     * root whether the tree is unique.
+     *
+     * @throws IllegalArgumentException if {@code rootAddress} is not the root of a B-link tree
+     */
+    public static BLinkTree open(ComputeNode node, long rootAddress) {
+        Objects.requireNonNull(node, "node");
+        checkCapacity(node);
+        GclHandle h;
+        try {
+            h = node.sLock(rootAddress);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("not a B-link tree root: address=" + GlobalAddress.toString(rootAddress)
+                + " (" + e.getMessage() + ")", e);
+        }
+        int magic;
+        int flags;
+        try {
+            BLinkNode n = new BLinkNode(false).wrap(h);
+            magic = n.magic();
+            flags = n.flags();
+        } finally {
+            node.unlock(h);
+        }
+        if (magic != BLinkNodeLayout.MAGIC || (flags & FLAG_ROOT) == 0) {
+            throw new IllegalArgumentException("not a B-link tree root: address=" + GlobalAddress.toString(rootAddress)
+                + " magic=0x" + Integer.toHexString(magic) + " flags=0x" + Integer.toHexString(flags));
+        }
+        return new BLinkTree(node, rootAddress, (flags & FLAG_UNIQUE) != 0);
+    }
+
+    private static void checkCapacity(ComputeNode node) {
+        int leaf = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL);
+        int internal = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL + 1);
+        if (Math.min(leaf, internal) < BLinkNodeLayout.MIN_CAPACITY) {
+            throw new IllegalArgumentException("GCL too small for a B-link node: dataSize=" + node.dataSize()
+                + " leafCapacity=" + leaf + " internalCapacity=" + internal);
+        }
+    }
+
+    /** The root's global address, fixed for the tree's lifetime. */
+    public long rootAddress() {
+        return root;
+    }
+
+    public boolean isUnique() {
+        return unique;
+    }
+
+    // ---------------------------------------------------------------- point operations
+
+    /**
+     * Adds an entry. In a unique tree a key present with any value refuses it; in a non-unique tree
+     * only the same pair does.
+     */
+    public InsertOutcome insert(long key, long value) {
+        Context c = acquire();
+        try {
+            GclHandle h = xLatchAt(c, descendTo(c, LEAF_LEVEL, key, value), LEAF_LEVEL, key, value);
+            BLinkNode leaf = c.view.wrap(h);
+            int i = leaf.lowerBound(key, value);
+            if (i < leaf.count() && leaf.compareEntry(i, key, value) == 0) {
+                node.unlock(h);
+                return unique ? InsertOutcome.DUPLICATE_KEY : InsertOutcome.DUPLICATE_ENTRY;
+            }
+            insertEntry(c, h, LEAF_LEVEL, key, value, 0);
+            return InsertOutcome.INSERTED;
+        } finally {
+            release(c);
+        }
+    }
+
+    /**
+     * Removes a key from a unique tree.
+     *
+     * @return true if the key was present
+     * @throws IllegalStateException on a non-unique tree (use {@link #delete(long, long)})
+     */
+    public boolean delete(long key) {
+        requireUnique("delete(key)");
+        return remove(key, 0, false);
+    }
+
+    /**
+     * Removes the entry (key, value): in a unique tree only if the key maps to this value.
+     *
+     * @return true if the entry was present
+     */
+    public boolean delete(long key, long value) {
+        return remove(key, value, true);
+    }
+
+    /**
+     * The value of a key in a unique tree; allocation-free.
+     *
+     * @return the value, or {@code absent} when the key is not present
+     * @throws IllegalStateException on a non-unique tree (use {@link #lookupAll} or {@link #scan})
+     */
+    public long lookup(long key, long absent) {
+        requireUnique("lookup(key)");
+        Context c = acquire();
+        try {
+            GclHandle h = sLatchLeaf(c, key, 0);
+            try {
+                BLinkNode leaf = c.view.wrap(h);
+                int i = leaf.lowerBound(key, 0);
+                return i < leaf.count() && leaf.key(i) == key ? leaf.value(i) : absent;
+            } finally {
+                node.unlock(h);
+            }
+        } finally {
+            release(c);
+        }
+    }
+
+    /**
+     * The value of a key in a unique tree, or empty.
+     *
+     * @throws IllegalStateException on a non-unique tree
+     */
+    public OptionalLong lookup(long key) {
+        requireUnique("lookup(key)");
+        Context c = acquire();
+        try {
+            GclHandle h = sLatchLeaf(c, key, 0);
+            try {
+                BLinkNode leaf = c.view.wrap(h);
+                int i = leaf.lowerBound(key, 0);
+                return i < leaf.count() && leaf.key(i) == key ? OptionalLong.of(leaf.value(i)) : OptionalLong.empty();
+            } finally {
+                node.unlock(h);
+            }
+        } finally {
+            release(c);
+        }
+    }
+
+    /** All values of a key, ascending (at most one in a unique tree). Allocates; {@link #scan} does not. */
+    public long[] lookupAll(long key) {
+        ValueCollector values = new ValueCollector();
+        scan(key, key, Integer.MAX_VALUE, values);
+        return values.toArray();
+    }
+
+    // ---------------------------------------------------------------- scans
+
+    /**
+     * Delivers the entries with {@code low <= key <= high} in ascending (key, value) order, at most
+     * {@code limit} of them, until the visitor returns false. Nothing when {@code low > high}.
+     *
+     * @return the number of entries delivered
+     * @throws IllegalArgumentException if {@code limit < 0}
+     */
+    public int scan(long low, long high, int limit, EntryVisitor visitor) {
+        Objects.requireNonNull(visitor, "visitor");
+        checkLimit(limit);
+        if (low > high || limit == 0) {
+            return 0;
+        }
+        Context c = acquire();
+        try {
+            int delivered = 0;
+            GclHandle h = sLatchLeaf(c, low, Long.MIN_VALUE);
+            boolean first = true;
+            long afterKey = 0;
+            long afterValue = 0;
+            while (true) {
+                int copied = 0;
+                boolean last;
+                long right;
+                try {
+                    BLinkNode leaf = c.view.wrap(h);
+                    int n = leaf.count();
+                    int wanted = limit - delivered;
+                    // First leaf: from the low bound. Later leaves: after the previous leaf's high fence,
+                    // which skips entries a split moved here after we copied them from the left.
+                    for (int i = first ? leaf.lowerBound(low, Long.MIN_VALUE) : leaf.upperBound(afterKey, afterValue);
+                         i < n && copied < wanted; i++) {
+                        long k = leaf.key(i);
+                        if (k > high) {
+                            break;
+                        }
+                        c.keys[copied] = k;
+                        c.values[copied] = leaf.value(i);
+                        copied++;
+                    }
+                    // Entries right of this leaf are > its high fence; none qualify once the fence reaches high.
+                    last = leaf.highInfinite() || leaf.compare(leaf.highKey(), leaf.highValue(), high, Long.MAX_VALUE) >= 0;
+                    afterKey = leaf.highKey();
+                    afterValue = leaf.highValue();
+                    right = leaf.rightLink();
+                } finally {
+                    node.unlock(h);
+                }
+                for (int i = 0; i < copied; i++) {
+                    delivered++;
+                    if (!visitor.visit(c.keys[i], c.values[i])) {
+                        return delivered;
+                    }
+                }
+                if (last || delivered == limit) {
+                    return delivered;
+                }
+                first = false;
+                h = node.sLock(right);
+            }
+        } finally {
+            release(c);
+        }
+    }
+
+    /**
+     * Like {@link #scan} in descending (key, value) order: the {@code limit} largest entries of the
+     * range first.
+     */
+    public int scanBackward(long low, long high, int limit, EntryVisitor visitor) {
+        Objects.requireNonNull(visitor, "visitor");
+        checkLimit(limit);
+        if (low > high || limit == 0) {
+            return 0;
+        }
+        Context c = acquire();
+        try {
+            int delivered = 0;
+            long upperKey = high;
+            long upperValue = Long.MAX_VALUE;
+            while (true) {
+                GclHandle h = sLatchLeaf(c, upperKey, upperValue);
+                int copied = 0;
+                boolean last;
+                try {
+                    BLinkNode leaf = c.view.wrap(h);
+                    int wanted = limit - delivered;
+                    for (int i = leaf.upperBound(upperKey, upperValue) - 1; i >= 0 && copied < wanted; i--) {
+                        long k = leaf.key(i);
+                        if (k < low) {
+                            break;
+                        }
+                        c.keys[copied] = k;
+                        c.values[copied] = leaf.value(i);
+                        copied++;
+                    }
+                    // Entries left of this leaf are <= its low fence; none qualify once the fence is below low.
+                    last = leaf.lowInfinite() || leaf.lowKey() < low;
+                    upperKey = leaf.lowKey();
+                    upperValue = leaf.lowValue();
+                } finally {
+                    node.unlock(h);
+                }
+                for (int i = 0; i < copied; i++) {
+                    delivered++;
+                    if (!visitor.visit(c.keys[i], c.values[i])) {
+                        return delivered;
+                    }
+                }
+                if (last || delivered == limit) {
+                    return delivered;
+                }
+            }
+        } finally {
+            release(c);
+        }
+    }
+
+    // ---------------------------------------------------------------- descent
+
+    /**
+     * S-latches the leaf whose range holds (k, v): one latch per level, plus one per right move past
+     * a split this descent raced with. Returns the held leaf handle.
+     */
+    private GclHandle sLatchLeaf(Context c, long k, long v) {
+        long address = root;
+        while (true) {
+            GclHandle h = node.sLock(address);
+            long next;
+            try {
+                BLinkNode n = c.view.wrap(h);
+                if (n.isAboveHigh(k, v)) {
+                    next = n.rightLink();
+                } else if (n.isLeaf()) {
+                    return h;
+                } else {
+                    next = n.child(n.childIndex(k, v));
+                }
+            } catch (RuntimeException | Error e) {
+                node.unlock(h);
+                throw e;
+            }
+            node.unlock(h);
+            address = next;
+        }
+    }
+
+    /**
+     * Descends with S latches, one at a time, and returns (unlatched) the node at {@code level} whose
+     * range held (k, v) when its parent was read: that node or one left of the node that holds it now.
+     * Records in the context's path the node it left at each higher level, where a split posts its
+     * separator. Returns the root itself when the root is at {@code level}.
+     */
+    private long descendTo(Context c, int level, long k, long v) {
+        long address = root;
+        c.pathTop = -1;
+        while (true) {
+            GclHandle h = node.sLock(address);
+            long next;
+            try {
+                BLinkNode n = c.view.wrap(h);
+                int nodeLevel = n.level();
+                if (c.pathTop < 0) {
+                    c.pathTop = nodeLevel;
+                }
+                if (nodeLevel <= level) {
+                    if (nodeLevel < level || address != root) {
+                        throw new IllegalStateException("descent passed its target level: level=" + level
+                            + " nodeLevel=" + nodeLevel + " node=" + GlobalAddress.toString(address));
+                    }
+                    return address;
+                }
+                if (n.isAboveHigh(k, v)) {
+                    next = n.rightLink();
+                } else {
+                    c.remember(nodeLevel, address);
+                    next = n.child(n.childIndex(k, v));
+                    if (nodeLevel - 1 == level) {
+                        return next;
+                    }
+                }
+            } finally {
+                node.unlock(h);
+            }
+            address = next;
+        }
+    }
+
+    /**
+     * X-latches the node at {@code level} whose range holds (k, v), starting at {@code start}: a node
+     * of that level at or left of it, or the root. Moves right one latch at a time.
+     */
+    private GclHandle xLatchAt(Context c, long start, int level, long k, long v) {
+        long address = start;
+        while (true) {
+            GclHandle h = node.xLock(address);
+            boolean rootGrew;
+            long next = 0;
+            try {
+                BLinkNode n = c.view.wrap(h);
+                rootGrew = n.level() != level;
+                if (rootGrew) {
+                    // Only the root changes level, when it splits in place: find the node at this level anew.
+                    if (address != root) {
+                        throw new IllegalStateException("node changed level: node=" + GlobalAddress.toString(address)
+                            + " expected=" + level + " found=" + n.level());
+                    }
+                } else if (n.isAboveHigh(k, v)) {
+                    next = n.rightLink();
+                } else {
+                    return h;
+                }
+            } catch (RuntimeException | Error e) {
+                node.unlock(h);
+                throw e;
+            }
+            node.unlock(h);
+            address = rootGrew ? descendTo(c, level, k, v) : next;
+        }
+    }
+
+    // ---------------------------------------------------------------- insert and split
+
+    /**
+     * Puts an entry into the X-latched node {@code h} at {@code level}: a leaf entry (k, v), or above
+     * the leaves the post of a child split at separator (k, v) with new right node {@code newChild}.
+     * Splits full nodes and posts upward until a node has room; releases every latch it took.
+     */
+    private void insertEntry(Context c, GclHandle h, int level, long k, long v, long newChild) {
+        while (true) {
+            BLinkNode n = c.view.wrap(h);
+            if (n.count() < capacity(level)) {
+                put(n, k, v, newChild);
+                node.unlock(h);
+                return;
+            }
+            if (n.isRoot()) {
+                splitRoot(c, h, k, v, newChild);
+                return;
+            }
+            long rightAddress = allocateOrUnlock(h);
+            long separatorKey;
+            long separatorValue;
+            GclHandle rh = node.xLock(rightAddress);
+            try {
+                BLinkNode right = c.sibling.wrap(rh);
+                int m = n.count() / 2;
+                separatorKey = n.key(m - 1);
+                separatorValue = n.value(m - 1);
+                right.format(level, BLinkNodeLayout.flags(false, unique, false, n.highInfinite()),
+                    separatorKey, separatorValue, n.highKey(), n.highValue(), n.rightLink());
+                n.moveEntriesTo(m, right);
+                n.setHigh(separatorKey, separatorValue);
+                // The right link goes in last under the same X latch: the sibling is complete before
+                // anyone can reach it.
+                n.setRightLink(rightAddress);
+                put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? n : right, k, v, newChild);
+            } finally {
+                node.unlock(rh);
+                node.unlock(h);
+            }
+            // Post the separator. The split node is released first: the sibling is reachable through
+            // the right link meanwhile, and holding no latch while waiting for the parent rules out
+            // deadlock with writers coming down.
+            int parentLevel = level + 1;
+            long start = parentLevel <= c.pathTop ? c.path[parentLevel] : root;
+            h = xLatchAt(c, start, parentLevel, separatorKey, separatorValue);
+            level = parentLevel;
+            k = separatorKey;
+            v = separatorValue;
+            newChild = rightAddress;
+        }
+    }
+
+    /**
+     * Splits the full root in place so its address never changes: its entries go to two new nodes at
+     * its level and it becomes their parent, one level up. Releases all three latches.
+     */
+    private void splitRoot(Context c, GclHandle rootHandle, long k, long v, long newChild) {
+        long leftAddress = allocateOrUnlock(rootHandle);
+        long rightAddress;
+        try {
+            rightAddress = allocateOrUnlock(rootHandle);
+        } catch (RuntimeException | Error e) {
+            node.free(leftAddress);
+            throw e;
+        }
+        GclHandle lh = node.xLock(leftAddress);
+        GclHandle rh = node.xLock(rightAddress);
+        try {
+            BLinkNode n = c.view.wrap(rootHandle);
+            BLinkNode left = c.sibling.wrap(lh);
+            BLinkNode right = c.third.wrap(rh);
+            int level = n.level();
+            if (level == BLinkNodeLayout.MAX_LEVEL) {
+                throw new IllegalStateException("tree too high: root=" + GlobalAddress.toString(root) + " level=" + level);
+            }
+            int m = n.count() / 2;
+            long separatorKey = n.key(m - 1);
+            long separatorValue = n.value(m - 1);
+            left.format(level, BLinkNodeLayout.flags(false, unique, true, false), 0, 0, separatorKey, separatorValue, rightAddress);
+            right.format(level, BLinkNodeLayout.flags(false, unique, false, true), separatorKey, separatorValue, 0, 0, 0);
+            n.moveEntriesTo(m, right);
+            n.moveEntriesTo(0, left);
+            put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? left : right, k, v, newChild);
+            n.setLevel(level + 1);
+            n.putInternalEntry(0, separatorKey, separatorValue, leftAddress);
+            n.putInternalEntry(1, 0, 0, rightAddress); // separator unused: the root's high fence is infinite
+            n.setCount(2);
+        } finally {
+            node.unlock(rh);
+            node.unlock(lh);
+            node.unlock(rootHandle);
+        }
+    }
+
+    private void put(BLinkNode n, long k, long v, long newChild) {
+        if (n.isLeaf()) {
+            n.insertLeafEntry(n.lowerBound(k, v), k, v);
+        } else {
+            n.insertSeparator(k, v, newChild);
+        }
+    }
+
+    /** Allocation can fail (memory node full); the latch must not stay held then. */
+    private long allocateOrUnlock(GclHandle held) {
+        try {
+            return node.allocate();
+        } catch (RuntimeException | Error e) {
+            node.unlock(held);
+            throw e;
+        }
+    }
+
+    private boolean remove(long key, long value, boolean matchValue) {
+        Context c = acquire();
+        try {
+            GclHandle h = xLatchAt(c, descendTo(c, LEAF_LEVEL, key, value), LEAF_LEVEL, key, value);
+            try {
+                BLinkNode leaf = c.view.wrap(h);
+                int i = leaf.lowerBound(key, value);
+                if (i == leaf.count() || leaf.compareEntry(i, key, value) != 0) {
+                    return false;
+                }
+                if (matchValue && leaf.value(i) != value) {
+                    return false;
+                }
+                leaf.removeEntry(i);
+                return true;
+            } finally {
+                node.unlock(h);
+            }
+        } finally {
+            release(c);
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers
+
+    private int capacity(int level) {
+        return level == LEAF_LEVEL ? leafCapacity : internalCapacity;
+    }
+
+    private void requireUnique(String operation) {
+        if (!unique) {
+            throw new IllegalStateException(operation + " needs a unique index: root=" + GlobalAddress.toString(root));
+        }
+    }
+
+    private static void checkLimit(int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("scan limit must be >= 0: limit=" + limit);
+        }
+    }
+
+    ComputeNode node() {
+        return node;
+    }
+
+    int leafCapacity() {
+        return leafCapacity;
+    }
+
+    int internalCapacity() {
+        return internalCapacity;
+    }
+
+    private Context acquire() {
+        Context c = contexts.get();
+        if (c.inUse) {
+            // A visitor scanning the same tree from inside a scan: the outer scan still reads c's buffers.
+            c = newContext();
+        }
+        c.inUse = true;
+        return c;
+    }
+
+    private static void release(Context c) {
+        c.inUse = false;
+    }
+
+    private Context newContext() {
+        return new Context(unique, leafCapacity);
+    }
+
+    /** Per-thread scratch, reused so the hot paths allocate nothing: node views, descent path, scan buffer. */
+    private static final class Context {
+        final BLinkNode view;
+        final BLinkNode sibling;
+        final BLinkNode third;
+        final long[] keys;
+        final long[] values;
+        /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
+        long[] path = new long[8];
+        int pathTop = -1;
+        boolean inUse;
+
+        Context(boolean unique, int leafCapacity) {
+            this.view = new BLinkNode(unique);
+            this.sibling = new BLinkNode(unique);
+            this.third = new BLinkNode(unique);
+            this.keys = new long[leafCapacity];
+            this.values = new long[leafCapacity];
+        }
+
+        void remember(int level, long address) {
+            if (level >= path.length) {
+                path = Arrays.copyOf(path, Math.max(level + 1, path.length * 2));
+            }
+            path[level] = address;
+        }
+    }
+
+    /** Collects the values of {@link #lookupAll}. */
+    private static final class ValueCollector implements EntryVisitor {
+        private long[] values = new long[4];
+        private int size;
+
+        @Override
+        public boolean visit(long key, long value) {
+            if (size == values.length) {
+                values = Arrays.copyOf(values, size * 2);
+            }
+            values[size++] = value;
+            return true;
+        }
+
+        long[] toArray() {
+            return Arrays.copyOf(values, size);
+        }
+    }
+}
