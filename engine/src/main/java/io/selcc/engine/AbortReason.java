@@ -1,0 +1,28 @@
+package io.selcc.engine;
+
+/** Why a transaction aborted. All but {@link #USER_ABORT} and {@link #DUPLICATE_KEY} are conflicts worth a retry. */
+public enum AbortReason {
+    /** No-wait 2PL: a latch another transaction holds. */
+    LOCK_CONFLICT(true),
+    /** No-wait 2PL: a shared page changed while its latch was upgraded. */
+    UPGRADE_CONFLICT(true),
+    /** OCC: a tuple read changed, or its page was busy, at validation. */
+    VALIDATION_FAILED(true),
+    /** TO: the tuple was read or written by a younger transaction. */
+    TIMESTAMP_TOO_OLD(true),
+    /** A concurrent transaction committed the same unique key first. */
+    DUPLICATE_KEY(false),
+    /** The application called {@link Transaction#abort()}. */
+    USER_ABORT(false);
+
+    private final boolean retryable;
+
+    AbortReason(boolean retryable) {
+        this.retryable = retryable;
+    }
+
+    /** True for conflicts that a retry may get past. */
+    public boolean isRetryable() {
+        return retryable;
+    }
+}

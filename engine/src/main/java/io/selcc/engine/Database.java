@@ -1,0 +1,122 @@
+package io.selcc.engine;
+
+import io.selcc.cache.AccessMode;
+import io.selcc.cache.SelccCluster;
+import io.selcc.engine.cc.ConcurrencyControlProvider;
+import io.selcc.fabric.LatencyModel;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A database over a SELCC cluster: the tables and indexes the application defines, and one
+ * {@link DatabaseNode} per compute node. Opening a node finds each table and index in the catalog in
+ * shared memory, creating it if no node did before, so every node sees the same data.
+ *
+ * <pre>{@code
+ * try (Database db = Database.builder().computeNodes(2).cc("2pl").table(accounts).build()) {
+ *     DatabaseNode n0 = db.node(0), n1 = db.node(1);
+ *     n0.run(tx -> tx.insert(n0.table("account"), row -> { row.setLong(0, 1); row.setMoney(1, 100_00); }));
+ *     n1.run(tx -> tx.get(n1.table("account"), 1).getMoney(1));   // 10000
+ * }
+ * }</pre>
+ */
+public final class Database implements AutoCloseable {
+    private final SelccCluster cluster;
+    private final ConcurrencyControlProvider cc;
+    private final Map<String, TableDefinition> tables;
+    private final List<IndexDefinition> indexes;
+    private final boolean thomasWriteRule;
+    private final DatabaseNode[] nodes;
+
+    private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
+        this.cluster = cluster;
+        this.cc = cc;
+        this.tables = builder.tables;
+        this.indexes = builder.indexes;
+        this.thomasWriteRule = builder.thomasWriteRule;
+        this.nodes = new DatabaseNode[cluster.computeNodeCount()];
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The database as seen from compute node {@code computeNode}, opened on first call. Thread-safe. */
+    public synchronized DatabaseNode node(int computeNode) {
+        if (computeNode < 0 || computeNode >= nodes.length) {
+            throw new IllegalArgumentException("no such compute node: computeNode=" + computeNode
+                + " computeNodes=" + nodes.length);
+        }
+        if (nodes[computeNode] == null) {
+            nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), cc, tables, indexes, thomasWriteRule);
+        }
+        return nodes[computeNode];
+    }
+
+    public int computeNodeCount() {
+        return nodes.length;
+    }
+
+    public SelccCluster cluster() {
+        return cluster;
+    }
+
+    public String concurrencyControl() {
+        return cc.name();
+    }
+
+    @Override
+    public void close() {
+        cluster.close();
+    }
+
+    /** Configuration with defaults; {@link #build()} validates it and builds the cluster. */
+    public static final class Builder {
+        private final SelccCluster.Builder cluster = SelccCluster.builder();
+        private final Map<String, TableDefinition> tables = new LinkedHashMap<>();
+        private final List<IndexDefinition> indexes = new ArrayList<>();
+        private String ccName = "2pl";
+        private boolean thomasWriteRule;
+
+        public Builder computeNodes(int n) { cluster.computeNodes(n); return this; }
+        public Builder memoryNodes(int n) { cluster.memoryNodes(n); return this; }
+        public Builder memoryPerNode(long bytes) { cluster.memoryPerNode(bytes); return this; }
+        public Builder gclSize(int bytes) { cluster.gclSize(bytes); return this; }
+        public Builder cacheFrames(int frames) { cluster.cacheFrames(frames); return this; }
+        public Builder accessMode(AccessMode mode) { cluster.accessMode(mode); return this; }
+        public Builder latency(LatencyModel model) { cluster.latency(model); return this; }
+        public Builder threadsPerNode(int threads) { cluster.threadsPerNode(threads); return this; }
+        /** The concurrency-control algorithm by name ("2pl", "to", "occ"); must be on the class path. */
+        public Builder cc(String name) { this.ccName = name; return this; }
+        /** TO only: skip writes older than the tuple's last write instead of aborting (Thomas write rule). */
+        public Builder thomasWriteRule(boolean on) { this.thomasWriteRule = on; return this; }
+        /** Direct access to the cluster settings not mirrored here. */
+        public SelccCluster.Builder clusterSettings() { return cluster; }
+
+        public Builder table(TableDefinition table) {
+            if (tables.putIfAbsent(table.name(), table) != null) {
+                throw new IllegalArgumentException("table defined twice: table=" + table.name());
+            }
+            return this;
+        }
+
+        public Builder index(IndexDefinition index) {
+            indexes.add(index);
+            return this;
+        }
+
+        public Database build() {
+            for (IndexDefinition index : indexes) {
+                if (!tables.containsKey(index.table())) {
+                    throw new IllegalArgumentException("index on an unknown table: index=" + index.name()
+                        + " table=" + index.table());
+                }
+            }
+            ConcurrencyControlProvider provider = ConcurrencyControls.byName(ccName);
+            return new Database(this, cluster.build(), provider);
+        }
+    }
+}

@@ -1,0 +1,137 @@
+package io.selcc.engine;
+
+import io.selcc.cache.ComputeNode;
+import io.selcc.engine.cc.CcEnvironment;
+import io.selcc.engine.cc.ConcurrencyControl;
+import io.selcc.engine.cc.ConcurrencyControlProvider;
+import io.selcc.engine.index.BLinkTree;
+import io.selcc.storage.HeapTable;
+
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Function;
+
+/** The database on one compute node: its tables and indexes, and transactions. Thread-safe. */
+public final class DatabaseNode {
+    private final ComputeNode node;
+    private final ConcurrencyControl cc;
+    private final Map<String, Table> tables;
+    private final Map<String, Index> indexes;
+
+    private DatabaseNode(ComputeNode node, ConcurrencyControl cc, Map<String, Table> tables, Map<String, Index> indexes) {
+        this.node = node;
+        this.cc = cc;
+        this.tables = tables;
+        this.indexes = indexes;
+    }
+
+    static DatabaseNode open(ComputeNode node, ConcurrencyControlProvider provider, Map<String, TableDefinition> definitions,
+                             List<IndexDefinition> indexDefinitions, boolean thomasWriteRule) {
+        Map<String, Table> tables = new LinkedHashMap<>();
+        Map<String, Index> indexes = new LinkedHashMap<>();
+        long timestampCounter;
+        try (Catalog catalog = Catalog.open(node)) {
+            int nextTableId = 1;
+            for (TableDefinition definition : definitions.values()) {
+                int tableId = nextTableId++;
+                long root = catalog.findOrCreate(CatalogLayout.KIND_TABLE, definition.name(),
+                    () -> HeapTable.create(node, tableId, definition.name(), definition.schema(),
+                        definition.onePerPage()).rootAddress());
+                HeapTable heap = HeapTable.open(node, root);
+                if (!heap.schema().equals(definition.schema())) {
+                    throw new IllegalStateException("schema differs from the stored one: table=" + definition.name()
+                        + " stored=" + heap.schema() + " defined=" + definition.schema());
+                }
+                long primaryRoot = catalog.findOrCreate(CatalogLayout.KIND_INDEX, definition.primaryIndexName(),
+                    () -> BLinkTree.create(node, true).rootAddress());
+                Table table = new Table(definition, heap, BLinkTree.open(node, primaryRoot));
+                tables.put(definition.name(), table);
+                indexes.put(table.primaryIndex().name(), table.primaryIndex());
+            }
+            for (IndexDefinition definition : indexDefinitions) {
+                long root = catalog.findOrCreate(CatalogLayout.KIND_INDEX, definition.name(),
+                    () -> BLinkTree.create(node, definition.unique()).rootAddress());
+                Table table = tables.get(definition.table());
+                Index index = new Index(definition, table, BLinkTree.open(node, root), false);
+                if (indexes.putIfAbsent(definition.name(), index) != null) {
+                    throw new IllegalArgumentException("index defined twice: index=" + definition.name());
+                }
+                table.addSecondary(index);
+            }
+            timestampCounter = catalog.counterWord(CatalogLayout.TIMESTAMP_COUNTER_WORD);
+        }
+        ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter, thomasWriteRule));
+        return new DatabaseNode(node, cc, tables, indexes);
+    }
+
+    public ComputeNode computeNode() {
+        return node;
+    }
+
+    public String concurrencyControl() {
+        return cc.name();
+    }
+
+    public Table table(String name) {
+        Table table = tables.get(name);
+        if (table == null) {
+            throw new IllegalArgumentException("unknown table: table=" + name + " known=" + tables.keySet());
+        }
+        return table;
+    }
+
+    public Index index(String name) {
+        Index index = indexes.get(name);
+        if (index == null) {
+            throw new IllegalArgumentException("unknown index: index=" + name + " known=" + indexes.keySet());
+        }
+        return index;
+    }
+
+    /** Starts a transaction on the calling thread. */
+    public Transaction begin() {
+        return new Transaction(this, cc.begin());
+    }
+
+    /** Runs {@code body} as a transaction, retrying conflict aborts with {@link RetryPolicy#defaults()}. */
+    public <T> TxnResult<T> run(Function<Transaction, T> body) {
+        return run(RetryPolicy.defaults(), body);
+    }
+
+    /**
+     * Runs {@code body} as a transaction and commits it, retrying conflict aborts with backoff. The body
+     * may end the transaction itself ({@link Transaction#abort()}: no retry). Other exceptions roll
+     * the transaction back and propagate.
+     */
+    public <T> TxnResult<T> run(RetryPolicy policy, Function<Transaction, T> body) {
+        Map<AbortReason, Integer> aborts = new EnumMap<>(AbortReason.class);
+        for (int attempt = 1; ; attempt++) {
+            Transaction tx = begin();
+            T value = null;
+            CommitOutcome outcome;
+            try {
+                value = body.apply(tx);
+                outcome = tx.isActive() ? tx.commit() : tx.outcome();
+            } catch (AbortException e) {
+                outcome = CommitOutcome.aborted(e.reason());
+            } catch (RuntimeException | Error e) {
+                tx.abortQuietly();
+                throw e;
+            }
+            if (outcome.committed()) {
+                return new TxnResult<>(value, outcome, attempt, aborts);
+            }
+            aborts.merge(outcome.reason(), 1, Integer::sum);
+            if (!outcome.reason().isRetryable() || attempt >= policy.maxAttempts()) {
+                return new TxnResult<>(null, outcome, attempt, aborts);
+            }
+            long pause = policy.backoffNanos(attempt);
+            if (pause > 0) {
+                LockSupport.parkNanos(pause);
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package io.selcc.engine;
+
+import java.util.function.LongSupplier;
+
+/**
+ * How {@link DatabaseNode#run} retries conflict aborts: at most {@code maxAttempts} attempts, waiting a
+ * random time below {@code baseBackoffNanos x 2^attempt} (capped at {@code maxBackoffNanos}) between them.
+ *
+ * @param random source of randomness for the jitter (injected so runs can be replayed)
+ */
+public record RetryPolicy(int maxAttempts, long baseBackoffNanos, long maxBackoffNanos, LongSupplier random) {
+    public RetryPolicy {
+        if (maxAttempts < 1) {
+            throw new IllegalArgumentException("maxAttempts must be >= 1: maxAttempts=" + maxAttempts);
+        }
+        if (baseBackoffNanos < 0 || maxBackoffNanos < baseBackoffNanos) {
+            throw new IllegalArgumentException("backoff must satisfy 0 <= base <= max: base=" + baseBackoffNanos
+                + " max=" + maxBackoffNanos);
+        }
+    }
+
+    /** 1000 attempts, 1 us doubling up to 1 ms. */
+    public static RetryPolicy defaults() {
+        java.util.SplittableRandom random = new java.util.SplittableRandom();
+        return new RetryPolicy(1000, 1_000, 1_000_000, () -> {
+            synchronized (random) {
+                return random.nextLong();
+            }
+        });
+    }
+
+    long backoffNanos(int attempt) {
+        long ceiling = Math.min(maxBackoffNanos, baseBackoffNanos << Math.min(attempt, 20));
+        return ceiling == 0 ? 0 : Math.floorMod(random.getAsLong(), ceiling);
+    }
+}

@@ -1,0 +1,437 @@
+package io.selcc.engine;
+
+import io.selcc.engine.cc.CcTransaction;
+import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.index.InsertOutcome;
+import io.selcc.fabric.CounterSnapshot;
+import io.selcc.storage.Column;
+import io.selcc.storage.TupleBuffer;
+import io.selcc.storage.TupleView;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+
+/**
+ * A serializable transaction on one compute node, run by one thread. Rows are found by key through
+ * the table's indexes; reads return private copies valid until the transaction ends; updates happen
+ * through a flyweight. The concurrency-control algorithm behind it is the database's choice.
+ *
+ * <p>Index changes wait for commit: a key this transaction inserts enters its indexes, and a key it
+ * deletes leaves them, only while the algorithm holds the write latches at commit. Other transactions
+ * never see uncommitted inserts; an abort leaves the indexes untouched. The transaction itself sees
+ * its own inserts and deletes.
+ *
+ * <p>Conflicts throw {@link AbortException} after rolling back; {@link #commit()} returns its outcome
+ * as a value. Index range scans do not lock the gaps between keys (no phantom protection).
+ */
+public final class Transaction implements AutoCloseable {
+    private static final long NONE = 0;
+
+    private enum State { ACTIVE, COMMITTED, ABORTED }
+
+    private final DatabaseNode db;
+    private final CcTransaction cc;
+    private final CounterSnapshot startCounters;
+    /** Rows this transaction inserted: table -> primary key -> record id. */
+    private final Map<Table, TreeMap<Long, Long>> inserted = new HashMap<>();
+    /** Rows this transaction deleted (that existed before it): table -> primary key -> record id. */
+    private final Map<Table, Map<Long, Long>> deleted = new HashMap<>();
+    /** Secondary index entries to add or remove at commit. */
+    private final List<IndexChange> secondaryChanges = new ArrayList<>();
+    private State state = State.ACTIVE;
+    private CommitOutcome outcome;
+
+    private record IndexChange(Index index, long key, long rid, boolean add) {
+    }
+
+    private record Entry(long key, long rid) {
+    }
+
+    Transaction(DatabaseNode db, CcTransaction cc) {
+        this.db = db;
+        this.cc = cc;
+        this.startCounters = db.computeNode().counters().threadSnapshot();
+    }
+
+    // ================================================================ reads
+
+    /** The row with primary key {@code key}, or null. */
+    public TupleView get(Table table, long key) {
+        checkActive();
+        long rid = locate(table, key);
+        if (rid == NONE) {
+            return null;
+        }
+        TupleBuffer buffer = new TupleBuffer(table.schema());
+        boolean found = guarded(() -> cc.read(table.heap(), rid, row -> table.primaryKey(row) == key, buffer));
+        return found ? new TupleView(table.schema()).wrap(buffer) : null;
+    }
+
+    /** Forward scan of {@code index} over keys in [low, high]; at most {@code limit} rows. Returns rows delivered. */
+    public int scan(Index index, long low, long high, int limit, RowVisitor visitor) {
+        return scan(index, low, high, limit, true, visitor);
+    }
+
+    /** Backward scan of {@code index} over keys in [low, high], highest first. */
+    public int scanBackward(Index index, long low, long high, int limit, RowVisitor visitor) {
+        return scan(index, low, high, limit, false, visitor);
+    }
+
+    private int scan(Index index, long low, long high, int limit, boolean forward, RowVisitor visitor) {
+        checkActive();
+        if (limit <= 0 || low > high) {
+            return 0;
+        }
+        Table table = index.table();
+        int delivered = 0;
+        int batch = Math.max(16, limit * 2);
+        long from = forward ? low : high;
+        Set<Entry> seenAtBoundary = new HashSet<>();
+        while (true) {
+            List<Entry> entries = new ArrayList<>();
+            long fromKey = from;
+            int fetched = forward
+                ? index.tree().scan(fromKey, high, batch, (k, v) -> entries.add(new Entry(k, v)))
+                : index.tree().scanBackward(low, fromKey, batch, (k, v) -> entries.add(new Entry(k, v)));
+            boolean exhausted = fetched < batch;
+            long lastKey = entries.isEmpty() ? from : entries.get(entries.size() - 1).key();
+            List<Entry> merged = mergeLocalChanges(index, entries, forward ? fromKey : low, forward ? high : fromKey,
+                exhausted, lastKey, forward);
+            for (Entry entry : merged) {
+                if (!seenAtBoundary.add(entry) && entry.key() == from) {
+                    continue; // delivered in the previous batch
+                }
+                TupleView row = readByIndex(index, entry);
+                if (row == null) {
+                    continue;
+                }
+                delivered++;
+                if (!visitor.visit(row) || delivered >= limit) {
+                    return delivered;
+                }
+            }
+            if (exhausted) {
+                return delivered;
+            }
+            // Continue from the last key (inclusive: a non-unique key may continue); grow the batch so a
+            // key with many entries cannot stall the scan.
+            Set<Entry> boundary = new HashSet<>();
+            for (Entry entry : merged) {
+                if (entry.key() == lastKey) {
+                    boundary.add(entry);
+                }
+            }
+            seenAtBoundary = boundary;
+            from = lastKey;
+            batch *= 2;
+        }
+    }
+
+    /** Index entries in the fetched range, with this transaction's pending changes applied, in scan order. */
+    private List<Entry> mergeLocalChanges(Index index, List<Entry> fromTree, long low, long high, boolean exhausted,
+                                          long lastKey, boolean forward) {
+        // Local entries beyond the last fetched key belong to a later batch.
+        long localLow = forward || exhausted ? low : lastKey;
+        long localHigh = !forward || exhausted ? high : lastKey;
+        List<Entry> result = new ArrayList<>(fromTree);
+        Table table = index.table();
+        if (index.isPrimary()) {
+            Map<Long, Long> gone = deleted.getOrDefault(table, Map.of());
+            result.removeIf(e -> gone.containsKey(e.key()) && gone.get(e.key()) == e.rid());
+            TreeMap<Long, Long> mine = inserted.get(table);
+            if (mine != null) {
+                mine.subMap(localLow, true, localHigh, true).forEach((k, rid) -> result.add(new Entry(k, rid)));
+            }
+        } else {
+            for (IndexChange change : secondaryChanges) {
+                if (change.index() != index) {
+                    continue;
+                }
+                Entry entry = new Entry(change.key(), change.rid());
+                if (change.add()) {
+                    if (change.key() >= localLow && change.key() <= localHigh) {
+                        result.add(entry);
+                    }
+                } else {
+                    result.remove(entry);
+                }
+            }
+        }
+        Comparator<Entry> order = Comparator.comparingLong(Entry::key).thenComparingLong(Entry::rid);
+        result.sort(forward ? order : order.reversed());
+        return result;
+    }
+
+    private TupleView readByIndex(Index index, Entry entry) {
+        Table table = index.table();
+        TupleBuffer buffer = new TupleBuffer(table.schema());
+        boolean found = guarded(() -> cc.read(table.heap(), entry.rid(), row -> index.keyOf(row) == entry.key(), buffer));
+        return found ? new TupleView(table.schema()).wrap(buffer) : null;
+    }
+
+    // ================================================================ writes
+
+    /**
+     * Inserts a row built by {@code writer} (which sees a zeroed row, nullable columns NULL).
+     *
+     * @return false if a row with the same primary key exists (nothing inserted)
+     */
+    public boolean insert(Table table, Consumer<TupleView> writer) {
+        checkActive();
+        TupleBuffer image = new TupleBuffer(table.schema());
+        TupleView row = new TupleView(table.schema()).wrap(image);
+        for (Column column : table.schema().columns()) {
+            if (column.nullable()) {
+                row.setNull(column.index());
+            }
+        }
+        writer.accept(row);
+        long key = table.primaryKey(row);
+        if (get(table, key) != null) {
+            return false;
+        }
+        long rid = guarded(() -> cc.insert(table.heap(), image));
+        inserted.computeIfAbsent(table, t -> new TreeMap<>()).put(key, rid);
+        for (Index index : table.secondaryIndexes()) {
+            secondaryChanges.add(new IndexChange(index, index.keyOf(row), rid, true));
+        }
+        return true;
+    }
+
+    /**
+     * Updates the row with primary key {@code key} in place through {@code updater}.
+     *
+     * @return false if there is no such row
+     * @throws IllegalArgumentException if the updater changed the primary key (the transaction is aborted)
+     */
+    public boolean update(Table table, long key, Consumer<TupleView> updater) {
+        checkActive();
+        long rid = locate(table, key);
+        if (rid == NONE) {
+            return false;
+        }
+        TupleBuffer before = new TupleBuffer(table.schema());
+        TupleBuffer after = new TupleBuffer(table.schema());
+        boolean found = guarded(() -> cc.update(table.heap(), rid, row -> table.primaryKey(row) == key, updater, before, after));
+        if (!found) {
+            return false;
+        }
+        TupleView oldRow = new TupleView(table.schema()).wrap(before);
+        TupleView newRow = new TupleView(table.schema()).wrap(after);
+        if (table.primaryKey(newRow) != key) {
+            abortQuietly();
+            throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
+                + " key=" + key + " newKey=" + table.primaryKey(newRow) + " (transaction aborted)");
+        }
+        for (Index index : table.secondaryIndexes()) {
+            long oldKey = index.keyOf(oldRow);
+            long newKey = index.keyOf(newRow);
+            if (oldKey != newKey) {
+                secondaryChanges.add(new IndexChange(index, oldKey, rid, false));
+                secondaryChanges.add(new IndexChange(index, newKey, rid, true));
+            }
+        }
+        return true;
+    }
+
+    /** Deletes the row with primary key {@code key}; false if there is none. */
+    public boolean delete(Table table, long key) {
+        checkActive();
+        long rid = locate(table, key);
+        if (rid == NONE) {
+            return false;
+        }
+        TupleBuffer before = new TupleBuffer(table.schema());
+        boolean found = guarded(() -> cc.delete(table.heap(), rid, row -> table.primaryKey(row) == key, before));
+        if (!found) {
+            return false;
+        }
+        TupleView oldRow = new TupleView(table.schema()).wrap(before);
+        TreeMap<Long, Long> mine = inserted.get(table);
+        if (mine != null && mine.remove(key) != null) {
+            secondaryChanges.removeIf(c -> c.rid() == rid);
+        } else {
+            deleted.computeIfAbsent(table, t -> new HashMap<>()).put(key, rid);
+            for (Index index : table.secondaryIndexes()) {
+                secondaryChanges.add(new IndexChange(index, index.keyOf(oldRow), rid, false));
+            }
+        }
+        return true;
+    }
+
+    // ================================================================ end
+
+    /** Commits; the outcome says whether it did. After this the transaction is over. */
+    public CommitOutcome commit() {
+        checkActive();
+        outcome = cc.commit(new IndexMaintenance());
+        state = outcome.committed() ? State.COMMITTED : State.ABORTED;
+        return outcome;
+    }
+
+    /** Rolls back. The outcome is {@link AbortReason#USER_ABORT}. */
+    public void abort() {
+        checkActive();
+        cc.abort(AbortReason.USER_ABORT);
+        state = State.ABORTED;
+        outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
+    }
+
+    void abortQuietly() {
+        if (state == State.ACTIVE) {
+            cc.abort(AbortReason.USER_ABORT);
+            state = State.ABORTED;
+            outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
+        }
+    }
+
+    /** Aborts the transaction if it is still active. */
+    @Override
+    public void close() {
+        abortQuietly();
+    }
+
+    public boolean isActive() {
+        return state == State.ACTIVE;
+    }
+
+    /** The outcome once the transaction ended; null while active. */
+    public CommitOutcome outcome() {
+        return outcome;
+    }
+
+    /** What this transaction's thread counted on its compute node since begin: round trips, messages, bytes, retries. */
+    public CounterSnapshot counters() {
+        return db.computeNode().counters().threadSnapshot().minus(startCounters);
+    }
+
+    // ================================================================ internals
+
+    /** The record id of the row with primary key {@code key} as this transaction sees it; NONE if absent. */
+    private long locate(Table table, long key) {
+        Map<Long, Long> gone = deleted.get(table);
+        TreeMap<Long, Long> mine = inserted.get(table);
+        if (mine != null) {
+            Long rid = mine.get(key);
+            if (rid != null) {
+                return rid;
+            }
+        }
+        if (gone != null && gone.containsKey(key)) {
+            return NONE;
+        }
+        return table.primaryIndex().tree().lookup(key, NONE);
+    }
+
+    private void checkActive() {
+        if (state != State.ACTIVE) {
+            throw new IllegalStateException("transaction is over: outcome=" + outcome);
+        }
+    }
+
+    private <T> T guarded(java.util.function.Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (AbortException e) {
+            state = State.ABORTED;
+            outcome = CommitOutcome.aborted(e.reason());
+            throw e;
+        }
+    }
+
+    private boolean guarded(java.util.function.BooleanSupplier operation) {
+        try {
+            return operation.getAsBoolean();
+        } catch (AbortException e) {
+            state = State.ABORTED;
+            outcome = CommitOutcome.aborted(e.reason());
+            throw e;
+        }
+    }
+
+    private long guarded(java.util.function.LongSupplier operation) {
+        try {
+            return operation.getAsLong();
+        } catch (AbortException e) {
+            state = State.ABORTED;
+            outcome = CommitOutcome.aborted(e.reason());
+            throw e;
+        }
+    }
+
+    /** Applies this transaction's index changes from inside the algorithm's commit. */
+    private final class IndexMaintenance implements CommitHook {
+        private final List<Runnable> undo = new ArrayList<>();
+
+        @Override
+        public AbortReason beforeInstall() {
+            for (Map.Entry<Table, TreeMap<Long, Long>> byTable : inserted.entrySet()) {
+                Index primary = byTable.getKey().primaryIndex();
+                Map<Long, Long> gone = deleted.getOrDefault(byTable.getKey(), Map.of());
+                for (Map.Entry<Long, Long> row : byTable.getValue().entrySet()) {
+                    long key = row.getKey();
+                    Long replaced = gone.get(key);
+                    if (replaced != null) {
+                        // Deleted and inserted again in this transaction: the new row takes the key.
+                        primary.tree().delete(key);
+                        undo.add(() -> primary.tree().insert(key, replaced));
+                    }
+                    if (!add(primary, key, row.getValue())) {
+                        return AbortReason.DUPLICATE_KEY;
+                    }
+                }
+            }
+            for (IndexChange change : secondaryChanges) {
+                if (change.add() && !add(change.index(), change.key(), change.rid())) {
+                    return AbortReason.DUPLICATE_KEY;
+                }
+            }
+            return null;
+        }
+
+        private boolean add(Index index, long key, long rid) {
+            if (index.tree().insert(key, rid) != InsertOutcome.INSERTED) {
+                for (int i = undo.size() - 1; i >= 0; i--) {
+                    undo.get(i).run();
+                }
+                undo.clear();
+                return false;
+            }
+            undo.add(() -> remove(index, key, rid));
+            return true;
+        }
+
+        @Override
+        public void afterInstall() {
+            for (Map.Entry<Table, Map<Long, Long>> byTable : deleted.entrySet()) {
+                Index primary = byTable.getKey().primaryIndex();
+                TreeMap<Long, Long> mine = inserted.getOrDefault(byTable.getKey(), new TreeMap<>());
+                for (Map.Entry<Long, Long> row : byTable.getValue().entrySet()) {
+                    if (!mine.containsKey(row.getKey())) {
+                        remove(primary, row.getKey(), row.getValue());
+                    }
+                }
+            }
+            for (IndexChange change : secondaryChanges) {
+                if (!change.add()) {
+                    remove(change.index(), change.key(), change.rid());
+                }
+            }
+        }
+
+        private void remove(Index index, long key, long rid) {
+            if (index.isUnique()) {
+                index.tree().delete(key);
+            } else {
+                index.tree().delete(key, rid);
+            }
+        }
+    }
+}

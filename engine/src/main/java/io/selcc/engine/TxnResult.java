@@ -1,0 +1,13 @@
+package io.selcc.engine;
+
+import java.util.Map;
+
+/**
+ * What {@link DatabaseNode#run} did: the body's value (when committed), the final outcome, how many
+ * attempts it took, and the reasons of the aborted attempts.
+ */
+public record TxnResult<T>(T value, CommitOutcome outcome, int attempts, Map<AbortReason, Integer> aborts) {
+    public boolean committed() {
+        return outcome.committed();
+    }
+}

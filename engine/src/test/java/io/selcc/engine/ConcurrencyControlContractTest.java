@@ -1,0 +1,421 @@
+package io.selcc.engine;
+
+import io.selcc.cache.AccessMode;
+import io.selcc.storage.Schema;
+import io.selcc.storage.TupleView;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The contract every concurrency-control module passes (shipped in the engine test-jar; each module
+ * subclasses it). Transactions on different compute nodes conflict through SELCC.
+ */
+public abstract class ConcurrencyControlContractTest {
+    static final int ID = 0;
+    static final int BALANCE = 1;
+    static final int BRANCH = 2;
+    static final int OWNER = 3;
+    static final Schema ACCOUNT = Schema.builder().addLong("id").addMoney("balance").addInt("branch")
+        .addVarchar("owner", 16).build();
+    static final TableDefinition ACCOUNTS = TableDefinition.of("account", ACCOUNT, row -> row.getLong(ID));
+    static final IndexDefinition BY_BRANCH = new IndexDefinition("account.by_branch", "account", false,
+        row -> row.getInt(BRANCH));
+
+    /** The algorithm's name, e.g. "2pl". */
+    protected abstract String cc();
+
+    protected Database open(int nodes, AccessMode mode, int cacheFrames) {
+        return Database.builder().cc(cc()).computeNodes(nodes).accessMode(mode).cacheFrames(cacheFrames)
+            .table(ACCOUNTS).index(BY_BRANCH).build();
+    }
+
+    static void insertAccount(Transaction tx, Table table, long id, long cents, int branch) {
+        assertTrue(tx.insert(table, row -> {
+            row.setLong(ID, id);
+            row.setMoney(BALANCE, cents);
+            row.setInt(BRANCH, branch);
+            row.setString(OWNER, "owner-" + id);
+        }), "insert of account " + id);
+    }
+
+    static void load(DatabaseNode node, int accounts, long cents) {
+        Table table = node.table("account");
+        TxnResult<Object> result = node.run(tx -> {
+            for (int i = 1; i <= accounts; i++) {
+                insertAccount(tx, table, i, cents, i % 3);
+            }
+            return null;
+        });
+        assertTrue(result.committed(), "load: " + result);
+    }
+
+    static long balance(DatabaseNode node, long id) {
+        TxnResult<Long> r = node.run(tx -> {
+            TupleView row = tx.get(node.table("account"), id);
+            return row == null ? -1L : row.getMoney(BALANCE);
+        });
+        assertTrue(r.committed(), "read: " + r);
+        return r.value();
+    }
+
+    static List<Long> idsInBranch(DatabaseNode node, int branch) {
+        TxnResult<List<Long>> r = node.run(tx -> {
+            List<Long> ids = new ArrayList<>();
+            tx.scan(node.index("account.by_branch"), branch, branch, 1000, row -> ids.add(row.getLong(ID)));
+            return ids;
+        });
+        assertTrue(r.committed(), "scan: " + r);
+        return r.value();
+    }
+
+    @Test
+    void readYourWrites() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            Table table = node.table("account");
+            Transaction tx = node.begin();
+            insertAccount(tx, table, 7, 500, 1);
+            assertEquals(500, tx.get(table, 7).getMoney(BALANCE));
+            assertTrue(tx.update(table, 7, row -> row.setMoney(BALANCE, 600)));
+            assertEquals(600, tx.get(table, 7).getMoney(BALANCE));
+            List<Long> seen = new ArrayList<>();
+            tx.scan(node.index("account.by_branch"), 1, 1, 10, row -> seen.add(row.getLong(ID)));
+            assertEquals(List.of(7L), seen, "scan sees own insert");
+            assertFalse(tx.insert(table, row -> row.setLong(ID, 7)), "duplicate key in the same transaction");
+            assertTrue(tx.delete(table, 7));
+            assertNull(tx.get(table, 7));
+            insertAccount(tx, table, 8, 100, 2);
+            assertEquals(CommitOutcome.COMMITTED, tx.commit());
+            assertEquals(-1, balance(node, 7));
+            assertEquals(100, balance(node, 8));
+            assertEquals(List.of(8L), idsInBranch(node, 2));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void abortRollsBackDataAndIndex(AccessMode mode) {
+        try (Database db = open(2, mode, 256)) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            load(a, 3, 100);
+            Transaction tx = b.begin();
+            Table table = b.table("account");
+            assertTrue(tx.update(table, 1, row -> {
+                row.setMoney(BALANCE, 50);
+                row.setInt(BRANCH, 2);
+            }));
+            insertAccount(tx, table, 9, 900, 0);
+            assertTrue(tx.delete(table, 2));
+            tx.abort();
+            assertEquals(CommitOutcome.aborted(AbortReason.USER_ABORT), tx.outcome());
+            assertEquals(100, balance(a, 1));
+            assertEquals(100, balance(a, 2), "deleted row is back");
+            assertEquals(-1, balance(a, 9), "inserted row is gone");
+            assertEquals(List.of(1L), idsInBranch(a, 1), "secondary index unchanged");
+            assertEquals(List.of(2L), idsInBranch(a, 2));
+            assertEquals(List.of(3L), idsInBranch(a, 0), "aborted insert never reached the index");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void noDirtyRead(AccessMode mode) {
+        try (Database db = open(2, mode, 256)) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            load(a, 2, 100);
+            Transaction writer = a.begin();
+            assertTrue(writer.update(a.table("account"), 1, row -> row.setMoney(BALANCE, 999)));
+            Transaction reader = b.begin();
+            try {
+                TupleView row = reader.get(b.table("account"), 1);
+                assertNotNull(row);
+                assertEquals(100, row.getMoney(BALANCE), "read an uncommitted write");
+                reader.commit();
+            } catch (AbortException e) {
+                assertTrue(e.reason().isRetryable(), "a conflict, not " + e.reason()); // no-wait 2PL: busy latch
+            }
+            writer.abort();
+            assertEquals(100, balance(b, 1));
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void writeSkewIsPrevented(AccessMode mode) {
+        try (Database db = open(2, mode, 256)) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            load(a, 2, 1); // constraint: balance(1) + balance(2) >= 1
+            Transaction t1 = a.begin();
+            Transaction t2 = b.begin();
+            int committed = 0;
+            long sum1 = sum(t1, a);
+            long sum2 = sum(t2, b);
+            committed += withdraw(t1, a, 1, sum1);
+            committed += withdraw(t2, b, 2, sum2);
+            assertTrue(committed <= 1, "both transactions committed: write skew");
+            long total = balance(a, 1) + balance(a, 2);
+            assertTrue(total >= 1, "constraint broken: total=" + total);
+        }
+    }
+
+    private static long sum(Transaction tx, DatabaseNode node) {
+        try {
+            return tx.get(node.table("account"), 1).getMoney(BALANCE) + tx.get(node.table("account"), 2).getMoney(BALANCE);
+        } catch (AbortException e) {
+            return -1;
+        }
+    }
+
+    /** Sets the account to 0 if the sum allows it and commits; 1 if the transaction committed. */
+    private static int withdraw(Transaction tx, DatabaseNode node, long id, long sum) {
+        if (!tx.isActive()) {
+            return 0;
+        }
+        try {
+            if (sum >= 2) {
+                tx.update(node.table("account"), id, row -> row.setMoney(BALANCE, 0));
+            }
+            return tx.commit().committed() ? 1 : 0;
+        } catch (AbortException e) {
+            return 0;
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void noLostUpdate(AccessMode mode) throws Exception {
+        int accounts = 4;
+        int perThread = 150;
+        try (Database db = open(2, mode, 64)) {
+            load(db.node(0), accounts, 0);
+            List<Thread> threads = new ArrayList<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            for (int t = 0; t < 4; t++) {
+                DatabaseNode node = db.node(t % 2);
+                long seed = 100 + t;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        SplittableRandom random = new SplittableRandom(seed);
+                        for (int i = 0; i < perThread; i++) {
+                            long id = 1 + random.nextInt(accounts);
+                            TxnResult<Object> r = node.run(tx -> {
+                                tx.update(node.table("account"), id, row -> row.setMoney(BALANCE, row.getMoney(BALANCE) + 1));
+                                return null;
+                            });
+                            assertTrue(r.committed(), "increment gave up (seed=" + seed + "): " + r);
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            long total = 0;
+            for (int id = 1; id <= accounts; id++) {
+                total += balance(db.node(1), id);
+            }
+            assertEquals(4L * perThread, total, "lost update");
+        }
+    }
+
+    /**
+     * Transfers between accounts from 2 compute nodes with a cache small enough to evict, while audit
+     * transactions check the total: it never changes.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void bankTotalNeverChanges(AccessMode mode) throws Exception {
+        runBank(mode, 2, 2, 300, 11L);
+    }
+
+    protected void runBank(AccessMode mode, int nodes, int threadsPerNode, int transfersPerThread, long seed)
+        throws Exception {
+        int accounts = 20;
+        long initial = 1_000;
+        try (Database db = open(nodes, mode, 32)) {
+            load(db.node(0), accounts, initial);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicLong audits = new AtomicLong();
+            List<Thread> threads = new ArrayList<>();
+            for (int n = 0; n < nodes; n++) {
+                DatabaseNode node = db.node(n);
+                Table table = node.table("account");
+                for (int t = 0; t < threadsPerNode; t++) {
+                    long threadSeed = seed * 1000 + n * 10 + t;
+                    threads.add(Thread.ofPlatform().start(() -> {
+                        try {
+                            SplittableRandom random = new SplittableRandom(threadSeed);
+                            for (int i = 0; i < transfersPerThread; i++) {
+                                if (i % 10 == 0) {
+                                    TxnResult<Long> sum = node.run(tx -> {
+                                        long s = 0;
+                                        for (int id = 1; id <= accounts; id++) {
+                                            s += tx.get(table, id).getMoney(BALANCE);
+                                        }
+                                        return s;
+                                    });
+                                    if (sum.committed()) {
+                                        assertEquals(initial * accounts, sum.value(), "audit saw a partial transfer (seed="
+                                            + threadSeed + ")");
+                                        audits.incrementAndGet();
+                                    }
+                                }
+                                long from = 1 + random.nextInt(accounts);
+                                long to = 1 + random.nextInt(accounts);
+                                long amount = 1 + random.nextInt(50);
+                                node.run(tx -> {
+                                    tx.update(table, from, row -> row.setMoney(BALANCE, row.getMoney(BALANCE) - amount));
+                                    tx.update(table, to, row -> row.setMoney(BALANCE, row.getMoney(BALANCE) + amount));
+                                    return null;
+                                });
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    }));
+                }
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("seed=" + seed, failure.get());
+            }
+            long total = 0;
+            for (int id = 1; id <= accounts; id++) {
+                total += balance(db.node(nodes - 1), id);
+            }
+            assertEquals(initial * accounts, total, "money created or destroyed (seed=" + seed + ")");
+            assertTrue(audits.get() > 0, "no audit committed");
+        }
+    }
+
+    /**
+     * Random short transactions over a few keys from several compute nodes; every committed
+     * transaction's reads and writes go into a conflict graph that must be acyclic. jqwik picks the
+     * shape and the seed and prints them on failure.
+     */
+    @Property(tries = 6)
+    void randomTransactionsAreSerializable(@ForAll @IntRange(min = 2, max = 3) int nodes,
+                                           @ForAll @IntRange(min = 1, max = 2) int threadsPerNode,
+                                           @ForAll @IntRange(min = 2, max = 6) int keys,
+                                           @ForAll @IntRange(min = 1, max = 4) int opsPerTxn,
+                                           @ForAll long seed) throws Exception {
+        int txnsPerThread = 40;
+        List<SerializabilityChecker.Committed> history = Collections.synchronizedList(new ArrayList<>());
+        try (Database db = open(nodes, AccessMode.SELCC, 32)) {
+            load(db.node(0), keys, 0); // balance = id of the last writer, 0 = initial
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> threads = new ArrayList<>();
+            for (int n = 0; n < nodes; n++) {
+                DatabaseNode node = db.node(n);
+                Table table = node.table("account");
+                for (int t = 0; t < threadsPerNode; t++) {
+                    long threadId = n * 16L + t + 1;
+                    SplittableRandom random = new SplittableRandom(seed ^ (threadId * 0x9E3779B97F4A7C15L));
+                    threads.add(Thread.ofPlatform().start(() -> {
+                        try {
+                            for (int i = 0; i < txnsPerThread; i++) {
+                                long txnId = (threadId << 32) | (i + 1);
+                                long[] plan = new long[opsPerTxn];
+                                for (int op = 0; op < opsPerTxn; op++) {
+                                    plan[op] = (1 + random.nextInt(keys)) * (random.nextBoolean() ? 1 : -1); // <0: write
+                                }
+                                TxnResult<SerializabilityChecker.Committed> r = node.run(tx -> {
+                                    List<long[]> reads = new ArrayList<>();
+                                    List<long[]> writes = new ArrayList<>();
+                                    for (long step : plan) {
+                                        long key = Math.abs(step);
+                                        if (step > 0) {
+                                            reads.add(new long[] {key, tx.get(table, key).getMoney(BALANCE)});
+                                        } else {
+                                            long[] seen = new long[1];
+                                            tx.update(table, key, row -> {
+                                                seen[0] = row.getMoney(BALANCE);
+                                                row.setMoney(BALANCE, txnId);
+                                            });
+                                            if (writes.stream().noneMatch(w -> w[0] == key)) {
+                                                writes.add(new long[] {key, seen[0]});
+                                            }
+                                        }
+                                    }
+                                    // Reads of keys this transaction wrote before are its own writes, not conflicts.
+                                    reads.removeIf(rd -> rd[1] == txnId);
+                                    return new SerializabilityChecker.Committed(txnId, reads, writes);
+                                });
+                                if (r.committed()) {
+                                    history.add(r.value());
+                                }
+                            }
+                        } catch (Throwable e) {
+                            failure.compareAndSet(null, e);
+                        }
+                    }));
+                }
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("seed=" + seed, failure.get());
+            }
+        }
+        assertTrue(history.size() > 0, "nothing committed");
+        SerializabilityChecker.check(history);
+    }
+
+    @Test
+    void aNodeOpenedLaterSeesTheSameTablesAndRows() {
+        try (Database db = open(3, AccessMode.SELCC, 64)) {
+            load(db.node(0), 5, 42);
+            DatabaseNode late = db.node(2); // finds every table and index in the shared catalog
+            assertEquals(42, balance(late, 5));
+            assertEquals(List.of(3L), idsInBranch(late, 0));
+            TxnResult<Boolean> r = late.run(tx -> tx.insert(late.table("account"), row -> row.setLong(ID, 6)));
+            assertTrue(r.committed() && r.value());
+            assertEquals(0, balance(db.node(1), 6));
+        }
+    }
+
+    @Test
+    void badInputNamesTheProblem() {
+        try (Database db = open(1, AccessMode.SELCC, 64)) {
+            DatabaseNode node = db.node(0);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> node.table("nope"));
+            assertTrue(e.getMessage().contains("table=nope"), e.getMessage());
+            Table table = node.table("account");
+            e = assertThrows(IllegalArgumentException.class, () -> node.run(tx -> tx.insert(table, row -> {
+                row.setLong(ID, 1);
+                row.setString(OWNER, "x".repeat(17));
+            })));
+            assertTrue(e.getMessage().contains("owner"), e.getMessage());
+            assertEquals(-1, balance(node, 1), "nothing changed");
+        }
+    }
+}
