@@ -5,6 +5,7 @@ import io.selcc.engine.cc.CcEnvironment;
 import io.selcc.engine.cc.ConcurrencyControl;
 import io.selcc.engine.cc.ConcurrencyControlProvider;
 import io.selcc.engine.index.BLinkTree;
+import io.selcc.fabric.CounterSnapshot;
 import io.selcc.storage.HeapTable;
 
 import java.util.EnumMap;
@@ -93,7 +94,9 @@ public final class DatabaseNode {
 
     /** Starts a transaction on the calling thread. */
     public Transaction begin() {
-        return new Transaction(this, cc.begin());
+        // Counted from before the algorithm starts: TO's timestamp FAA is part of the transaction.
+        CounterSnapshot start = node.counters().threadSnapshot();
+        return new Transaction(this, cc.begin(), start);
     }
 
     /** Runs {@code body} as a transaction, retrying conflict aborts with {@link RetryPolicy#defaults()}. */

@@ -54,10 +54,10 @@ public final class Transaction implements AutoCloseable {
     private record Entry(long key, long rid) {
     }
 
-    Transaction(DatabaseNode db, CcTransaction cc) {
+    Transaction(DatabaseNode db, CcTransaction cc, CounterSnapshot startCounters) {
         this.db = db;
         this.cc = cc;
-        this.startCounters = db.computeNode().counters().threadSnapshot();
+        this.startCounters = startCounters;
     }
 
     // ================================================================ reads

@@ -390,6 +390,29 @@ public abstract class ConcurrencyControlContractTest {
         SerializabilityChecker.check(history);
     }
 
+    /**
+     * Exact cost of a single-row read transaction whose index nodes and heap page are cached on
+     * this node: no round trip beyond what the algorithm itself needs at begin (TO: one FAA).
+     */
+    @Test
+    void aWarmSingleRowReadCostsNoRoundTripBeyondTheAlgorithmsOwn() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 3, 7);
+            balance(node, 2); // warm the index path and the page
+            Transaction tx = node.begin();
+            assertEquals(7, tx.get(node.table("account"), 2).getMoney(BALANCE));
+            assertTrue(tx.commit().committed());
+            assertEquals(roundTripsAtBegin(), tx.counters().get(io.selcc.fabric.Counter.ROUND_TRIPS),
+                "round trips of a warm single-row read: " + tx.counters());
+        }
+    }
+
+    /** Round trips the algorithm spends starting a transaction (TO: the timestamp FAA). */
+    protected long roundTripsAtBegin() {
+        return 0;
+    }
+
     @Test
     void aNodeOpenedLaterSeesTheSameTablesAndRows() {
         try (Database db = open(3, AccessMode.SELCC, 64)) {

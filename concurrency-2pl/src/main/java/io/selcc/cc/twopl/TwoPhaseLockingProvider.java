@@ -1,0 +1,31 @@
+package io.selcc.cc.twopl;
+
+import io.selcc.engine.cc.CcEnvironment;
+import io.selcc.engine.cc.CcTransaction;
+import io.selcc.engine.cc.ConcurrencyControl;
+import io.selcc.engine.cc.ConcurrencyControlProvider;
+
+/** Provides "2pl". */
+public final class TwoPhaseLockingProvider implements ConcurrencyControlProvider {
+    public static final String NAME = "2pl";
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public ConcurrencyControl create(CcEnvironment environment) {
+        return new ConcurrencyControl() {
+            @Override
+            public String name() {
+                return NAME;
+            }
+
+            @Override
+            public CcTransaction begin() {
+                return new TwoPhaseLockingTransaction(environment.node());
+            }
+        };
+    }
+}
