@@ -78,7 +78,7 @@ public final class Database implements AutoCloseable {
         private final SelccCluster.Builder cluster = SelccCluster.builder();
         private final Map<String, TableDefinition> tables = new LinkedHashMap<>();
         private final List<IndexDefinition> indexes = new ArrayList<>();
-        private String ccName = "2pl";
+        private String ccName;
         private boolean thomasWriteRule;
 
         public Builder computeNodes(int n) { cluster.computeNodes(n); return this; }
@@ -91,7 +91,12 @@ public final class Database implements AutoCloseable {
         public Builder threadsPerNode(int threads) { cluster.threadsPerNode(threads); return this; }
         /** The concurrency-control algorithm by name ("2pl", "to", "occ"); must be on the class path. */
         public Builder cc(String name) { this.ccName = name; return this; }
-        /** TO only: skip writes older than the tuple's last write instead of aborting (Thomas write rule). */
+        /**
+         * TO only: skip an update older than the tuple's last write instead of aborting (Thomas write
+         * rule). Every update through {@link Transaction} reads the row first, and a younger writer's
+         * read raises the tuple's read timestamp above any older writer's, which then aborts anyway; so
+         * with this API the rule never fires. It is kept for blind writes a later API may add.
+         */
         public Builder thomasWriteRule(boolean on) { this.thomasWriteRule = on; return this; }
         /** Direct access to the cluster settings not mirrored here. */
         public SelccCluster.Builder clusterSettings() { return cluster; }
@@ -114,6 +119,10 @@ public final class Database implements AutoCloseable {
                     throw new IllegalArgumentException("index on an unknown table: index=" + index.name()
                         + " table=" + index.table());
                 }
+            }
+            if (ccName == null) {
+                throw new IllegalArgumentException("no concurrency control chosen: call cc(name); available="
+                    + ConcurrencyControls.available());
             }
             ConcurrencyControlProvider provider = ConcurrencyControls.byName(ccName);
             return new Database(this, cluster.build(), provider);

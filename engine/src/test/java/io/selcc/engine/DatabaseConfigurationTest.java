@@ -18,10 +18,16 @@ class DatabaseConfigurationTest {
     }
 
     @Test
+    void theAlgorithmMustBeChosen() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Database.builder().build());
+        assertTrue(e.getMessage().contains("no concurrency control chosen"), e.getMessage());
+    }
+
+    @Test
     void indexOnAnUnknownTableIsNamed() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Database.builder()
             .table(TableDefinition.of("t", ONE, row -> row.getLong(0)))
-            .index(new IndexDefinition("t.x", "missing", false, row -> 0)).build());
+            .index(new IndexDefinition("t.x", "missing", false, row -> 0)).cc("2pl").build());
         assertTrue(e.getMessage().contains("table=missing"), e.getMessage());
     }
 
