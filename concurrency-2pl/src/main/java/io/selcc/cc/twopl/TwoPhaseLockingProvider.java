@@ -1,7 +1,6 @@
 package io.selcc.cc.twopl;
 
 import io.selcc.engine.cc.CcEnvironment;
-import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.ConcurrencyControl;
 import io.selcc.engine.cc.ConcurrencyControlProvider;
 
@@ -16,16 +15,6 @@ public final class TwoPhaseLockingProvider implements ConcurrencyControlProvider
 
     @Override
     public ConcurrencyControl create(CcEnvironment environment) {
-        return new ConcurrencyControl() {
-            @Override
-            public String name() {
-                return NAME;
-            }
-
-            @Override
-            public CcTransaction begin() {
-                return new TwoPhaseLockingTransaction(environment.node());
-            }
-        };
+        return ConcurrencyControl.named(NAME, () -> new TwoPhaseLockingTransaction(environment.node()));
     }
 }

@@ -1,11 +1,10 @@
 package io.selcc.cc.to;
 
 import io.selcc.engine.cc.CcEnvironment;
-import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.ConcurrencyControl;
 import io.selcc.engine.cc.ConcurrencyControlProvider;
 
-/** Provides "to". */
+/** Provides "to": each transaction takes its timestamp with one FAA on the global counter. */
 public final class TimestampOrderingProvider implements ConcurrencyControlProvider {
     public static final String NAME = "to";
 
@@ -16,17 +15,7 @@ public final class TimestampOrderingProvider implements ConcurrencyControlProvid
 
     @Override
     public ConcurrencyControl create(CcEnvironment environment) {
-        return new ConcurrencyControl() {
-            @Override
-            public String name() {
-                return NAME;
-            }
-
-            @Override
-            public CcTransaction begin() {
-                long timestamp = environment.node().faa(environment.timestampCounter(), 1) + 1;
-                return new TimestampOrderingTransaction(environment.node(), timestamp, environment.thomasWriteRule());
-            }
-        };
+        return ConcurrencyControl.named(NAME, () -> new TimestampOrderingTransaction(environment.node(),
+            environment.node().faa(environment.timestampCounter(), 1) + 1, environment.thomasWriteRule()));
     }
 }
