@@ -2,10 +2,9 @@ package io.selcc.cc.occ;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
-import io.selcc.engine.AbortException;
 import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
-import io.selcc.engine.cc.CcTransaction;
+import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.WriteSet;
 import io.selcc.storage.HeapTable;
@@ -16,7 +15,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -25,29 +23,20 @@ import java.util.function.Predicate;
  * validated, and a read validates only if its tuple's version and slot incarnation are unchanged and
  * no other committer holds its page ({@code trySLock} succeeds).
  */
-final class OptimisticTransaction implements CcTransaction {
-    private final ComputeNode node;
+final class OptimisticTransaction extends BufferingTransaction {
     /** Rows as first read, by record id. */
     private final Map<Long, Read> reads = new HashMap<>();
-    private final WriteSet writes;
-    private boolean active = true;
 
     /** A row as first read: its version and its slot's incarnation (a reused slot is another row). */
     private record Read(HeapTable table, long version, int incarnation) {
     }
 
     OptimisticTransaction(ComputeNode node) {
-        this.node = node;
-        this.writes = new WriteSet(node);
+        super(node);
     }
 
     @Override
-    public boolean read(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
-        checkActive();
-        WriteSet.Entry own = writes.get(rid);
-        if (own != null) {
-            return writes.readOwn(own, expected, into);
-        }
+    protected boolean readShared(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
         GclHandle page = node.sLock(table.pageOf(rid));
         try {
             TupleView row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
@@ -56,7 +45,7 @@ final class OptimisticTransaction implements CcTransaction {
             }
             Read first = reads.putIfAbsent(rid, new Read(table, row.version(), row.incarnation()));
             if (first != null && (first.version() != row.version() || first.incarnation() != row.incarnation())) {
-                throw abortWith(AbortReason.VALIDATION_FAILED); // changed since we read it: doomed anyway
+                throw abortWith(AbortReason.VALIDATION_FAILED, null); // changed since we read it: doomed anyway
             }
             new TupleView(table.schema()).wrap(into).copyFrom(row);
             return true;
@@ -66,37 +55,8 @@ final class OptimisticTransaction implements CcTransaction {
     }
 
     @Override
-    public boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
-                          TupleBuffer before, TupleBuffer after) {
-        if (!read(table, rid, expected, before)) {
-            return false;
-        }
-        TupleView next = new TupleView(table.schema()).wrap(after);
-        next.copyFrom(new TupleView(table.schema()).wrap(before));
-        updater.accept(next);
-        writes.update(table, rid, before, next);
-        return true;
-    }
-
-    @Override
-    public boolean delete(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer before) {
-        if (!read(table, rid, expected, before)) {
-            return false;
-        }
-        writes.delete(table, rid, before);
-        return true;
-    }
-
-    @Override
-    public long insert(HeapTable table, TupleBuffer row) {
-        checkActive();
-        return writes.insert(table, row);
-    }
-
-    @Override
     public CommitOutcome commit(CommitHook hook) {
-        checkActive();
-        active = false;
+        beginCommit();
         TreeMap<Long, GclHandle> latched = new TreeMap<>();
         try {
             latched = writes.latchPages();
@@ -143,24 +103,5 @@ final class OptimisticTransaction implements CcTransaction {
             }
         }
         return true;
-    }
-
-    @Override
-    public void abort(AbortReason reason) {
-        if (active) {
-            active = false;
-            writes.freeInserts();
-        }
-    }
-
-    private AbortException abortWith(AbortReason reason) {
-        abort(reason);
-        return new AbortException(reason, null);
-    }
-
-    private void checkActive() {
-        if (!active) {
-            throw new IllegalStateException("transaction is over");
-        }
     }
 }

@@ -2,10 +2,9 @@ package io.selcc.cc.to;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
-import io.selcc.engine.AbortException;
 import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
-import io.selcc.engine.cc.CcTransaction;
+import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.WriteSet;
 import io.selcc.storage.HeapTable;
@@ -16,7 +15,6 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -33,27 +31,18 @@ import java.util.function.Predicate;
  * </ul>
  * Serializable in timestamp order; no dirty reads since writes appear only at commit.
  */
-final class TimestampOrderingTransaction implements CcTransaction {
-    private final ComputeNode node;
+final class TimestampOrderingTransaction extends BufferingTransaction {
     private final long ts;
     private final boolean thomasWriteRule;
-    private final WriteSet writes;
-    private boolean active = true;
 
     TimestampOrderingTransaction(ComputeNode node, long ts, boolean thomasWriteRule) {
-        this.node = node;
+        super(node);
         this.ts = ts;
         this.thomasWriteRule = thomasWriteRule;
-        this.writes = new WriteSet(node);
     }
 
     @Override
-    public boolean read(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
-        checkActive();
-        WriteSet.Entry own = writes.get(rid);
-        if (own != null) {
-            return writes.readOwn(own, expected, into);
-        }
+    protected boolean readShared(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
         long pageAddress = table.pageOf(rid);
         GclHandle page = node.sLock(pageAddress);
         TupleView row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
@@ -68,7 +57,7 @@ final class TimestampOrderingTransaction implements CcTransaction {
                 return false;
             }
             if (row.version() > ts) {
-                throw abortWith(AbortReason.TIMESTAMP_TOO_OLD);
+                throw abortWith(AbortReason.TIMESTAMP_TOO_OLD, "ts=" + ts);
             }
             if (row.readTimestamp() < ts) {
                 row.readTimestamp(ts);
@@ -81,37 +70,8 @@ final class TimestampOrderingTransaction implements CcTransaction {
     }
 
     @Override
-    public boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
-                          TupleBuffer before, TupleBuffer after) {
-        if (!read(table, rid, expected, before)) {
-            return false;
-        }
-        TupleView next = new TupleView(table.schema()).wrap(after);
-        next.copyFrom(new TupleView(table.schema()).wrap(before));
-        updater.accept(next);
-        writes.update(table, rid, before, next);
-        return true;
-    }
-
-    @Override
-    public boolean delete(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer before) {
-        if (!read(table, rid, expected, before)) {
-            return false;
-        }
-        writes.delete(table, rid, before);
-        return true;
-    }
-
-    @Override
-    public long insert(HeapTable table, TupleBuffer row) {
-        checkActive();
-        return writes.insert(table, row);
-    }
-
-    @Override
     public CommitOutcome commit(CommitHook hook) {
-        checkActive();
-        active = false;
+        beginCommit();
         TreeMap<Long, GclHandle> latched = new TreeMap<>();
         try {
             latched = writes.latchPages();
@@ -145,25 +105,6 @@ final class TimestampOrderingTransaction implements CcTransaction {
             return CommitOutcome.COMMITTED;
         } finally {
             writes.release(latched);
-        }
-    }
-
-    @Override
-    public void abort(AbortReason reason) {
-        if (active) {
-            active = false;
-            writes.freeInserts();
-        }
-    }
-
-    private AbortException abortWith(AbortReason reason) {
-        abort(reason);
-        return new AbortException(reason, "ts=" + ts);
-    }
-
-    private void checkActive() {
-        if (!active) {
-            throw new IllegalStateException("transaction is over");
         }
     }
 }

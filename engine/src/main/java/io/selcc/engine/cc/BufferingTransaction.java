@@ -1,0 +1,91 @@
+package io.selcc.engine.cc;
+
+import io.selcc.cache.ComputeNode;
+import io.selcc.engine.AbortException;
+import io.selcc.engine.AbortReason;
+import io.selcc.storage.HeapTable;
+import io.selcc.storage.TupleBuffer;
+import io.selcc.storage.TupleView;
+
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * Base of algorithms that buffer writes in a {@link WriteSet} and install them at commit (OCC, TO):
+ * updates, deletes, inserts, own-row reads and abort are the same for all of them. A subclass says
+ * how a row other transactions may see is read, and how it commits.
+ */
+public abstract class BufferingTransaction implements CcTransaction {
+    protected final ComputeNode node;
+    protected final WriteSet writes;
+    private boolean active = true;
+
+    protected BufferingTransaction(ComputeNode node) {
+        this.node = node;
+        this.writes = new WriteSet(node);
+    }
+
+    /** Reads a row this transaction has not written (the algorithm's read rule). */
+    protected abstract boolean readShared(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into);
+
+    @Override
+    public final boolean read(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        checkActive();
+        WriteSet.Entry own = writes.get(rid);
+        return own != null ? writes.readOwn(own, expected, into) : readShared(table, rid, expected, into);
+    }
+
+    @Override
+    public final boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
+                                TupleBuffer before, TupleBuffer after) {
+        if (!read(table, rid, expected, before)) {
+            return false;
+        }
+        TupleView next = new TupleView(table.schema()).wrap(after);
+        next.copyFrom(new TupleView(table.schema()).wrap(before));
+        updater.accept(next);
+        writes.update(table, rid, before, next);
+        return true;
+    }
+
+    @Override
+    public final boolean delete(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer before) {
+        if (!read(table, rid, expected, before)) {
+            return false;
+        }
+        writes.delete(table, rid, before);
+        return true;
+    }
+
+    @Override
+    public final long insert(HeapTable table, TupleBuffer row) {
+        checkActive();
+        return writes.insert(table, row);
+    }
+
+    @Override
+    public final void abort(AbortReason reason) {
+        if (active) {
+            active = false;
+            writes.freeInserts();
+        }
+    }
+
+    /** Marks the transaction over at the start of a commit (a failed commit cleans up itself). */
+    protected final void beginCommit() {
+        checkActive();
+        active = false;
+    }
+
+    /** Rolls back and returns the exception the operation throws. */
+    protected final AbortException abortWith(AbortReason reason, String detail) {
+        abort(reason);
+        return new AbortException(reason, detail);
+    }
+
+    protected final void checkActive() {
+        if (!active) {
+            throw new IllegalStateException("transaction is over");
+        }
+    }
+}
