@@ -1,0 +1,170 @@
+package io.selcc.tpcc;
+
+import java.util.SplittableRandom;
+
+/**
+ * The spec's random functions ([SPEC] 2.1.5-2.1.6, 4.3.2) over one seeded stream. Not thread-safe:
+ * one per thread, each split from the run's seed so a run can be replayed.
+ */
+public final class TpccRandom {
+    static final int A_C_LAST = 255;
+    static final int A_C_ID = 1023;
+    static final int A_OL_I_ID = 8191;
+    private static final char[] LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".toCharArray();
+
+    private final SplittableRandom random;
+    private final Constants constants;
+
+    /**
+     * The run-time constants C of NURand ([SPEC] 2.1.6): one per field, shared by all terminals, and
+     * C_LAST's load-time constant, whose distance from the run-time one must lie in [65, 119] but not
+     * be 96 or 112 ([SPEC] 2.1.6.1).
+     */
+    public record Constants(int cLastLoad, int cLastRun, int cId, int olIId) {
+        public Constants {
+            checkRange("cLastLoad", cLastLoad, A_C_LAST);
+            checkRange("cLastRun", cLastRun, A_C_LAST);
+            checkRange("cId", cId, A_C_ID);
+            checkRange("olIId", olIId, A_OL_I_ID);
+            if (!validDelta(cLastLoad, cLastRun)) {
+                throw new IllegalArgumentException("C_LAST delta must be in [65, 119] and not 96 or 112: cLastLoad="
+                    + cLastLoad + " cLastRun=" + cLastRun + " delta=" + Math.abs(cLastLoad - cLastRun));
+            }
+        }
+
+        /** Valid constants drawn from {@code seed}. */
+        public static Constants random(long seed) {
+            SplittableRandom r = new SplittableRandom(seed);
+            int load = r.nextInt(A_C_LAST + 1);
+            int run;
+            do {
+                run = r.nextInt(A_C_LAST + 1);
+            } while (!validDelta(load, run));
+            return new Constants(load, run, r.nextInt(A_C_ID + 1), r.nextInt(A_OL_I_ID + 1));
+        }
+
+        public static boolean validDelta(int load, int run) {
+            int delta = Math.abs(load - run);
+            return delta >= 65 && delta <= 119 && delta != 96 && delta != 112;
+        }
+
+        private static void checkRange(String name, int value, int a) {
+            if (value < 0 || value > a) {
+                throw new IllegalArgumentException("NURand constant out of range: " + name + "=" + value + " (0.." + a + ")");
+            }
+        }
+    }
+
+    public TpccRandom(long seed, Constants constants) {
+        this.random = new SplittableRandom(seed);
+        this.constants = constants;
+    }
+
+    public Constants constants() {
+        return constants;
+    }
+
+    /** random(x, y): uniform over [x..y], both inclusive. */
+    public int uniform(int x, int y) {
+        return x + random.nextInt(y - x + 1);
+    }
+
+    /** NURand(A, x, y) with constant C ([SPEC] 2.1.6). */
+    public static int nurand(SplittableRandom random, int a, int c, int x, int y) {
+        int r1 = random.nextInt(a + 1);
+        int r2 = x + random.nextInt(y - x + 1);
+        return (((r1 | r2) + c) % (y - x + 1)) + x;
+    }
+
+    /** C_LAST number for the run: NURand(255, 0, 999) with C-Run. */
+    public int lastNameNumberRun() {
+        return nurand(random, A_C_LAST, constants.cLastRun(), 0, 999);
+    }
+
+    /** C_LAST number at load: NURand(255, 0, 999) with C-Load. */
+    public int lastNameNumberLoad() {
+        return nurand(random, A_C_LAST, constants.cLastLoad(), 0, 999);
+    }
+
+    /** C_ID: NURand(1023, 1, 3000). */
+    public int customerId() {
+        return nurand(random, A_C_ID, constants.cId(), 1, 3000);
+    }
+
+    /** OL_I_ID: NURand(8191, 1, 100000). */
+    public int itemId() {
+        return nurand(random, A_OL_I_ID, constants.olIId(), 1, 100_000);
+    }
+
+    /** a-string[x..y]: random letters, length uniform in [x..y] ([SPEC] 4.3.2.2). */
+    public String alphaString(int min, int max) {
+        char[] chars = new char[uniform(min, max)];
+        for (int i = 0; i < chars.length; i++) {
+            chars[i] = LETTERS[random.nextInt(LETTERS.length)];
+        }
+        return new String(chars);
+    }
+
+    /** n-string[x..y]: random digits. */
+    public String numericString(int min, int max) {
+        char[] chars = new char[uniform(min, max)];
+        for (int i = 0; i < chars.length; i++) {
+            chars[i] = (char) ('0' + random.nextInt(10));
+        }
+        return new String(chars);
+    }
+
+    /** Zip code ([SPEC] 4.3.2.7): 4 random digits then "11111". */
+    public String zip() {
+        return numericString(4, 4) + "11111";
+    }
+
+    /** Two random upper-case letters (states). */
+    public String state() {
+        return "" + (char) ('A' + random.nextInt(26)) + (char) ('A' + random.nextInt(26));
+    }
+
+    /** I_DATA / S_DATA: a-string[26..50] with "ORIGINAL" at a random position in 10% of rows ([SPEC] 4.3.3.1). */
+    public String data() {
+        String s = alphaString(26, 50);
+        if (random.nextInt(10) == 0) {
+            int at = random.nextInt(s.length() - 8 + 1);
+            s = s.substring(0, at) + "ORIGINAL" + s.substring(at + 8);
+        }
+        return s;
+    }
+
+    /** A decimal in [min..max] with the given number of fraction digits, as an integer of that scale. */
+    public long fixed(long min, long max) {
+        return min + random.nextLong(max - min + 1);
+    }
+
+    /** A true with probability percent/100. */
+    public boolean chance(int percent) {
+        return random.nextInt(100) < percent;
+    }
+
+    /** A random permutation of 1..n (O_C_ID at load). */
+    public int[] permutation(int n) {
+        int[] p = new int[n];
+        for (int i = 0; i < n; i++) {
+            p[i] = i + 1;
+        }
+        for (int i = n - 1; i > 0; i--) {
+            int j = random.nextInt(i + 1);
+            int t = p[i];
+            p[i] = p[j];
+            p[j] = t;
+        }
+        return p;
+    }
+
+    /** A 64-bit value (seeds for sub-streams). */
+    public long nextLong() {
+        return random.nextLong();
+    }
+
+    SplittableRandom raw() {
+        return random;
+    }
+}
