@@ -1,0 +1,252 @@
+package io.selcc.tpcc.load;
+
+import io.selcc.engine.Database;
+import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.Table;
+import io.selcc.engine.TxnResult;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.TpccSchema;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Loads the initial population of [SPEC] 4.3.3.1 into an empty database defined by
+ * {@link TpccSchema#define}.
+ *
+ * <pre>
+ *   units (item chunks, per warehouse: its row and stock chunks, per district: everything under it)
+ *        |  one shared queue, biggest first
+ *        v
+ *   node 0: threadsPerNode threads ... node n-1: threadsPerNode threads
+ *        each thread: take a unit, generate a batch of ~50-200 rows, insert it in one transaction
+ * </pre>
+ *
+ * <p>Every unit draws from its own stream seeded from the load's seed and the unit's ids, and every
+ * value is drawn before its transaction starts, so the data is the same for a seed whatever the number
+ * of nodes and threads, and whatever the retries. The only other input is the load's timestamp
+ * (C_SINCE, O_ENTRY_D, H_DATE, OL_DELIVERY_D), taken once when {@link #load()} starts.
+ *
+ * <p>HISTORY rows loaded for district (w, d) use origin {@code LOAD_HISTORY_ORIGIN_BASE + (w << 5 | d)}
+ * in {@link TpccSchema.History#id}; origins the run uses must stay below {@link #LOAD_HISTORY_ORIGIN_BASE}.
+ *
+ * <p>{@link #load()} is called once, by one thread; it starts and joins its own named loader threads.
+ */
+public final class TpccLoader {
+    /** The first HISTORY origin the loader uses; run-time origins must be below it. */
+    public static final long LOAD_HISTORY_ORIGIN_BASE = 1L << 22;
+
+    private static final long PROGRESS_INTERVAL_MILLIS = 1_000;
+
+    private final Database db;
+    private final int warehouses;
+    private final long seed;
+    private final TpccRandom.Constants constants;
+    private final int threadsPerNode;
+    private final PrintStream progress;
+    private final LongAdder[] rows = new LongAdder[LoadTables.COUNT];
+
+    /**
+     * @param db             an empty database with the TPC-C schema
+     * @param warehouses     warehouses to load, 1..{@link TpccSchema#MAX_WAREHOUSES}
+     * @param seed           the seed of all random streams
+     * @param constants      NURand constants; C_LAST uses {@code cLastLoad}
+     * @param threadsPerNode loader threads per compute node, at least 1
+     * @param progress       where to print progress lines (may be null for none)
+     */
+    public TpccLoader(Database db, int warehouses, long seed, TpccRandom.Constants constants, int threadsPerNode,
+                      PrintStream progress) {
+        if (warehouses < 1 || warehouses > TpccSchema.MAX_WAREHOUSES) {
+            throw new IllegalArgumentException("warehouses out of range: warehouses=" + warehouses + " (1.."
+                + TpccSchema.MAX_WAREHOUSES + ")");
+        }
+        if (threadsPerNode < 1) {
+            throw new IllegalArgumentException("threadsPerNode must be >= 1: threadsPerNode=" + threadsPerNode);
+        }
+        this.db = java.util.Objects.requireNonNull(db, "db");
+        this.warehouses = warehouses;
+        this.seed = seed;
+        this.constants = java.util.Objects.requireNonNull(constants, "constants");
+        this.threadsPerNode = threadsPerNode;
+        this.progress = progress;
+        for (int t = 0; t < rows.length; t++) {
+            rows[t] = new LongAdder();
+        }
+    }
+
+    /**
+     * Loads everything and returns when done; prints progress about once a second.
+     *
+     * @throws IllegalStateException if a batch does not commit after retries, or a row's key exists
+     */
+    public LoadReport load() {
+        long startNanos = System.nanoTime();
+        long loadTimeMicros = System.currentTimeMillis() * 1_000;
+        PopulationGenerator generator = new PopulationGenerator(seed, constants, loadTimeMicros);
+        Queue<LoadUnit> units = new ConcurrentLinkedQueue<>(units());
+        int nodes = db.computeNodeCount();
+        int threads = nodes * threadsPerNode;
+        CountDownLatch done = new CountDownLatch(threads);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            DatabaseNode node = db.node(t % nodes);
+            Worker worker = new Worker(node, generator, units, failure);
+            workers.add(Thread.ofPlatform().name("tpcc-load-n" + (t % nodes) + "-t" + (t / nodes)).start(() -> {
+                try {
+                    worker.run();
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                } finally {
+                    done.countDown();
+                }
+            }));
+        }
+        print("load: start warehouses=%d seed=%d cLastLoad=%d computeNodes=%d threadsPerNode=%d",
+            warehouses, seed, constants.cLastLoad(), nodes, threadsPerNode);
+        long lastRows = 0;
+        long lastNanos = startNanos;
+        try {
+            while (!done.await(PROGRESS_INTERVAL_MILLIS, TimeUnit.MILLISECONDS)) {
+                long now = System.nanoTime();
+                long total = totalRows();
+                print("load: %5.1f s %,d rows (%,.0f rows/s) %s", (now - startNanos) / 1e9, total,
+                    (total - lastRows) / ((now - lastNanos) / 1e9), rowsPerTable());
+                lastRows = total;
+                lastNanos = now;
+            }
+            for (Thread worker : workers) {
+                worker.join();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            failure.compareAndSet(null, e);
+            units.clear();
+        }
+        Throwable error = failure.get();
+        if (error != null) {
+            if (error instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            if (error instanceof Error fatal) {
+                throw fatal;
+            }
+            throw new IllegalStateException("load failed: " + error, error);
+        }
+        long millis = (System.nanoTime() - startNanos) / 1_000_000;
+        long memory = heapBytes(db.node(0));
+        long total = totalRows();
+        print("load: done warehouses=%d rows=%,d in %.1f s (%,.0f rows/s); heap pages of the tables %,d bytes"
+                + " (%.1f MiB, pages x GCL size, indexes not counted)", warehouses, total, millis / 1e3,
+            total / Math.max(millis / 1e3, 1e-3), memory, memory / (double) (1 << 20));
+        return new LoadReport(warehouses, rowsPerTable(), millis, memory);
+    }
+
+    /** All units, biggest first so the small ones fill the tail. */
+    List<LoadUnit> units() {
+        List<LoadUnit> units = new ArrayList<>();
+        for (int chunk = 0; chunk < LoadUnit.ITEMS / LoadUnit.CHUNK; chunk++) {
+            units.add(new LoadUnit(LoadUnit.Kind.ITEMS, 0, 0, chunk));
+        }
+        for (int w = 1; w <= warehouses; w++) {
+            units.add(new LoadUnit(LoadUnit.Kind.WAREHOUSE, w, 0, 0));
+            for (int chunk = 0; chunk < LoadUnit.ITEMS / LoadUnit.CHUNK; chunk++) {
+                units.add(new LoadUnit(LoadUnit.Kind.STOCK, w, 0, chunk));
+            }
+            for (int d = 1; d <= 10; d++) {
+                units.add(new LoadUnit(LoadUnit.Kind.DISTRICT, w, d, 0));
+            }
+        }
+        units.sort(Comparator.comparingLong(LoadUnit::weight).reversed());
+        return units;
+    }
+
+    private Map<String, Long> rowsPerTable() {
+        Map<String, Long> counts = new LinkedHashMap<>();
+        for (int t = 0; t < LoadTables.COUNT; t++) {
+            counts.put(LoadTables.NAMES[t], rows[t].sum());
+        }
+        return counts;
+    }
+
+    private long totalRows() {
+        long total = 0;
+        for (LongAdder adder : rows) {
+            total += adder.sum();
+        }
+        return total;
+    }
+
+    private static long heapBytes(DatabaseNode node) {
+        long pages = 0;
+        for (String name : LoadTables.NAMES) {
+            pages += node.table(name).heap().pageCount();
+        }
+        return pages * node.computeNode().gclSize();
+    }
+
+    private void print(String format, Object... args) {
+        if (progress != null) {
+            progress.println(String.format(format, args));
+        }
+    }
+
+    /** One loader thread: takes units until none is left (or another thread failed). */
+    private final class Worker {
+        private final DatabaseNode node;
+        private final PopulationGenerator generator;
+        private final Queue<LoadUnit> units;
+        private final AtomicReference<Throwable> failure;
+        private final Table[] tables = new Table[LoadTables.COUNT];
+
+        Worker(DatabaseNode node, PopulationGenerator generator, Queue<LoadUnit> units,
+               AtomicReference<Throwable> failure) {
+            this.node = node;
+            this.generator = generator;
+            this.units = units;
+            this.failure = failure;
+            for (int t = 0; t < LoadTables.COUNT; t++) {
+                tables[t] = node.table(LoadTables.NAMES[t]);
+            }
+        }
+
+        void run() {
+            for (LoadUnit unit = units.poll(); unit != null && failure.get() == null; unit = units.poll()) {
+                generator.generate(unit, this::insert);
+            }
+        }
+
+        private void insert(RowBatch batch) {
+            if (failure.get() != null) {
+                throw new IllegalStateException("load stopped: another loader thread failed");
+            }
+            TxnResult<Void> result = node.run(tx -> {
+                for (RowBatch.Row row : batch.rows()) {
+                    if (!tx.insert(tables[row.table()], row.writer())) {
+                        throw new IllegalStateException("duplicate key at load: table=" + LoadTables.NAMES[row.table()]
+                            + " batch=" + batch + " (is the database empty?)");
+                    }
+                }
+                return null;
+            });
+            if (!result.committed()) {
+                throw new IllegalStateException("load batch did not commit: batch=" + batch + " rows=" + batch.size()
+                    + " outcome=" + result.outcome().reason() + " attempts=" + result.attempts()
+                    + " aborts=" + result.aborts());
+            }
+            for (int t = 0; t < LoadTables.COUNT; t++) {
+                rows[t].add(batch.rows(t));
+            }
+        }
+    }
+}
