@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
@@ -73,10 +74,10 @@ public final class TpccLoader {
         if (threadsPerNode < 1) {
             throw new IllegalArgumentException("threadsPerNode must be >= 1: threadsPerNode=" + threadsPerNode);
         }
-        this.db = java.util.Objects.requireNonNull(db, "db");
+        this.db = Objects.requireNonNull(db, "db");
         this.warehouses = warehouses;
         this.seed = seed;
-        this.constants = java.util.Objects.requireNonNull(constants, "constants");
+        this.constants = Objects.requireNonNull(constants, "constants");
         this.threadsPerNode = threadsPerNode;
         this.progress = progress;
         for (int t = 0; t < rows.length; t++) {
@@ -87,7 +88,9 @@ public final class TpccLoader {
     /**
      * Loads everything and returns when done; prints progress about once a second.
      *
-     * @throws IllegalStateException if a batch does not commit after retries, or a row's key exists
+     * @throws IllegalStateException if a batch does not commit after retries, or a row's key exists; the
+     *                               other threads stop after their current batch and the database keeps
+     *                               the batches committed so far (a partial load)
      */
     public LoadReport load() {
         long startNanos = System.nanoTime();
