@@ -33,6 +33,12 @@ public final class TpccSchema {
     static final int HISTORY_ORIGIN_BITS = 23;
 
     public static final int MAX_WAREHOUSES = (1 << W_BITS) - 1;
+    /** The largest order id a key holds (O_ID, NO_O_ID, OL_O_ID): the upper end of a per-district order range. */
+    public static final int MAX_ORDER_ID = (1 << O_BITS) - 1;
+    /** The largest customer id a key holds: the upper end of a per-district customer range. */
+    public static final int MAX_CUSTOMER_ID = (1 << C_BITS) - 1;
+    /** The largest OL_NUMBER ([SPEC] 1.3.1: at most 15 lines per order). */
+    public static final int MAX_ORDER_LINE_NUMBER = (1 << OL_BITS) - 1;
 
     static final KeyComposer WAREHOUSE_KEY = KeyComposer.builder().field("w_id", W_BITS).build();
     static final KeyComposer DISTRICT_KEY = KeyComposer.builder().field("w_id", W_BITS).field("d_id", D_BITS).build();

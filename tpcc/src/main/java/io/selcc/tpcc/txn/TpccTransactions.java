@@ -1,0 +1,511 @@
+package io.selcc.tpcc.txn;
+
+import io.selcc.engine.AbortException;
+import io.selcc.engine.AbortReason;
+import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.Index;
+import io.selcc.engine.Table;
+import io.selcc.engine.Transaction;
+import io.selcc.storage.TupleView;
+import io.selcc.tpcc.LastNames;
+import io.selcc.tpcc.TpccSchema;
+import io.selcc.tpcc.TpccSchema.Customer;
+import io.selcc.tpcc.TpccSchema.District;
+import io.selcc.tpcc.TpccSchema.History;
+import io.selcc.tpcc.TpccSchema.Item;
+import io.selcc.tpcc.TpccSchema.NewOrder;
+import io.selcc.tpcc.TpccSchema.Order;
+import io.selcc.tpcc.TpccSchema.OrderLine;
+import io.selcc.tpcc.TpccSchema.Stock;
+import io.selcc.tpcc.TpccSchema.Warehouse;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The five TPC-C transaction profiles ([SPEC] 2.4.2, 2.5.2, 2.6.2, 2.7.4, 2.8.2) as bodies that run
+ * inside a transaction the caller owns: the caller begins it, commits it after the body returns,
+ * and retries it when the body throws {@link io.selcc.engine.AbortException} (a conflict; the
+ * transaction is already rolled back then). Only New-Order's invalid-item case ends the transaction
+ * itself, with {@link Transaction#abort()}. Thread-safe: any number of threads of the node may share
+ * one instance, each with its own transaction.
+ *
+ * <p>Optimistic algorithms read without locks, so a body may act on a stale read before commit-time
+ * validation would catch it: a duplicate order id on insert, or Delivery's oldest NEW-ORDER row
+ * already deleted. The body then rolls back and throws {@link AbortException} with
+ * {@link AbortReason#VALIDATION_FAILED}, a retryable conflict like any other.
+ *
+ * <p>Missing rows that the spec guarantees exist (warehouse, district, customer, stock of an existing
+ * item, order lines 1..O_OL_CNT) are bugs in the data: they throw {@link IllegalStateException}, which
+ * the engine's {@code run} treats as fatal (rolled back, not retried).
+ *
+ * <p>Each instance is its own HISTORY origin: H_ID = {@link History#id}(origin, sequence) with
+ * origin = {@code 0x400000 | nodeId << 12 | instance} (bit 22 set, so loaders may use origins below
+ * 0x400000) and a per-instance sequence; at most 4,096 instances per JVM and 1,024 compute nodes.
+ */
+public final class TpccTransactions {
+    /** The number of districts per warehouse ([SPEC] 4.2.2). */
+    public static final int DISTRICTS = 10;
+    /** Stock-Level looks at the orders D_NEXT_O_ID − 20 .. D_NEXT_O_ID − 1 ([SPEC] 2.8.2.2). */
+    public static final int STOCK_LEVEL_ORDERS = 20;
+    /** The highest populated item id (I_ID domain, [SPEC] 1.3.1 / 4.3.3.1). */
+    static final int MAX_ITEM_ID = 200_000;
+    /** C_DATA width ([SPEC] 1.3.1). */
+    static final int C_DATA_LENGTH = 500;
+    /** How much of C_DATA the Payment terminal shows for a "BC" customer ([SPEC] 2.5.3.3). */
+    static final int C_DATA_SHOWN = 200;
+    /** Scan limit meaning "all" (no district holds this many rows of one key range). */
+    private static final int ALL = 1 << 20;
+    private static final long RATE_SCALE = 10_000;
+    static final int HISTORY_ORIGIN_BASE = 0x400000;
+    private static final AtomicInteger INSTANCES = new AtomicInteger();
+
+    private final Table warehouses;
+    private final Table districts;
+    private final Table customers;
+    private final Table history;
+    private final Table newOrders;
+    private final Table orders;
+    private final Table orderLines;
+    private final Table items;
+    private final Table stock;
+    private final Index customersByLastName;
+    private final Index ordersByCustomer;
+    private final long historyOrigin;
+    private final AtomicLong historySequence = new AtomicLong();
+
+    public TpccTransactions(DatabaseNode node) {
+        this.warehouses = node.table(Warehouse.TABLE);
+        this.districts = node.table(District.TABLE);
+        this.customers = node.table(Customer.TABLE);
+        this.history = node.table(History.TABLE);
+        this.newOrders = node.table(NewOrder.TABLE);
+        this.orders = node.table(Order.TABLE);
+        this.orderLines = node.table(OrderLine.TABLE);
+        this.items = node.table(Item.TABLE);
+        this.stock = node.table(Stock.TABLE);
+        this.customersByLastName = node.index(Customer.BY_LAST_NAME);
+        this.ordersByCustomer = node.index(Order.BY_CUSTOMER);
+        int nodeId = node.computeNode().nodeId();
+        int instance = INSTANCES.getAndIncrement();
+        if (nodeId < 0 || nodeId > 0x3FF || instance > 0xFFF) {
+            throw new IllegalStateException("no HISTORY origin left: nodeId=" + nodeId + " (0..1023) instance="
+                + instance + " (0..4095)");
+        }
+        this.historyOrigin = HISTORY_ORIGIN_BASE | (long) nodeId << 12 | instance;
+    }
+
+    /** The HISTORY origin of this instance (the high part of every H_ID it inserts). */
+    public long historyOrigin() {
+        return historyOrigin;
+    }
+
+    // ================================================================ New-Order ([SPEC] 2.4.2)
+
+    /**
+     * New-Order. Reads W_TAX, D_TAX and D_NEXT_O_ID (and increments it), the customer's discount,
+     * last name and credit; inserts ORDER, NEW-ORDER and one ORDER-LINE per item, updating each STOCK
+     * row. If an item does not exist, every valid item is still processed, then the transaction is
+     * rolled back ({@link Transaction#abort()}) and the result says {@code rolledBack}: nothing it
+     * wrote stays, D_NEXT_O_ID included ([SPEC] 2.4.2.3).
+     */
+    public NewOrderResult newOrder(Transaction tx, NewOrderInput in) {
+        int w = in.w();
+        int d = in.d();
+        TupleView warehouse = require(tx.get(warehouses, Warehouse.key(w)), "warehouse", "w", w);
+        int wTax = warehouse.getInt(Warehouse.W_TAX);
+
+        int[] district = new int[2]; // D_TAX, D_NEXT_O_ID as read
+        boolean found = tx.update(districts, District.key(w, d), row -> {
+            district[0] = row.getInt(District.D_TAX);
+            district[1] = row.getInt(District.D_NEXT_O_ID);
+            row.setInt(District.D_NEXT_O_ID, district[1] + 1);
+        });
+        requireFound(found, "district", w, d, 0);
+        int dTax = district[0];
+        int orderId = district[1];
+
+        TupleView customer = require(tx.get(customers, Customer.key(w, d, in.c())), "customer", "w", w, "d", d,
+            "c", in.c());
+        int discount = customer.getInt(Customer.C_DISCOUNT);
+        String last = customer.getString(Customer.C_LAST);
+        String credit = customer.getString(Customer.C_CREDIT);
+
+        int olCnt = in.lineCount();
+        boolean allLocal = in.allLocal();
+        insertOrConflict(tx, orders, row -> {
+            row.setInt(Order.O_ID, orderId);
+            row.setInt(Order.O_D_ID, d);
+            row.setInt(Order.O_W_ID, w);
+            row.setInt(Order.O_C_ID, in.c());
+            row.setTimestamp(Order.O_ENTRY_D, in.entryMicros());
+            row.setInt(Order.O_OL_CNT, olCnt);
+            row.setInt(Order.O_ALL_LOCAL, allLocal ? 1 : 0);
+        }, "w", w, "d", d, "o", orderId);
+        insertOrConflict(tx, newOrders, row -> {
+            row.setInt(NewOrder.NO_O_ID, orderId);
+            row.setInt(NewOrder.NO_D_ID, d);
+            row.setInt(NewOrder.NO_W_ID, w);
+        }, "w", w, "d", d, "o", orderId);
+
+        List<NewOrderResult.Line> lines = new ArrayList<>(olCnt);
+        boolean invalidItem = false;
+        long sumAmounts = 0;
+        for (int i = 0; i < olCnt; i++) {
+            int itemId = in.itemIds()[i];
+            int supplyW = in.supplyWarehouses()[i];
+            int quantity = in.quantities()[i];
+            int number = i + 1;
+            TupleView item = itemId >= 1 && itemId <= MAX_ITEM_ID ? tx.get(items, Item.key(itemId)) : null;
+            if (item == null) {
+                // [SPEC] 2.4.2.3: skip stock, brand check, line insert and amount; roll back after all items.
+                invalidItem = true;
+                continue;
+            }
+            long price = item.getMoney(Item.I_PRICE);
+            String itemName = item.getString(Item.I_NAME);
+            boolean itemOriginal = item.getString(Item.I_DATA).contains("ORIGINAL");
+            boolean remote = supplyW != w;
+
+            int[] stockQuantity = new int[1];
+            String[] stockStrings = new String[2]; // S_DIST_<d>, S_DATA
+            found = tx.update(stock, Stock.key(supplyW, itemId), row -> {
+                int q = row.getInt(Stock.S_QUANTITY);
+                stockStrings[0] = row.getString(Stock.distColumn(d));
+                stockStrings[1] = row.getString(Stock.S_DATA);
+                int newQ = stockQuantityAfter(q, quantity);
+                row.setInt(Stock.S_QUANTITY, newQ);
+                row.setInt(Stock.S_YTD, row.getInt(Stock.S_YTD) + quantity);
+                row.setInt(Stock.S_ORDER_CNT, row.getInt(Stock.S_ORDER_CNT) + 1);
+                if (remote) {
+                    row.setInt(Stock.S_REMOTE_CNT, row.getInt(Stock.S_REMOTE_CNT) + 1);
+                }
+                stockQuantity[0] = newQ;
+            });
+            requireFound(found, "stock", supplyW, itemId, 0);
+            long amount = quantity * price;
+            char brandGeneric = itemOriginal && stockStrings[1].contains("ORIGINAL") ? 'B' : 'G';
+            insertOrConflict(tx, orderLines, row -> {
+                row.setInt(OrderLine.OL_O_ID, orderId);
+                row.setInt(OrderLine.OL_D_ID, d);
+                row.setInt(OrderLine.OL_W_ID, w);
+                row.setInt(OrderLine.OL_NUMBER, number);
+                row.setInt(OrderLine.OL_I_ID, itemId);
+                row.setInt(OrderLine.OL_SUPPLY_W_ID, supplyW);
+                row.setInt(OrderLine.OL_QUANTITY, quantity);
+                row.setMoney(OrderLine.OL_AMOUNT, amount);
+                row.setString(OrderLine.OL_DIST_INFO, stockStrings[0]);
+            }, "w", w, "d", d, "o", orderId);
+            sumAmounts += amount;
+            lines.add(new NewOrderResult.Line(supplyW, itemId, itemName, quantity, stockQuantity[0], brandGeneric,
+                price, amount));
+        }
+        long total = totalCents(sumAmounts, discount, wTax, dTax);
+        if (invalidItem) {
+            tx.abort();
+        }
+        return new NewOrderResult(invalidItem, w, d, in.c(), last, credit, discount, wTax, dTax, orderId,
+            in.entryMicros(), olCnt, total, List.copyOf(lines));
+    }
+
+    /** S_QUANTITY after ordering {@code quantity} ([SPEC] 2.4.2.2): minus, refilled by 91 below 10 + quantity. */
+    static int stockQuantityAfter(int sQuantity, int quantity) {
+        return sQuantity >= quantity + 10 ? sQuantity - quantity : sQuantity - quantity + 91;
+    }
+
+    /**
+     * total_amount = Σ OL_AMOUNT × (1 − C_DISCOUNT) × (1 + W_TAX + D_TAX) in exact integer arithmetic
+     * (rates in 1/10,000), rounded once, half up, to a cent. This is a display value: nothing stores it.
+     */
+    static long totalCents(long sumAmounts, int discount, int wTax, int dTax) {
+        long scaled = Math.multiplyExact(Math.multiplyExact(sumAmounts, RATE_SCALE - discount),
+            RATE_SCALE + wTax + dTax);
+        long divisor = RATE_SCALE * RATE_SCALE;
+        return Math.floorDiv(scaled + divisor / 2, divisor);
+    }
+
+    // ================================================================ Payment ([SPEC] 2.5.2)
+
+    /**
+     * Payment: W_YTD and D_YTD += amount; the customer (by id or the middle one by last name)
+     * C_BALANCE −= amount, C_YTD_PAYMENT += amount, C_PAYMENT_CNT += 1, and for a "BC" customer
+     * {@link #paymentData} prepended to C_DATA, truncated to 500; a HISTORY row inserted with
+     * H_DATA = W_NAME + 4 spaces + D_NAME.
+     */
+    public PaymentResult payment(Transaction tx, PaymentInput in) {
+        int w = in.w();
+        int d = in.d();
+        long amount = in.amountCents();
+        String[] names = new String[2]; // W_NAME, D_NAME
+        boolean found = tx.update(warehouses, Warehouse.key(w), row -> {
+            names[0] = row.getString(Warehouse.W_NAME);
+            row.setMoney(Warehouse.W_YTD, row.getMoney(Warehouse.W_YTD) + amount);
+        });
+        requireFound(found, "warehouse", w, 0, 0);
+        found = tx.update(districts, District.key(w, d), row -> {
+            names[1] = row.getString(District.D_NAME);
+            row.setMoney(District.D_YTD, row.getMoney(District.D_YTD) + amount);
+        });
+        requireFound(found, "district", w, d, 0);
+
+        int cW = in.customerW();
+        int cD = in.customerD();
+        TupleView chosen = findCustomer(tx, cW, cD, in.byLastName(), in.customerId(), in.lastNameNumber());
+        int c = chosen.getInt(Customer.C_ID);
+        found = tx.update(customers, Customer.key(cW, cD, c), row -> {
+            row.setMoney(Customer.C_BALANCE, row.getMoney(Customer.C_BALANCE) - amount);
+            row.setMoney(Customer.C_YTD_PAYMENT, row.getMoney(Customer.C_YTD_PAYMENT) + amount);
+            row.setInt(Customer.C_PAYMENT_CNT, row.getInt(Customer.C_PAYMENT_CNT) + 1);
+            if ("BC".equals(row.getString(Customer.C_CREDIT))) {
+                String data = paymentData(c, cD, cW, d, w, amount) + row.getString(Customer.C_DATA);
+                row.setString(Customer.C_DATA, data.length() > C_DATA_LENGTH ? data.substring(0, C_DATA_LENGTH) : data);
+            }
+        });
+        requireFound(found, "customer", cW, cD, c);
+        TupleView customer = tx.get(customers, Customer.key(cW, cD, c));
+
+        long historyId = History.id(historyOrigin, historySequence.getAndIncrement());
+        String hData = names[0] + "    " + names[1];
+        insertOrThrow(tx, history, row -> {
+            row.setLong(History.H_ID, historyId);
+            row.setInt(History.H_C_ID, c);
+            row.setInt(History.H_C_D_ID, cD);
+            row.setInt(History.H_C_W_ID, cW);
+            row.setInt(History.H_D_ID, d);
+            row.setInt(History.H_W_ID, w);
+            row.setTimestamp(History.H_DATE, in.dateMicros());
+            row.setMoney(History.H_AMOUNT, amount);
+            row.setString(History.H_DATA, hData);
+        }, "h_id", historyId, "w", w, "d", d);
+
+        String credit = customer.getString(Customer.C_CREDIT);
+        String shown = null;
+        if ("BC".equals(credit)) {
+            String data = customer.getString(Customer.C_DATA);
+            shown = data.length() > C_DATA_SHOWN ? data.substring(0, C_DATA_SHOWN) : data;
+        }
+        return new PaymentResult(c, cW, cD, customer.getString(Customer.C_FIRST), customer.getString(Customer.C_MIDDLE),
+            customer.getString(Customer.C_LAST), credit, customer.getMoney(Customer.C_CREDIT_LIM),
+            customer.getInt(Customer.C_DISCOUNT), customer.getMoney(Customer.C_BALANCE),
+            customer.getMoney(Customer.C_YTD_PAYMENT), customer.getInt(Customer.C_PAYMENT_CNT), shown, amount,
+            historyId);
+    }
+
+    /**
+     * The entry Payment prepends to a "BC" customer's C_DATA ([SPEC] 2.5.2.2: C_ID, C_D_ID, C_WID,
+     * D_ID, W_ID and H_AMOUNT): the six values separated by spaces, the amount with two decimals,
+     * then " | " before the old content, e.g. {@code "7 3 2 1 1 123.45 | "}.
+     */
+    static String paymentData(int c, int cD, int cW, int d, int w, long amountCents) {
+        return c + " " + cD + " " + cW + " " + d + " " + w + " " + amountCents / 100 + "."
+            + String.format("%02d", amountCents % 100) + " | ";
+    }
+
+    // ================================================================ Order-Status ([SPEC] 2.6.2)
+
+    /** Order-Status: the customer, its order with the largest O_ID and that order's lines. Read-only. */
+    public OrderStatusResult orderStatus(Transaction tx, OrderStatusInput in) {
+        int w = in.w();
+        int d = in.d();
+        TupleView customer = findCustomer(tx, w, d, in.byLastName(), in.customerId(), in.lastNameNumber());
+        int c = customer.getInt(Customer.C_ID);
+        TupleView[] lastOrder = new TupleView[1];
+        tx.scanBackward(ordersByCustomer, Order.customerKey(w, d, c, 0),
+            Order.customerKey(w, d, c, TpccSchema.MAX_ORDER_ID), 1, row -> {
+                lastOrder[0] = row;
+                return false;
+            });
+        int orderId = 0;
+        long entry = 0;
+        Integer carrier = null;
+        List<OrderStatusResult.Line> lines = new ArrayList<>();
+        if (lastOrder[0] != null) {
+            TupleView order = lastOrder[0];
+            orderId = order.getInt(Order.O_ID);
+            entry = order.getTimestamp(Order.O_ENTRY_D);
+            carrier = order.isNull(Order.O_CARRIER_ID) ? null : order.getInt(Order.O_CARRIER_ID);
+            tx.scan(orderLines.primaryIndex(), OrderLine.key(w, d, orderId, 0),
+                OrderLine.key(w, d, orderId, TpccSchema.MAX_ORDER_LINE_NUMBER), ALL, row -> {
+                    lines.add(new OrderStatusResult.Line(row.getInt(OrderLine.OL_NUMBER), row.getInt(OrderLine.OL_I_ID),
+                        row.getInt(OrderLine.OL_SUPPLY_W_ID), row.getInt(OrderLine.OL_QUANTITY),
+                        row.getMoney(OrderLine.OL_AMOUNT),
+                        row.isNull(OrderLine.OL_DELIVERY_D) ? null : row.getTimestamp(OrderLine.OL_DELIVERY_D)));
+                    return true;
+                });
+        }
+        return new OrderStatusResult(c, customer.getString(Customer.C_FIRST), customer.getString(Customer.C_MIDDLE),
+            customer.getString(Customer.C_LAST), customer.getMoney(Customer.C_BALANCE), orderId, entry, carrier,
+            List.copyOf(lines));
+    }
+
+    // ================================================================ Delivery ([SPEC] 2.7.4)
+
+    /**
+     * Delivery of all ten districts in this one transaction. Per district: the NEW-ORDER row with the
+     * lowest NO_O_ID is deleted (none: the district is skipped and counted), its ORDER gets
+     * O_CARRIER_ID, its lines OL_DELIVERY_D, and its customer C_BALANCE += Σ OL_AMOUNT and
+     * C_DELIVERY_CNT += 1.
+     */
+    public DeliveryResult delivery(Transaction tx, DeliveryInput in) {
+        int w = in.w();
+        List<DeliveryResult.Delivered> delivered = new ArrayList<>(DISTRICTS);
+        int skipped = 0;
+        for (int d = 1; d <= DISTRICTS; d++) {
+            int[] oldest = new int[1];
+            int n = tx.scan(newOrders.primaryIndex(), NewOrder.key(w, d, 0), NewOrder.key(w, d, TpccSchema.MAX_ORDER_ID),
+                1, row -> {
+                    oldest[0] = row.getInt(NewOrder.NO_O_ID);
+                    return false;
+                });
+            if (n == 0) {
+                skipped++;
+                continue;
+            }
+            int orderId = oldest[0];
+            if (!tx.delete(newOrders, NewOrder.key(w, d, orderId))) {
+                throw conflict(tx, "new_order row gone since the scan: w=" + w + " d=" + d + " o=" + orderId);
+            }
+            int[] order = new int[2]; // O_C_ID, O_OL_CNT
+            boolean found = tx.update(orders, Order.key(w, d, orderId), row -> {
+                order[0] = row.getInt(Order.O_C_ID);
+                order[1] = row.getInt(Order.O_OL_CNT);
+                row.setInt(Order.O_CARRIER_ID, in.carrierId());
+            });
+            requireFound(found, "order", w, d, orderId);
+            long[] sum = new long[1];
+            for (int number = 1; number <= order[1]; number++) {
+                found = tx.update(orderLines, OrderLine.key(w, d, orderId, number), row -> {
+                    sum[0] += row.getMoney(OrderLine.OL_AMOUNT);
+                    row.setTimestamp(OrderLine.OL_DELIVERY_D, in.dateMicros());
+                });
+                if (!found) {
+                    throw new IllegalStateException("order line missing: w=" + w + " d=" + d + " o=" + orderId
+                        + " ol_number=" + number + " o_ol_cnt=" + order[1]);
+                }
+            }
+            int c = order[0];
+            found = tx.update(customers, Customer.key(w, d, c), row -> {
+                row.setMoney(Customer.C_BALANCE, row.getMoney(Customer.C_BALANCE) + sum[0]);
+                row.setInt(Customer.C_DELIVERY_CNT, row.getInt(Customer.C_DELIVERY_CNT) + 1);
+            });
+            requireFound(found, "customer", w, d, c);
+            delivered.add(new DeliveryResult.Delivered(d, orderId, c, sum[0]));
+        }
+        return new DeliveryResult(w, in.carrierId(), List.copyOf(delivered), skipped);
+    }
+
+    // ================================================================ Stock-Level ([SPEC] 2.8.2)
+
+    /**
+     * Stock-Level: the distinct OL_I_IDs of the district's orders D_NEXT_O_ID − 20 .. D_NEXT_O_ID − 1
+     * whose STOCK row in the home warehouse has S_QUANTITY below the threshold. Read-only.
+     */
+    public StockLevelResult stockLevel(Transaction tx, StockLevelInput in) {
+        int w = in.w();
+        int d = in.d();
+        TupleView district = require(tx.get(districts, District.key(w, d)), "district", "w", w, "d", d);
+        int next = district.getInt(District.D_NEXT_O_ID);
+        Set<Integer> itemIds = new HashSet<>();
+        if (next > 0) {
+            int low = Math.max(0, next - STOCK_LEVEL_ORDERS);
+            tx.scan(orderLines.primaryIndex(), OrderLine.key(w, d, low, 0),
+                OrderLine.key(w, d, next - 1, TpccSchema.MAX_ORDER_LINE_NUMBER), ALL, row -> {
+                    itemIds.add(row.getInt(OrderLine.OL_I_ID));
+                    return true;
+                });
+        }
+        int lowStock = 0;
+        for (int itemId : itemIds) {
+            TupleView s = require(tx.get(stock, Stock.key(w, itemId)), "stock", "w", w, "i", itemId);
+            if (s.getInt(Stock.S_QUANTITY) < in.threshold()) {
+                lowStock++;
+            }
+        }
+        return new StockLevelResult(w, d, in.threshold(), lowStock);
+    }
+
+    // ================================================================ shared
+
+    /**
+     * The customer by id, or by last name: all customers of (w, d) with that C_LAST sorted by C_FIRST
+     * (ties by C_ID), the one at 1-based position ⌈n/2⌉ ([SPEC] 2.5.2.2), i.e. index (n − 1) / 2 in
+     * integer division: n = 3 → 2nd, n = 4 → 2nd, n = 1 → 1st.
+     */
+    TupleView findCustomer(Transaction tx, int w, int d, boolean byLastName, int customerId, int lastNameNumber) {
+        if (!byLastName) {
+            return require(tx.get(customers, Customer.key(w, d, customerId)), "customer", "w", w, "d", d,
+                "c", customerId);
+        }
+        String lastName = LastNames.name(lastNameNumber);
+        List<TupleView> matches = new ArrayList<>();
+        long key = Customer.lastNameKey(w, d, lastNameNumber);
+        tx.scan(customersByLastName, key, key, ALL, row -> {
+            if (lastName.equals(row.getString(Customer.C_LAST))) {
+                matches.add(row);
+            }
+            return true;
+        });
+        if (matches.isEmpty()) {
+            throw new IllegalStateException("no customer with last name: w=" + w + " d=" + d + " c_last=" + lastName);
+        }
+        matches.sort(Comparator.comparing((TupleView r) -> r.getString(Customer.C_FIRST))
+            .thenComparingInt(r -> r.getInt(Customer.C_ID)));
+        return matches.get((matches.size() - 1) / 2);
+    }
+
+    private static TupleView require(TupleView row, String table, Object... keyValues) {
+        if (row == null) {
+            StringBuilder message = new StringBuilder("row missing: table=").append(table);
+            for (int i = 0; i + 1 < keyValues.length; i += 2) {
+                message.append(' ').append(keyValues[i]).append('=').append(keyValues[i + 1]);
+            }
+            throw new IllegalStateException(message.toString());
+        }
+        return row;
+    }
+
+    private static void requireFound(boolean found, String table, int k1, int k2, int k3) {
+        if (!found) {
+            throw new IllegalStateException("row missing: table=" + table + " key=(" + k1 + ", " + k2 + ", " + k3 + ")");
+        }
+    }
+
+    /**
+     * Inserts a row whose key came from a row this transaction read (D_NEXT_O_ID). A duplicate means
+     * that read was stale: an optimistic algorithm read it without a lock while another New-Order
+     * committed the same order id. That is a conflict, not a bug: the transaction is rolled back and
+     * {@link AbortException} with {@link AbortReason#VALIDATION_FAILED} (retryable) is thrown.
+     */
+    private static void insertOrConflict(Transaction tx, Table table, java.util.function.Consumer<TupleView> writer,
+                                         Object... keyValues) {
+        if (!tx.insert(table, writer)) {
+            StringBuilder message = new StringBuilder("duplicate key from a stale read: table=").append(table.name());
+            for (int i = 0; i + 1 < keyValues.length; i += 2) {
+                message.append(' ').append(keyValues[i]).append('=').append(keyValues[i + 1]);
+            }
+            throw conflict(tx, message.toString());
+        }
+    }
+
+    /** Rolls {@code tx} back and returns the retryable conflict to throw (see {@link #insertOrConflict}). */
+    private static AbortException conflict(Transaction tx, String detail) {
+        tx.abort();
+        return new AbortException(AbortReason.VALIDATION_FAILED, detail);
+    }
+
+    private static void insertOrThrow(Transaction tx, Table table, java.util.function.Consumer<TupleView> writer,
+                                      Object... keyValues) {
+        if (!tx.insert(table, writer)) {
+            StringBuilder message = new StringBuilder("duplicate key: table=").append(table.name());
+            for (int i = 0; i + 1 < keyValues.length; i += 2) {
+                message.append(' ').append(keyValues[i]).append('=').append(keyValues[i + 1]);
+            }
+            throw new IllegalStateException(message.toString());
+        }
+    }
+}

@@ -1,0 +1,8 @@
+package io.selcc.tpcc.txn;
+
+class TpccTransactionsOccTest extends TpccTransactionsContractTest {
+    @Override
+    String cc() {
+        return "occ";
+    }
+}

@@ -1,0 +1,8 @@
+package io.selcc.tpcc.txn;
+
+class TpccTransactionsToTest extends TpccTransactionsContractTest {
+    @Override
+    String cc() {
+        return "to";
+    }
+}

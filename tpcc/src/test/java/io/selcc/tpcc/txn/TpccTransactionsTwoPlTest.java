@@ -1,0 +1,8 @@
+package io.selcc.tpcc.txn;
+
+class TpccTransactionsTwoPlTest extends TpccTransactionsContractTest {
+    @Override
+    String cc() {
+        return "2pl";
+    }
+}
