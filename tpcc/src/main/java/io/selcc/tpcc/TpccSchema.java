@@ -129,6 +129,12 @@ public final class TpccSchema {
             .addInt("h_c_w_id").addInt("h_d_id").addInt("h_w_id").addTimestamp("h_date").addMoney("h_amount")
             .addVarchar("h_data", 24).build();
 
+        /**
+         * Origins of H_ID: terminals (TpccTransactions instances) use origins below this, the loader this
+         * and above, so a run never collides with the loaded rows.
+         */
+        public static final long LOADER_ORIGIN_BASE = 1L << 22;
+
         /** A history id unique per (origin, sequence); each loader or terminal thread is its own origin. */
         public static long id(long origin, long sequence) {
             return HISTORY_KEY.compose(origin, sequence);

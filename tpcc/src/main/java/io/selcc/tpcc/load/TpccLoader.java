@@ -45,7 +45,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class TpccLoader {
     /** The first HISTORY origin the loader uses; run-time origins must be below it. */
-    public static final long LOAD_HISTORY_ORIGIN_BASE = 1L << 22;
+    public static final long LOAD_HISTORY_ORIGIN_BASE = TpccSchema.History.LOADER_ORIGIN_BASE;
 
     private static final long PROGRESS_INTERVAL_MILLIS = 1_000;
 

@@ -45,8 +45,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * the engine's {@code run} treats as fatal (rolled back, not retried).
  *
  * <p>Each instance is its own HISTORY origin: H_ID = {@link History#id}(origin, sequence) with
- * origin = {@code 0x400000 | nodeId << 12 | instance} (bit 22 set, so loaders may use origins below
- * 0x400000) and a per-instance sequence; at most 4,096 instances per JVM and 1,024 compute nodes.
+ * origin = {@code nodeId << 12 | instance}, always below {@link History#LOADER_ORIGIN_BASE} (the loader's
+ * origins start there), and a per-instance sequence; at most 4,096 instances per JVM and 1,024 compute nodes.
  */
 public final class TpccTransactions {
     /** The number of districts per warehouse ([SPEC] 4.2.2). */
@@ -62,7 +62,7 @@ public final class TpccTransactions {
     /** Scan limit meaning "all" (no district holds this many rows of one key range). */
     private static final int ALL = 1 << 20;
     private static final long RATE_SCALE = 10_000;
-    static final int HISTORY_ORIGIN_BASE = 0x400000;
+    static final int HISTORY_ORIGIN_BASE = 0;
     private static final AtomicInteger INSTANCES = new AtomicInteger();
 
     private final Table warehouses;

@@ -245,7 +245,7 @@ abstract class TpccTransactionsContractTest {
     void historyOriginsDifferPerInstance() {
         TpccTransactions other = new TpccTransactions(node);
         assertFalse(other.historyOrigin() == txns.historyOrigin());
-        assertTrue(txns.historyOrigin() >= TpccTransactions.HISTORY_ORIGIN_BASE);
+        assertTrue(txns.historyOrigin() < io.selcc.tpcc.TpccSchema.History.LOADER_ORIGIN_BASE, "run-time H_ID origins stay below the loader's");
         PaymentInput in = new PaymentInput(1, 1, 1, 1, false, 1, -1, 1_00, 1);
         long a = run(node, tx -> txns.payment(tx, in)).historyId();
         long b = run(node, tx -> other.payment(tx, in)).historyId();

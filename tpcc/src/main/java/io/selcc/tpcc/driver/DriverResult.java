@@ -1,0 +1,54 @@
+package io.selcc.tpcc.driver;
+
+import io.selcc.tpcc.txn.TxnType;
+
+import java.util.Map;
+
+/** What a run measured, per transaction type, over the measured interval only. */
+public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType) {
+    public TypeStats stats(TxnType type) {
+        return perType.get(type);
+    }
+
+    public long committed() {
+        return perType.values().stream().mapToLong(TypeStats::committed).sum();
+    }
+
+    public long aborted() {
+        return perType.values().stream().mapToLong(TypeStats::aborted).sum();
+    }
+
+    public long failed() {
+        return perType.values().stream().mapToLong(TypeStats::failed).sum();
+    }
+
+    public double seconds() {
+        return measuredNanos / 1e9;
+    }
+
+    /** Completed transactions of all types per second. */
+    public double txnPerSec() {
+        return committed() / seconds();
+    }
+
+    public double txnPerSec(TxnType type) {
+        return perType.get(type).committed() / seconds();
+    }
+
+    /** New-Orders completed per minute, rollbacks included, truncated ([SPEC] 5.4). */
+    public long tpmC() {
+        return (long) (perType.get(TxnType.NEW_ORDER).committed() / (seconds() / 60));
+    }
+
+    public double roundTripsPerTxn() {
+        long ended = perType.values().stream().mapToLong(TypeStats::ended).sum();
+        long roundTrips = perType.values().stream().mapToLong(s -> s.roundTrips).sum();
+        return ended == 0 ? 0 : (double) roundTrips / ended;
+    }
+
+    /** Share of {@code type} among completed transactions, in percent. */
+    public double share(TxnType type) {
+        long all = committed();
+        return all == 0 ? 0 : 100.0 * perType.get(type).committed() / all;
+    }
+}

@@ -1,0 +1,242 @@
+package io.selcc.tpcc.driver;
+
+import io.selcc.engine.AbortReason;
+import io.selcc.engine.Database;
+import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.TxnResult;
+import io.selcc.fabric.Counter;
+import io.selcc.fabric.CounterSnapshot;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.txn.DeliveryResult;
+import io.selcc.tpcc.txn.InputGenerator;
+import io.selcc.tpcc.txn.TpccTransactions;
+import io.selcc.tpcc.txn.TxnType;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongSupplier;
+
+/**
+ * Runs TPC-C terminals against a loaded database.
+ *
+ * <pre>
+ *   compute node n: terminal threads n*T .. n*T+T-1
+ *   terminal i: home warehouse (i mod W) + 1, home district (i div W) mod 10 + 1 (Stock-Level)
+ *   each: draw a type from its deck -> [keying time] -> run with retries -> [think time]
+ * </pre>
+ *
+ * A transaction counts when it started after the warm-up and ended inside the measured interval.
+ * Latency is the time of the whole {@code run} call, retries included. Round trips and messages per
+ * transaction come from the terminal thread's own counters, so they are exact.
+ */
+public final class TpccDriver {
+    private static final long PROGRESS_NANOS = 1_000_000_000L;
+
+    private final Database db;
+    private final DriverConfig config;
+    private final PrintStream progress;
+    private final LongSupplier clock;
+    private volatile boolean stop;
+    /** Start of the measured interval (clock nanos); Long.MAX_VALUE during warm-up. */
+    private volatile long measureFrom = Long.MAX_VALUE;
+    private final Map<TxnType, LongAdder> liveCommits = new EnumMap<>(TxnType.class);
+    private final Map<TxnType, LongAdder> liveAborts = new EnumMap<>(TxnType.class);
+
+    public TpccDriver(Database db, DriverConfig config, PrintStream progress) {
+        this(db, config, progress, System::nanoTime);
+    }
+
+    public TpccDriver(Database db, DriverConfig config, PrintStream progress, LongSupplier nanoClock) {
+        this.db = db;
+        this.config = config;
+        this.progress = progress;
+        this.clock = nanoClock;
+        for (TxnType type : TxnType.values()) {
+            liveCommits.put(type, new LongAdder());
+            liveAborts.put(type, new LongAdder());
+        }
+    }
+
+    /** Runs warm-up and the measured interval; blocks until every terminal stopped. */
+    public DriverResult run() throws InterruptedException {
+        int nodes = db.computeNodeCount();
+        List<Terminal> terminals = new ArrayList<>();
+        List<Thread> threads = new ArrayList<>();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        SplittableRandom seeds = new SplittableRandom(config.seed());
+        for (int n = 0; n < nodes; n++) {
+            DatabaseNode node = db.node(n);
+            for (int t = 0; t < config.terminalsPerNode(); t++) {
+                int index = n * config.terminalsPerNode() + t;
+                Terminal terminal = new Terminal(node, index, seeds.split());
+                terminals.add(terminal);
+                threads.add(Thread.ofPlatform().name("tpcc-terminal-" + index).start(() -> {
+                    try {
+                        terminal.loop();
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                        stop = true;
+                    }
+                }));
+            }
+        }
+        long start = clock.getAsLong();
+        long measuredStart;
+        long measuredEnd;
+        try {
+            phase("warmup", start, start + config.warmupNanos());
+            measuredStart = clock.getAsLong();
+            measureFrom = measuredStart;
+            phase("run", measuredStart, measuredStart + config.durationNanos());
+        } finally {
+            stop = true;
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+        measuredEnd = measuredStart + config.durationNanos();
+        if (failure.get() != null) {
+            throw new IllegalStateException("terminal failed: " + failure.get(), failure.get());
+        }
+        Map<TxnType, TypeStats> merged = new EnumMap<>(TxnType.class);
+        for (TxnType type : TxnType.values()) {
+            merged.put(type, new TypeStats());
+        }
+        for (Terminal terminal : terminals) {
+            terminal.stats.forEach((type, s) -> merged.get(type).merge(s));
+        }
+        return new DriverResult(config, Math.min(measuredEnd, clock.getAsLong()) - measuredStart, merged);
+    }
+
+    /** Waits until {@code end}, printing a progress line each second. */
+    private void phase(String name, long begin, long end) {
+        long[] lastCommits = new long[TxnType.values().length];
+        long[] lastAborts = new long[TxnType.values().length];
+        long tick = begin;
+        while (!stop && clock.getAsLong() - end < 0) {
+            long next = Math.min(tick + PROGRESS_NANOS, end);
+            while (!stop && clock.getAsLong() - next < 0) {
+                LockSupport.parkNanos(Math.min(next - clock.getAsLong(), 50_000_000L));
+            }
+            long now = clock.getAsLong();
+            if (progress != null && now - begin > 0) {
+                StringBuilder types = new StringBuilder();
+                long total = 0;
+                for (TxnType type : TxnType.values()) {
+                    long commits = liveCommits.get(type).sum();
+                    long aborts = liveAborts.get(type).sum();
+                    types.append(String.format(Locale.ROOT, "  %s %d/s (%d ab/s)", type.jsonName(),
+                        commits - lastCommits[type.ordinal()], aborts - lastAborts[type.ordinal()]));
+                    total += commits - lastCommits[type.ordinal()];
+                    lastCommits[type.ordinal()] = commits;
+                    lastAborts[type.ordinal()] = aborts;
+                }
+                progress.printf(Locale.ROOT, "%-6s %6.1f s %,9d txn/s%s%n", name, (now - begin) / 1e9, total, types);
+            }
+            tick = next;
+        }
+    }
+
+    /** One emulated terminal: its home warehouse and district, deck, random stream and statistics. */
+    private final class Terminal {
+        private final DatabaseNode node;
+        private final int homeW;
+        private final int homeD;
+        private final SplittableRandom random;
+        private final Mix.Deck deck;
+        private final InputGenerator inputs;
+        private final TpccTransactions transactions;
+        final Map<TxnType, TypeStats> stats = new EnumMap<>(TxnType.class);
+
+        Terminal(DatabaseNode node, int index, SplittableRandom random) {
+            this.node = node;
+            this.homeW = index % config.warehouses() + 1;
+            this.homeD = index / config.warehouses() % 10 + 1;
+            this.random = random;
+            this.deck = new Mix.Deck(config.mix(), random.split());
+            this.inputs = new InputGenerator(new TpccRandom(random.nextLong(), config.constants()), config.warehouses());
+            this.transactions = new TpccTransactions(node);
+            for (TxnType type : TxnType.values()) {
+                stats.put(type, new TypeStats());
+            }
+        }
+
+        void loop() {
+            while (!stop) {
+                TxnType type = deck.draw();
+                if (config.waitTimes()) {
+                    pause(WaitTimes.keyingNanos(type));
+                }
+                if (stop) {
+                    return;
+                }
+                execute(type);
+                if (config.waitTimes()) {
+                    pause(WaitTimes.thinkNanos(type, random));
+                }
+            }
+        }
+
+        private void execute(TxnType type) {
+            long nowMicros = System.currentTimeMillis() * 1000;
+            CounterSnapshot before = node.computeNode().counters().threadSnapshot();
+            long started = clock.getAsLong();
+            TxnResult<?> result = switch (type) {
+                case NEW_ORDER -> node.run(config.retry(), tx -> transactions.newOrder(tx, inputs.newOrder(homeW, nowMicros)));
+                case PAYMENT -> node.run(config.retry(), tx -> transactions.payment(tx, inputs.payment(homeW, nowMicros)));
+                case ORDER_STATUS -> node.run(config.retry(), tx -> transactions.orderStatus(tx, inputs.orderStatus(homeW)));
+                case DELIVERY -> node.run(config.retry(), tx -> transactions.delivery(tx, inputs.delivery(homeW, nowMicros)));
+                case STOCK_LEVEL -> node.run(config.retry(), tx -> transactions.stockLevel(tx, inputs.stockLevel(homeW, homeD)));
+            };
+            long ended = clock.getAsLong();
+            CounterSnapshot cost = node.computeNode().counters().threadSnapshot().minus(before);
+            boolean rolledBack = result.outcome().reason() == AbortReason.USER_ABORT;
+            boolean completed = result.committed() || rolledBack;
+            int conflicts = result.aborts().entrySet().stream().filter(e -> e.getKey().isRetryable())
+                .mapToInt(Map.Entry::getValue).sum();
+            if (completed) {
+                liveCommits.get(type).increment();
+            }
+            liveAborts.get(type).add(conflicts);
+            if (started - measureFrom < 0) {
+                return; // began during warm-up: not counted
+            }
+            TypeStats s = stats.get(type);
+            if (completed) {
+                s.committed++;
+                if (rolledBack) {
+                    s.rolledBack++;
+                }
+            } else {
+                s.failed++;
+            }
+            result.aborts().forEach((reason, n) -> {
+                if (reason.isRetryable()) {
+                    s.aborts.merge(reason, (long) n, Long::sum);
+                }
+            });
+            if (!rolledBack && result.value() instanceof DeliveryResult delivery) {
+                s.skippedDistricts += delivery.skippedDistricts();
+            }
+            s.latencyMicros.recordValue(Math.max(0, (ended - started) / 1000));
+            s.roundTrips += cost.get(Counter.ROUND_TRIPS);
+            s.messages += cost.get(Counter.MESSAGES_SENT);
+            s.bytesRead += cost.get(Counter.BYTES_READ);
+        }
+
+        private void pause(long nanos) {
+            long until = clock.getAsLong() + nanos;
+            while (!stop && clock.getAsLong() - until < 0) {
+                LockSupport.parkNanos(Math.min(until - clock.getAsLong(), 100_000_000L)); // emulated user, not sync
+            }
+        }
+    }
+}
