@@ -1,6 +1,7 @@
 package io.selcc.cli;
 
 import io.selcc.cli.micro.MicroCommand;
+import io.selcc.cli.tpcc.TpccCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.ExitCode;
@@ -19,8 +20,9 @@ import java.io.PrintWriter;
  * {@link RunOptions} as mixins and throws {@link ParameterException} (see {@link Flags}) for bad values.
  */
 @Command(name = "selcc", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
-    subcommands = {MicroCommand.class},
-    description = "SELCC cache-coherence protocol over simulated disaggregated memory: benchmarks.")
+    subcommands = {TpccCommand.class, MicroCommand.class},
+    description = "An OLTP engine over SELCC (cache coherence for disaggregated memory): TPC-C and the"
+        + " protocol's micro-benchmark, all nodes in this process.")
 public final class SelccCli implements Runnable {
     @Spec
     private CommandSpec spec;

@@ -1,0 +1,46 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.ClusterOptions;
+import io.selcc.cli.ClusterSettings;
+import io.selcc.cli.SelccCli;
+import io.selcc.engine.Database;
+import io.selcc.tpcc.TpccRandom;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/** {@code selcc tpcc check}: loads a database and runs the twelve consistency conditions on it. */
+@Command(name = "check", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
+    description = "Load a fresh database and run the twelve consistency conditions of clause 3.3.2 on it"
+        + " (exit code 1 if any fails). To check after a workload, use 'tpcc run --check'.")
+public final class TpccCheckCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterOptions clusterOptions;
+
+    @Mixin
+    private TpccOptions tpcc;
+
+    @Option(names = "--seed", paramLabel = "LONG", defaultValue = "42",
+        description = "Seed of the population. Default: ${DEFAULT-VALUE}.")
+    private long seed;
+
+    @Override
+    public Integer call() {
+        tpcc.validate(spec.commandLine());
+        ClusterSettings cluster = clusterOptions.settings(spec.commandLine(),
+            TpccSetup.defaultCacheFrames(2048, tpcc.warehouses));
+        PrintWriter out = spec.commandLine().getOut();
+        try (Database db = TpccSetup.open(cluster, tpcc)) {
+            TpccSetup.load(db, cluster, tpcc, seed, TpccRandom.Constants.random(seed), out);
+            return TpccSetup.check(db, tpcc.warehouses, out).passed() ? 0 : 1;
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.ClusterOptions;
+import io.selcc.cli.ClusterSettings;
+import io.selcc.cli.SelccCli;
+import io.selcc.engine.Database;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.check.CheckReport;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/** {@code selcc tpcc load}: loads the initial population and reports rows, time and memory. */
+@Command(name = "load", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
+    description = "Load the initial population (clause 4.3.3.1) in parallel over compute nodes and threads;"
+        + " report rows per table, time and memory. With --check, run the consistency checks after it.")
+public final class TpccLoadCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterOptions clusterOptions;
+
+    @Mixin
+    private TpccOptions tpcc;
+
+    @Option(names = "--seed", paramLabel = "LONG", defaultValue = "42",
+        description = "Seed of the population and of the NURand constants. Default: ${DEFAULT-VALUE}.")
+    private long seed;
+
+    @Override
+    public Integer call() {
+        tpcc.validate(spec.commandLine());
+        ClusterSettings cluster = clusterOptions.settings(spec.commandLine(),
+            TpccSetup.defaultCacheFrames(2048, tpcc.warehouses));
+        PrintWriter out = spec.commandLine().getOut();
+        TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
+        try (Database db = TpccSetup.open(cluster, tpcc)) {
+            TpccSetup.load(db, cluster, tpcc, seed, constants, out);
+            if (tpcc.check) {
+                CheckReport report = TpccSetup.check(db, tpcc.warehouses, out);
+                return report.passed() ? 0 : 1;
+            }
+        }
+        return 0;
+    }
+}

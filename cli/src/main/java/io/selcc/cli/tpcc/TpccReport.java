@@ -1,0 +1,121 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.ClusterSettings;
+import io.selcc.cli.JsonWriter;
+import io.selcc.engine.AbortReason;
+import io.selcc.tpcc.check.CheckReport;
+import io.selcc.tpcc.check.ConditionResult;
+import io.selcc.tpcc.driver.DriverConfig;
+import io.selcc.tpcc.driver.DriverResult;
+import io.selcc.tpcc.driver.TypeStats;
+import io.selcc.tpcc.txn.TxnType;
+
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.Map;
+
+/** The end-of-run table and the JSON report of {@code tpcc run}. */
+final class TpccReport {
+    private TpccReport() {
+    }
+
+    static void print(PrintWriter out, DriverResult result) {
+        out.printf(Locale.ROOT, "%n%-12s %10s %9s %8s %7s %10s %9s %9s %9s %9s %9s %8s%n", "type", "committed",
+            "aborted", "failed", "mix %", "txn/s", "p50 us", "p90 us", "p99 us", "max us", "RT/txn", "msg/txn");
+        for (TxnType type : TxnType.values()) {
+            TypeStats s = result.stats(type);
+            out.printf(Locale.ROOT, "%-12s %,10d %,9d %,8d %7.2f %,10.1f %,9.0f %,9.0f %,9.0f %,9d %9.2f %8.2f%n",
+                type.jsonName(), s.committed(), s.aborted(), s.failed(), result.share(type), result.txnPerSec(type),
+                s.percentileMicros(50), s.percentileMicros(90), s.percentileMicros(99),
+                s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue(),
+                s.roundTripsPerTxn(), s.messagesPerTxn());
+        }
+        for (TxnType type : TxnType.values()) {
+            TypeStats s = result.stats(type);
+            if (!s.aborts().isEmpty()) {
+                out.printf(Locale.ROOT, "  %s aborts by reason: %s%n", type.jsonName(), s.aborts());
+            }
+        }
+        TypeStats newOrder = result.stats(TxnType.NEW_ORDER);
+        TypeStats delivery = result.stats(TxnType.DELIVERY);
+        out.printf(Locale.ROOT, "New-Order rollbacks: %,d (%.2f%% of New-Orders, counted as completed);"
+                + " Delivery: %,d district(s) skipped%n", newOrder.rolledBack(),
+            newOrder.committed() == 0 ? 0 : 100.0 * newOrder.rolledBack() / newOrder.committed(),
+            delivery.skippedDistricts());
+        out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   round trips/txn %.2f   measured %.1f s%n",
+            result.tpmC(), result.txnPerSec(), result.roundTripsPerTxn(), result.seconds());
+        out.flush();
+    }
+
+    static String json(DriverResult result, ClusterSettings cluster, TpccOptions tpcc, CheckReport check) {
+        DriverConfig config = result.config();
+        JsonWriter json = new JsonWriter().beginObject();
+        json.field("benchmark", "tpcc")
+            .field("cc", tpcc.cc)
+            .field("access", cluster.access().name().toLowerCase(Locale.ROOT))
+            .field("warehouses", config.warehouses())
+            .field("computeNodes", cluster.computeNodes())
+            .field("memoryNodes", cluster.memoryNodes())
+            .field("threads", cluster.threads())
+            .field("gclSize", cluster.gclSize())
+            .field("cacheFrames", cluster.cacheFrames())
+            .field("rttNanos", cluster.rttNanos())
+            .field("gbps", cluster.gbps())
+            .field("durationMillis", config.durationNanos() / 1_000_000)
+            .field("warmupMillis", config.warmupNanos() / 1_000_000)
+            .field("measuredMillis", result.measuredNanos() / 1_000_000)
+            .field("seed", config.seed())
+            .field("mix", config.mix().toString())
+            .field("waitTimes", config.waitTimes())
+            .field("maxAttempts", config.retry().maxAttempts());
+        json.name("constants").beginObject()
+            .field("cLastLoad", config.constants().cLastLoad())
+            .field("cLastRun", config.constants().cLastRun())
+            .field("cId", config.constants().cId())
+            .field("olIId", config.constants().olIId())
+            .endObject();
+        json.field("committed", result.committed())
+            .field("aborted", result.aborted())
+            .field("failed", result.failed())
+            .field("txnPerSec", result.txnPerSec())
+            .field("tpmC", result.tpmC())
+            .field("roundTripsPerTxn", result.roundTripsPerTxn());
+        json.name("perType").beginObject();
+        for (TxnType type : TxnType.values()) {
+            TypeStats s = result.stats(type);
+            json.name(type.jsonName()).beginObject()
+                .field("committed", s.committed())
+                .field("aborted", s.aborted())
+                .field("failed", s.failed())
+                .field("rolledBack", s.rolledBack())
+                .field("sharePercent", result.share(type))
+                .field("txnPerSec", result.txnPerSec(type))
+                .field("p50Micros", s.percentileMicros(50))
+                .field("p90Micros", s.percentileMicros(90))
+                .field("p99Micros", s.percentileMicros(99))
+                .field("maxMicros", s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue())
+                .field("roundTripsPerTxn", s.roundTripsPerTxn())
+                .field("messagesPerTxn", s.messagesPerTxn());
+            json.name("abortsByReason").beginObject();
+            for (Map.Entry<AbortReason, Long> reason : s.aborts().entrySet()) {
+                json.field(reason.getKey().name(), reason.getValue());
+            }
+            json.endObject();
+            if (type == TxnType.DELIVERY) {
+                json.field("skippedDistricts", s.skippedDistricts());
+            }
+            json.endObject();
+        }
+        json.endObject();
+        if (check != null) {
+            json.name("consistency").beginObject().field("passed", check.passed());
+            json.name("conditions").beginArray();
+            for (ConditionResult condition : check.conditions()) {
+                json.beginObject().field("number", condition.number()).field("passed", condition.passed())
+                    .field("detail", condition.detail() == null ? "" : condition.detail()).endObject();
+            }
+            json.endArray().endObject();
+        }
+        return json.endObject().toString();
+    }
+}

@@ -1,0 +1,106 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.ClusterOptions;
+import io.selcc.cli.ClusterSettings;
+import io.selcc.cli.Flags;
+import io.selcc.cli.JsonFile;
+import io.selcc.cli.RunOptions;
+import io.selcc.cli.RunSettings;
+import io.selcc.cli.SelccCli;
+import io.selcc.engine.Database;
+import io.selcc.engine.RetryPolicy;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.check.CheckReport;
+import io.selcc.tpcc.driver.DriverConfig;
+import io.selcc.tpcc.driver.DriverResult;
+import io.selcc.tpcc.driver.Mix;
+import io.selcc.tpcc.driver.TpccDriver;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.SplittableRandom;
+import java.util.concurrent.Callable;
+
+/** {@code selcc tpcc run}: load, drive terminals for a warm-up and a measured interval, report. */
+@Command(name = "run", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
+    description = "Load, then run TPC-C terminals (--threads per compute node, each with a fixed home warehouse)"
+        + " for --warmup and --duration; print a progress line each second and a table per transaction type.",
+    footer = {"", "Example: bin/selcc tpcc run --cc occ --warehouses 1 --compute-nodes 2 --threads 1 --duration 30s"
+        + " --warmup 5s --check --json result.json"})
+public final class TpccRunCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ClusterOptions clusterOptions;
+
+    @Mixin
+    private TpccOptions tpcc;
+
+    @Mixin
+    private RunOptions runOptions;
+
+    @Option(names = "--mix", paramLabel = "NO,P,OS,D,SL", defaultValue = "45,43,4,4,4",
+        description = "Weights of New-Order, Payment, Order-Status, Delivery, Stock-Level (a shuffled card deck);"
+            + " e.g. 0,0,100,0,0 runs Order-Status only. Default: ${DEFAULT-VALUE}.")
+    private String mix;
+
+    @Option(names = "--wait-times", description = "Wait the spec's keying and think times (clause 5.2.5.7);"
+        + " off by default: terminals run back to back.")
+    private boolean waitTimes;
+
+    @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "100",
+        description = "Attempts per transaction before it counts as failed (conflict aborts are retried with"
+            + " jittered backoff). Default: ${DEFAULT-VALUE}.")
+    private int maxAttempts;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        tpcc.validate(spec.commandLine());
+        ClusterSettings cluster = clusterOptions.settings(spec.commandLine(),
+            TpccSetup.defaultCacheFrames(2048, tpcc.warehouses));
+        RunSettings run = runOptions.settings(spec.commandLine());
+        Mix weights;
+        try {
+            weights = Mix.parse(mix);
+        } catch (IllegalArgumentException e) {
+            throw Flags.invalid(spec.commandLine(), "--mix", mix, e.getMessage());
+        }
+        Flags.require(maxAttempts >= 1, spec.commandLine(), "--max-attempts", maxAttempts, "must be >= 1");
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        if (cluster.latencyIsCpuBound()) {
+            err.printf("warning: the latency model spins and %d terminals exceed %d processors: figures are CPU-bound%n",
+                cluster.totalThreads(), Runtime.getRuntime().availableProcessors());
+        }
+        TpccRandom.Constants constants = TpccRandom.Constants.random(run.seed());
+        SplittableRandom jitter = new SplittableRandom(run.seed() ^ 0x5DEECE66DL);
+        RetryPolicy retry = new RetryPolicy(maxAttempts, 1_000, 1_000_000, () -> {
+            synchronized (jitter) {
+                return jitter.nextLong();
+            }
+        });
+        DriverConfig config = new DriverConfig(tpcc.warehouses, cluster.threads(), run.durationNanos(),
+            run.warmupNanos(), run.seed(), weights, waitTimes, constants, retry);
+        try (Database db = TpccSetup.open(cluster, tpcc)) {
+            TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out);
+            db.cluster().resetCounters();
+            out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
+                run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
+            out.flush();
+            DriverResult result = new TpccDriver(db, config, TpccSetup.printStream(out)).run();
+            TpccReport.print(out, result);
+            CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out) : null;
+            if (run.json() != null) {
+                JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check));
+                out.println("wrote " + run.json());
+            }
+            out.flush();
+            return check == null || check.passed() ? 0 : 1;
+        }
+    }
+}

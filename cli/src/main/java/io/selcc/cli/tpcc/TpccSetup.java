@@ -1,0 +1,104 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.ClusterSettings;
+import io.selcc.engine.Database;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.TpccSchema;
+import io.selcc.tpcc.check.CheckReport;
+import io.selcc.tpcc.check.ConditionResult;
+import io.selcc.tpcc.check.ConsistencyChecker;
+import io.selcc.tpcc.load.LoadReport;
+import io.selcc.tpcc.load.TpccLoader;
+
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.util.Locale;
+
+/** Builds the database for a tpcc command, loads it, and runs the checks. */
+final class TpccSetup {
+    /** Tuple bytes of one warehouse's initial population, with ITEM's share, rounded up. */
+    static final long BYTES_PER_WAREHOUSE = 160L << 20;
+    /** Room for what a run inserts (orders, order lines, history) and for the indexes. */
+    static final long HEADROOM_BYTES = 512L << 20;
+
+    private TpccSetup() {
+    }
+
+    /** Memory per memory node: twice the initial population plus headroom, spread over the memory nodes. */
+    static long memoryPerNode(ClusterSettings cluster, int warehouses) {
+        long total = 2 * BYTES_PER_WAREHOUSE * warehouses + HEADROOM_BYTES;
+        long perNode = total / cluster.memoryNodes() + cluster.gclSize();
+        return perNode - perNode % 8;
+    }
+
+    /** Default cache: half of one warehouse per compute node, at least 16,384 frames. */
+    static long defaultCacheFrames(int gclSize, int warehouses) {
+        return Math.max(16_384, BYTES_PER_WAREHOUSE * warehouses / 2 / gclSize);
+    }
+
+    static Database open(ClusterSettings cluster, TpccOptions options) {
+        Database.Builder builder = TpccSchema.define(Database.builder()).cc(options.cc);
+        builder.clusterSettings()
+            .accessMode(cluster.access())
+            .computeNodes(cluster.computeNodes())
+            .memoryNodes(cluster.memoryNodes())
+            .threadsPerNode(cluster.threads())
+            .gclSize(cluster.gclSize())
+            .cacheFrames(cluster.cacheFrames())
+            .latency(cluster.latency())
+            .fairness(cluster.fairness())
+            .memoryPerNode(memoryPerNode(cluster, options.warehouses));
+        return builder.build();
+    }
+
+    static LoadReport load(Database db, ClusterSettings cluster, TpccOptions options, long seed,
+                           TpccRandom.Constants constants, PrintWriter out) {
+        out.printf(Locale.ROOT, "loading %d warehouse(s) with cc=%s on %d compute node(s) x %d thread(s), seed %d,"
+                + " C_LAST load/run %d/%d, C_ID %d, OL_I_ID %d%n", options.warehouses, options.cc,
+            cluster.computeNodes(), cluster.threads(), seed, constants.cLastLoad(), constants.cLastRun(),
+            constants.cId(), constants.olIId());
+        out.flush();
+        PrintStream progress = printStream(out);
+        LoadReport report = new TpccLoader(db, options.warehouses, seed, constants, cluster.threads(), progress).load();
+        out.printf(Locale.ROOT, "loaded in %.1f s, %,d MB in use; rows %s%n", report.millis() / 1000.0,
+            report.memoryBytesUsed() >> 20, report.rowsPerTable());
+        out.flush();
+        return report;
+    }
+
+    static CheckReport check(Database db, int warehouses, PrintWriter out) {
+        db.cluster().flushCaches();
+        CheckReport report = new ConsistencyChecker(db.node(0), warehouses).check();
+        for (ConditionResult condition : report.conditions()) {
+            out.printf(Locale.ROOT, "consistency condition %2d: %s%s%n", condition.number(),
+                condition.passed() ? "passed" : "FAILED", condition.detail() == null || condition.detail().isEmpty()
+                    ? "" : " (" + condition.detail() + ")");
+        }
+        out.printf("consistency: %s%n", report.passed() ? "all conditions passed" : "FAILED");
+        out.flush();
+        return report;
+    }
+
+    /** A stream that prints through the command's writer (progress lines of the loader and the driver). */
+    static PrintStream printStream(PrintWriter out) {
+        return new PrintStream(new WriterStream(out), true);
+    }
+
+    private static final class WriterStream extends java.io.OutputStream {
+        private final PrintWriter out;
+
+        WriterStream(PrintWriter out) {
+            this.out = out;
+        }
+
+        @Override
+        public void write(int b) {
+            out.write(b);
+        }
+
+        @Override
+        public void flush() {
+            out.flush();
+        }
+    }
+}
