@@ -43,7 +43,7 @@ final class TinyTpcc {
     }
 
     static Database open(String cc) {
-        return TpccSchema.define(Database.builder().computeNodes(1).memoryPerNode(32L << 20).cc(cc)).build();
+        return TpccSchema.define(Database.builder().computeNodes(2).memoryPerNode(32L << 20).cc(cc)).build();
     }
 
     static void load(DatabaseNode node) {

@@ -363,6 +363,103 @@ abstract class TpccTransactionsContractTest {
         assertEquals(1, stockLevel(1, 3, 81), "item 5 at 80");
     }
 
+    // ================================================================ concurrently
+
+    /**
+     * Four threads on two compute nodes run New-Order, Payment and Delivery against district (1,1)
+     * with the engine's retries; afterwards the counters agree with the committed results:
+     * D_NEXT_O_ID, W_YTD/D_YTD, NEW-ORDER rows, each order delivered once, and for customer 1
+     * C_BALANCE + C_YTD_PAYMENT = Σ delivered OL_AMOUNT (condition 12).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
+    void concurrentMixKeepsTheCountersConsistent() throws Exception {
+        int threads = 4;
+        int perThread = 30;
+        long seed = System.nanoTime();
+        java.util.concurrent.ConcurrentLinkedQueue<Object> committed = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> workers = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            DatabaseNode on = db.node(t % 2);
+            TpccTransactions mine = new TpccTransactions(on);
+            java.util.SplittableRandom random = new java.util.SplittableRandom(seed + t);
+            workers.add(Thread.ofPlatform().name("tpcc-txn-test-" + t).start(() -> {
+                for (int n = 0; n < perThread; n++) {
+                    int kind = random.nextInt(10);
+                    io.selcc.engine.TxnResult<?> r;
+                    if (kind < 5) {
+                        int lines = 1 + random.nextInt(3);
+                        int[] items = new int[lines];
+                        int[] supply = new int[lines];
+                        int[] quantities = new int[lines];
+                        for (int i = 0; i < lines; i++) {
+                            items[i] = 1 + random.nextInt(6);
+                            supply[i] = 1 + random.nextInt(2);
+                            quantities[i] = 1 + random.nextInt(10);
+                        }
+                        NewOrderInput in = new NewOrderInput(1, 1, 1 + random.nextInt(4), items, supply, quantities, n);
+                        r = on.run(tx -> mine.newOrder(tx, in));
+                    } else if (kind < 9) {
+                        PaymentInput in = new PaymentInput(1, 1, 1, 1, false, 1, -1, 1 + random.nextInt(10_000), n);
+                        r = on.run(tx -> mine.payment(tx, in));
+                    } else {
+                        DeliveryInput in = new DeliveryInput(1, 1 + random.nextInt(10), n);
+                        r = on.run(tx -> mine.delivery(tx, in));
+                    }
+                    if (r.committed()) {
+                        committed.add(r.value());
+                    } else {
+                        failed.incrementAndGet();
+                    }
+                }
+            }));
+        }
+        for (Thread worker : workers) {
+            worker.join();
+        }
+        assertEquals(0, failed.get(), "transactions that never committed, seed=" + seed);
+
+        int newOrders = 0;
+        long paid = 0;
+        long paidByC1 = 0;
+        long deliveredToC1 = 0;
+        int deliveredInD1 = 0;
+        java.util.Set<Integer> deliveredOrders = new java.util.HashSet<>();
+        java.util.Set<Integer> orderIds = new java.util.HashSet<>();
+        for (Object value : committed) {
+            if (value instanceof NewOrderResult r) {
+                assertFalse(r.rolledBack());
+                assertTrue(orderIds.add(r.orderId()), "order id given twice: o=" + r.orderId() + " seed=" + seed);
+                newOrders++;
+            } else if (value instanceof PaymentResult r) {
+                paid += r.amountCents();
+                paidByC1 += r.amountCents();
+            } else if (value instanceof DeliveryResult r) {
+                for (DeliveryResult.Delivered o : r.orders()) {
+                    if (o.d() == 1) {
+                        assertTrue(deliveredOrders.add(o.orderId()), "delivered twice: o=" + o.orderId() + " seed=" + seed);
+                        deliveredInD1++;
+                        if (o.customerId() == 1) {
+                            deliveredToC1 += o.amountCents();
+                        }
+                    }
+                }
+            }
+        }
+        assertEquals(4 + newOrders, read(node, District.TABLE, District.key(1, 1)).getInt(District.D_NEXT_O_ID),
+            "seed=" + seed);
+        assertEquals(300_000_00 + paid, read(node, Warehouse.TABLE, Warehouse.key(1)).getMoney(Warehouse.W_YTD));
+        assertEquals(30_000_00 + paid, read(node, District.TABLE, District.key(1, 1)).getMoney(District.D_YTD));
+        TupleView c1 = read(node, Customer.TABLE, Customer.key(1, 1, 1));
+        assertEquals(10_00 + paidByC1, c1.getMoney(Customer.C_YTD_PAYMENT));
+        assertEquals(deliveredToC1, c1.getMoney(Customer.C_BALANCE) + c1.getMoney(Customer.C_YTD_PAYMENT),
+            "condition 12, seed=" + seed);
+        int remaining = run(node, tx -> tx.scan(node.table(NewOrder.TABLE).primaryIndex(), NewOrder.key(1, 1, 0),
+            NewOrder.key(1, 1, 1000), 1000, row -> true));
+        assertEquals(2 + newOrders - deliveredInD1, remaining, "seed=" + seed);
+    }
+
     private int stockLevel(int w, int d, int threshold) {
         StockLevelResult r = run(node, tx -> txns.stockLevel(tx, new StockLevelInput(w, d, threshold)));
         assertEquals(threshold, r.threshold());
