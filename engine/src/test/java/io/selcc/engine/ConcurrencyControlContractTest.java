@@ -413,6 +413,38 @@ public abstract class ConcurrencyControlContractTest {
         return 0;
     }
 
+    /**
+     * Regression: an abort raised while a read holds a page latch must not roll back (free this
+     * transaction's inserts) before releasing it; the insert may sit in the same page, and latches are
+     * not reentrant. One thread interleaves two transactions so both use its open page.
+     */
+    @Test
+    void anAbortDuringAReadReleasesItsLatchBeforeRollingBackInserts() {
+        org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(java.time.Duration.ofSeconds(60), () -> {
+            try (Database db = open(1, AccessMode.SELCC, 256)) {
+                DatabaseNode node = db.node(0);
+                load(node, 3, 100);
+                Table table = node.table("account");
+                Transaction older = node.begin();
+                older.get(table, 2);
+                TxnResult<Boolean> younger = node.run(RetryPolicy.defaults(),
+                    tx -> tx.update(table, 2, row -> row.setMoney(BALANCE, 1)));
+                try {
+                    insertAccount(older, table, 9, 900, 0);
+                    older.get(table, 2);
+                    older.commit();
+                } catch (AbortException e) {
+                    assertTrue(e.reason().isRetryable(), "a conflict, not " + e.reason());
+                }
+                assertTrue(younger.committed() || !older.isActive(), "one of them must have given way");
+                if (!older.isActive() && older.outcome() != null && !older.outcome().committed()) {
+                    assertEquals(-1, balance(node, 9), "the aborted transaction's insert is gone");
+                }
+                insertAccount(node.begin(), table, 10, 1, 0); // the page is usable again (no latch left behind)
+            }
+        });
+    }
+
     @Test
     void aNodeOpenedLaterSeesTheSameTablesAndRows() {
         try (Database db = open(3, AccessMode.SELCC, 64)) {

@@ -38,20 +38,26 @@ final class OptimisticTransaction extends BufferingTransaction {
     @Override
     protected boolean readShared(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
         GclHandle page = node.sLock(table.pageOf(rid));
+        boolean changed = false;
         try {
             TupleView row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
             if (!row.isVisible() || !expected.test(row)) {
                 return false;
             }
             Read first = reads.putIfAbsent(rid, new Read(table, row.version(), row.incarnation()));
-            if (first != null && (first.version() != row.version() || first.incarnation() != row.incarnation())) {
-                throw abortWith(AbortReason.VALIDATION_FAILED, null); // changed since we read it: doomed anyway
+            changed = first != null && (first.version() != row.version() || first.incarnation() != row.incarnation());
+            if (!changed) {
+                new TupleView(table.schema()).wrap(into).copyFrom(row);
             }
-            new TupleView(table.schema()).wrap(into).copyFrom(row);
-            return true;
         } finally {
             node.unlock(page);
         }
+        if (changed) {
+            // Changed since we read it: doomed anyway. Roll back only with no latch held: the rollback
+            // latches this transaction's insert pages, which may be the page just read.
+            throw abortWith(AbortReason.VALIDATION_FAILED, null);
+        }
+        return true;
     }
 
     @Override

@@ -52,21 +52,27 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             page = node.xLock(pageAddress);
             row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
         }
+        boolean tooOld = false;
         try {
             if (!row.isVisible() || !expected.test(row)) {
                 return false;
             }
-            if (row.version() > ts) {
-                throw abortWith(AbortReason.TIMESTAMP_TOO_OLD, "ts=" + ts);
+            tooOld = row.version() > ts;
+            if (!tooOld) {
+                if (row.readTimestamp() < ts) {
+                    row.readTimestamp(ts);
+                }
+                new TupleView(table.schema()).wrap(into).copyFrom(row);
             }
-            if (row.readTimestamp() < ts) {
-                row.readTimestamp(ts);
-            }
-            new TupleView(table.schema()).wrap(into).copyFrom(row);
-            return true;
         } finally {
             node.unlock(page);
         }
+        if (tooOld) {
+            // Roll back only with no latch held: the rollback latches this transaction's insert pages,
+            // which may be the page just read (latches are not reentrant).
+            throw abortWith(AbortReason.TIMESTAMP_TOO_OLD, "ts=" + ts);
+        }
+        return true;
     }
 
     @Override

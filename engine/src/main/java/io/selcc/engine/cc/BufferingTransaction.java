@@ -77,7 +77,10 @@ public abstract class BufferingTransaction implements CcTransaction {
         active = false;
     }
 
-    /** Rolls back and returns the exception the operation throws. */
+    /**
+     * Rolls back and returns the exception the operation throws. Call it holding no latch: rolling back
+     * latches the pages of this transaction's inserts, and latches are not reentrant.
+     */
     protected final AbortException abortWith(AbortReason reason, String detail) {
         abort(reason);
         return new AbortException(reason, detail);
