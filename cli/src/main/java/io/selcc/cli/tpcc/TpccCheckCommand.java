@@ -3,15 +3,12 @@ package io.selcc.cli.tpcc;
 import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.SelccCli;
-import io.selcc.engine.Database;
-import io.selcc.tpcc.TpccRandom;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc check}: loads a database and runs the twelve consistency conditions on it. */
@@ -37,10 +34,6 @@ public final class TpccCheckCommand implements Callable<Integer> {
         tpcc.validate(spec.commandLine());
         ClusterSettings cluster = clusterOptions.settings(spec.commandLine(),
             TpccSetup.defaultCacheFrames(2048, tpcc.warehouses));
-        PrintWriter out = spec.commandLine().getOut();
-        try (Database db = TpccSetup.open(cluster, tpcc)) {
-            TpccSetup.load(db, cluster, tpcc, seed, TpccRandom.Constants.random(seed), out);
-            return TpccSetup.check(db, tpcc.warehouses, out).passed() ? 0 : 1;
-        }
+        return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, true, spec.commandLine().getOut());
     }
 }

@@ -3,16 +3,12 @@ package io.selcc.cli.tpcc;
 import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.SelccCli;
-import io.selcc.engine.Database;
-import io.selcc.tpcc.TpccRandom;
-import io.selcc.tpcc.check.CheckReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc load}: loads the initial population and reports rows, time and memory. */
@@ -38,15 +34,6 @@ public final class TpccLoadCommand implements Callable<Integer> {
         tpcc.validate(spec.commandLine());
         ClusterSettings cluster = clusterOptions.settings(spec.commandLine(),
             TpccSetup.defaultCacheFrames(2048, tpcc.warehouses));
-        PrintWriter out = spec.commandLine().getOut();
-        TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
-        try (Database db = TpccSetup.open(cluster, tpcc)) {
-            TpccSetup.load(db, cluster, tpcc, seed, constants, out);
-            if (tpcc.check) {
-                CheckReport report = TpccSetup.check(db, tpcc.warehouses, out);
-                return report.passed() ? 0 : 1;
-            }
-        }
-        return 0;
+        return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, tpcc.check, spec.commandLine().getOut());
     }
 }

@@ -66,6 +66,17 @@ final class TpccSetup {
         return report;
     }
 
+    /**
+     * What {@code tpcc load} and {@code tpcc check} do: build, load, and check when asked. Returns the
+     * exit code: 1 if a check failed, else 0.
+     */
+    static int loadAndMaybeCheck(ClusterSettings cluster, TpccOptions options, long seed, boolean check, PrintWriter out) {
+        try (Database db = open(cluster, options)) {
+            load(db, cluster, options, seed, TpccRandom.Constants.random(seed), out);
+            return check && !check(db, options.warehouses, out).passed() ? 1 : 0;
+        }
+    }
+
     static CheckReport check(Database db, int warehouses, PrintWriter out) {
         db.cluster().flushCaches();
         CheckReport report = new ConsistencyChecker(db.node(0), warehouses).check();

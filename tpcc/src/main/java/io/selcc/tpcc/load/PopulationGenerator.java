@@ -89,22 +89,11 @@ final class PopulationGenerator {
 
     private RowBatch warehouse(TpccRandom r, int w) {
         RowBatch batch = new RowBatch("warehouse w=" + w);
-        String name = r.alphaString(6, 10);
-        String street1 = r.alphaString(10, 20);
-        String street2 = r.alphaString(10, 20);
-        String city = r.alphaString(10, 20);
-        String state = r.state();
-        String zip = r.zip();
-        int tax = r.uniform(0, 2_000);
+        NameAndAddress address = NameAndAddress.draw(r);
         batch.add(LoadTables.WAREHOUSE, row -> {
             row.setInt(Warehouse.W_ID, w);
-            row.setString(Warehouse.W_NAME, name);
-            row.setString(Warehouse.W_STREET_1, street1);
-            row.setString(Warehouse.W_STREET_2, street2);
-            row.setString(Warehouse.W_CITY, city);
-            row.setString(Warehouse.W_STATE, state);
-            row.setString(Warehouse.W_ZIP, zip);
-            row.setInt(Warehouse.W_TAX, tax);
+            address.writeTo(row, Warehouse.W_NAME);
+            row.setInt(Warehouse.W_TAX, address.tax());
             row.setMoney(Warehouse.W_YTD, WAREHOUSE_YTD);
         });
         return batch;
@@ -148,23 +137,12 @@ final class PopulationGenerator {
 
     private RowBatch districtRow(TpccRandom r, int w, int d) {
         RowBatch batch = new RowBatch("district w=" + w + " d=" + d);
-        String name = r.alphaString(6, 10);
-        String street1 = r.alphaString(10, 20);
-        String street2 = r.alphaString(10, 20);
-        String city = r.alphaString(10, 20);
-        String state = r.state();
-        String zip = r.zip();
-        int tax = r.uniform(0, 2_000);
+        NameAndAddress address = NameAndAddress.draw(r);
         batch.add(LoadTables.DISTRICT, row -> {
             row.setInt(District.D_ID, d);
             row.setInt(District.D_W_ID, w);
-            row.setString(District.D_NAME, name);
-            row.setString(District.D_STREET_1, street1);
-            row.setString(District.D_STREET_2, street2);
-            row.setString(District.D_CITY, city);
-            row.setString(District.D_STATE, state);
-            row.setString(District.D_ZIP, zip);
-            row.setInt(District.D_TAX, tax);
+            address.writeTo(row, District.D_NAME);
+            row.setInt(District.D_TAX, address.tax());
             row.setMoney(District.D_YTD, DISTRICT_YTD);
             row.setInt(District.D_NEXT_O_ID, NEXT_ORDER_ID);
         });
@@ -301,6 +279,32 @@ final class PopulationGenerator {
                 row.setInt(NewOrder.NO_D_ID, d);
                 row.setInt(NewOrder.NO_W_ID, w);
             });
+        }
+    }
+
+    /**
+     * Name, address and tax of a warehouse or district ([SPEC] 4.3.3.1): the same draws for both, and
+     * the six text columns are consecutive in both tables (name, street 1, street 2, city, state, zip).
+     */
+    private record NameAndAddress(String name, String street1, String street2, String city, String state, String zip,
+                                  int tax) {
+        static NameAndAddress draw(TpccRandom r) {
+            String name = r.alphaString(6, 10);
+            String street1 = r.alphaString(10, 20);
+            String street2 = r.alphaString(10, 20);
+            String city = r.alphaString(10, 20);
+            String state = r.state();
+            String zip = r.zip();
+            return new NameAndAddress(name, street1, street2, city, state, zip, r.uniform(0, 2_000));
+        }
+
+        void writeTo(io.selcc.storage.TupleView row, int nameColumn) {
+            row.setString(nameColumn, name);
+            row.setString(nameColumn + 1, street1);
+            row.setString(nameColumn + 2, street2);
+            row.setString(nameColumn + 3, city);
+            row.setString(nameColumn + 4, state);
+            row.setString(nameColumn + 5, zip);
         }
     }
 }
