@@ -1,6 +1,7 @@
 package io.selcc.engine;
 
-import java.util.ArrayDeque;
+import io.selcc.testkit.Graphs;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -56,29 +57,7 @@ public final class SerializabilityChecker {
                 }
             }
         }
-        int[] indegree = new int[n];
-        for (List<Integer> out : edges) {
-            for (int to : out) {
-                indegree[to]++;
-            }
-        }
-        ArrayDeque<Integer> ready = new ArrayDeque<>();
-        for (int i = 0; i < n; i++) {
-            if (indegree[i] == 0) {
-                ready.add(i);
-            }
-        }
-        int sorted = 0;
-        while (!ready.isEmpty()) {
-            int at = ready.poll();
-            sorted++;
-            for (int to : edges.get(at)) {
-                if (--indegree[to] == 0) {
-                    ready.add(to);
-                }
-            }
-        }
-        if (sorted != n) {
+        if (!Graphs.isAcyclic(edges)) {
             throw new AssertionError("not serializable: the conflict graph of " + history.size()
                 + " committed transactions has a cycle");
         }
