@@ -26,6 +26,8 @@ public final class GclHandle {
     final boolean exclusive;
     long stamp;
     boolean released;
+    /** The data-region view, made on first use (one per lock, not one per access). */
+    private MemorySegment dataView;
     int dirtyLow = CacheFrame.CLEAN;
     int dirtyHigh;
 
@@ -85,8 +87,11 @@ public final class GclHandle {
     /** A view of the data region; read-only under a shared latch. Declare writes with {@link #markDirty}. */
     public MemorySegment data() {
         checkHeld();
-        MemorySegment data = copy.asSlice(GclLayout.DATA_OFFSET);
-        return exclusive ? data : data.asReadOnly();
+        if (dataView == null) {
+            MemorySegment data = copy.asSlice(GclLayout.DATA_OFFSET);
+            dataView = exclusive ? data : data.asReadOnly();
+        }
+        return dataView;
     }
 
     /** Records that {@code length} bytes at data offset {@code offset} were written through {@link #data()}. */
