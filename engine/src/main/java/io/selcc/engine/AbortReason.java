@@ -10,6 +10,11 @@ public enum AbortReason {
     VALIDATION_FAILED(true),
     /** TO: the tuple was read or written by a younger transaction. */
     TIMESTAMP_TOO_OLD(true),
+    /**
+     * The application found a read stale before commit could (e.g. a key it derived from a row is
+     * taken, or a row it found is gone) and aborted: a conflict under any algorithm.
+     */
+    STALE_READ(true),
     /** A concurrent transaction committed the same unique key first. */
     DUPLICATE_KEY(false),
     /** The application called {@link Transaction#abort()}. */

@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Optimistic algorithms read without locks, so a body may act on a stale read before commit-time
  * validation would catch it: a duplicate order id on insert, or Delivery's oldest NEW-ORDER row
  * already deleted. The body then rolls back and throws {@link AbortException} with
- * {@link AbortReason#VALIDATION_FAILED}, a retryable conflict like any other.
+ * {@link AbortReason#STALE_READ}, a retryable conflict like any other.
  *
  * <p>Missing rows that the spec guarantees exist (warehouse, district, customer, stock of an existing
  * item, order lines 1..O_OL_CNT) are bugs in the data: they throw {@link IllegalStateException}, which
@@ -479,7 +479,7 @@ public final class TpccTransactions {
      * Inserts a row whose key came from a row this transaction read (D_NEXT_O_ID). A duplicate means
      * that read was stale: an optimistic algorithm read it without a lock while another New-Order
      * committed the same order id. That is a conflict, not a bug: the transaction is rolled back and
-     * {@link AbortException} with {@link AbortReason#VALIDATION_FAILED} (retryable) is thrown.
+     * {@link AbortException} with {@link AbortReason#STALE_READ} (retryable) is thrown.
      */
     private static void insertOrConflict(Transaction tx, Table table, java.util.function.Consumer<TupleView> writer,
                                          Object... keyValues) {
@@ -495,7 +495,7 @@ public final class TpccTransactions {
     /** Rolls {@code tx} back and returns the retryable conflict to throw (see {@link #insertOrConflict}). */
     private static AbortException conflict(Transaction tx, String detail) {
         tx.abort();
-        return new AbortException(AbortReason.VALIDATION_FAILED, detail);
+        return new AbortException(AbortReason.STALE_READ, detail);
     }
 
     private static void insertOrThrow(Transaction tx, Table table, java.util.function.Consumer<TupleView> writer,
