@@ -31,9 +31,7 @@ public final class TpccLoadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        tpcc.validate(spec.commandLine());
-        ClusterSettings cluster = clusterOptions.settings(spec.commandLine(),
-            TpccSetup.defaultCacheFrames(2048, tpcc.warehouses));
+        ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, tpcc.check, spec.commandLine().getOut());
     }
 }

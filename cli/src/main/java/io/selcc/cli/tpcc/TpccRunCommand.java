@@ -60,9 +60,7 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        tpcc.validate(spec.commandLine());
-        ClusterSettings cluster = clusterOptions.settings(spec.commandLine(),
-            TpccSetup.defaultCacheFrames(2048, tpcc.warehouses));
+        ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         RunSettings run = runOptions.settings(spec.commandLine());
         Mix weights;
         try {

@@ -1,6 +1,8 @@
 package io.selcc.cli.tpcc;
 
+import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
+import io.selcc.cli.Flags;
 import io.selcc.engine.Database;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema;
@@ -9,6 +11,8 @@ import io.selcc.tpcc.check.ConditionResult;
 import io.selcc.tpcc.check.ConsistencyChecker;
 import io.selcc.tpcc.load.LoadReport;
 import io.selcc.tpcc.load.TpccLoader;
+
+import picocli.CommandLine;
 
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -21,7 +25,24 @@ final class TpccSetup {
     /** Room for what a run inserts (orders, order lines, history) and for the indexes. */
     static final long HEADROOM_BYTES = 512L << 20;
 
+    /**
+     * Frames each terminal needs: a no-wait 2PL transaction holds its pages' latches until commit, and
+     * Stock-Level latches up to a few hundred pages (order lines of 20 orders and their stock rows).
+     */
+    static final int MIN_CACHE_FRAMES_PER_TERMINAL = 1024;
+
     private TpccSetup() {
+    }
+
+    /** Validates the shared flags; a cache too small for TPC-C's latches is refused up front. */
+    static ClusterSettings settings(ClusterOptions clusterOptions, TpccOptions options, CommandLine cl) {
+        options.validate(cl);
+        ClusterSettings cluster = clusterOptions.settings(cl, defaultCacheFrames(2048, options.warehouses));
+        long needed = (long) MIN_CACHE_FRAMES_PER_TERMINAL * cluster.threads();
+        Flags.require(cluster.cacheFrames() >= needed, cl, "--cache", cluster.cacheFrames() + " frames",
+            "TPC-C needs at least " + MIN_CACHE_FRAMES_PER_TERMINAL + " frames per terminal (--threads "
+                + cluster.threads() + " = " + needed + "): a transaction holds latches on up to a few hundred pages");
+        return cluster;
     }
 
     /** Memory per memory node: twice the initial population plus headroom, spread over the memory nodes. */

@@ -51,6 +51,11 @@ class TpccCommandTest {
     }
 
     @Test
+    void aCacheTooSmallForTheLatchesIsRefused() {
+        assertBadInput(CliRun.of("tpcc", "run", "--cache", "64"), "--cache", "1024 frames per terminal");
+    }
+
+    @Test
     void everySubcommandHasHelp() {
         for (String sub : List.of("load", "run", "check")) {
             CliRun run = CliRun.of("tpcc", sub, "--help");
