@@ -53,7 +53,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         + " off by default: terminals run back to back.")
     private boolean waitTimes;
 
-    @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "100",
+    @Option(names = "--max-attempts", paramLabel = "N", defaultValue = "1000",
         description = "Attempts per transaction before it counts as failed (conflict aborts are retried with"
             + " jittered backoff). Default: ${DEFAULT-VALUE}.")
     private int maxAttempts;
