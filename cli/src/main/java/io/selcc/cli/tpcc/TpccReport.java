@@ -7,6 +7,7 @@ import io.selcc.tpcc.check.CheckReport;
 import io.selcc.tpcc.check.ConditionResult;
 import io.selcc.tpcc.driver.DriverConfig;
 import io.selcc.tpcc.driver.DriverResult;
+import io.selcc.tpcc.driver.InputShares;
 import io.selcc.tpcc.driver.TypeStats;
 import io.selcc.tpcc.txn.TxnType;
 
@@ -42,6 +43,12 @@ final class TpccReport {
                 + " Delivery: %,d district(s) skipped%n", newOrder.rolledBack(),
             newOrder.committed() == 0 ? 0 : 100.0 * newOrder.rolledBack() / newOrder.committed(),
             delivery.skippedDistricts());
+        StringBuilder checks = new StringBuilder("input variability (5.5.1.5):");
+        for (InputShares.Check check : result.inputShares().checks(result.config().warehouses())) {
+            checks.append(String.format(Locale.ROOT, " %s %.2f%s;", check.name(), check.value(),
+                check.sample() == 0 ? " (n/a)" : check.within() ? "" : " OUTSIDE [" + check.min() + ", " + check.max() + "]"));
+        }
+        out.println(checks);
         out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   round trips/txn %.2f   measured %.1f s%n",
             result.tpmC(), result.txnPerSec(), result.roundTripsPerTxn(), result.seconds());
         out.flush();
@@ -107,6 +114,12 @@ final class TpccReport {
             json.endObject();
         }
         json.endObject();
+        json.name("inputVariability").beginArray();
+        for (InputShares.Check c : result.inputShares().checks(config.warehouses())) {
+            json.beginObject().field("name", c.name()).field("value", c.value()).field("min", c.min())
+                .field("max", c.max()).field("sample", c.sample()).field("within", c.within()).endObject();
+        }
+        json.endArray();
         if (check != null) {
             json.name("consistency").beginObject().field("passed", check.passed());
             json.name("conditions").beginArray();

@@ -4,8 +4,12 @@ import io.selcc.tpcc.txn.TxnType;
 
 import java.util.Map;
 
-/** What a run measured, per transaction type, over the measured interval only. */
-public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType) {
+/**
+ * What a run measured, per transaction type, over the measured interval only, and the inputs'
+ * variability figures ([SPEC] 5.5.1.5).
+ */
+public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType,
+                           InputShares inputShares) {
     public TypeStats stats(TxnType type) {
         return perType.get(type);
     }

@@ -7,8 +7,13 @@ import io.selcc.engine.TxnResult;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.txn.DeliveryInput;
 import io.selcc.tpcc.txn.DeliveryResult;
 import io.selcc.tpcc.txn.InputGenerator;
+import io.selcc.tpcc.txn.NewOrderInput;
+import io.selcc.tpcc.txn.OrderStatusInput;
+import io.selcc.tpcc.txn.PaymentInput;
+import io.selcc.tpcc.txn.StockLevelInput;
 import io.selcc.tpcc.txn.TpccTransactions;
 import io.selcc.tpcc.txn.TxnType;
 
@@ -110,10 +115,12 @@ public final class TpccDriver {
         for (TxnType type : TxnType.values()) {
             merged.put(type, new TypeStats());
         }
+        InputShares shares = new InputShares();
         for (Terminal terminal : terminals) {
             terminal.stats.forEach((type, s) -> merged.get(type).merge(s));
+            shares.merge(terminal.shares);
         }
-        return new DriverResult(config, Math.min(measuredEnd, clock.getAsLong()) - measuredStart, merged);
+        return new DriverResult(config, Math.min(measuredEnd, clock.getAsLong()) - measuredStart, merged, shares);
     }
 
     /** Waits until {@code end}, printing a progress line each second. */
@@ -155,6 +162,7 @@ public final class TpccDriver {
         private final InputGenerator inputs;
         private final TpccTransactions transactions;
         final Map<TxnType, TypeStats> stats = new EnumMap<>(TxnType.class);
+        final InputShares shares = new InputShares();
 
         Terminal(DatabaseNode node, int index, SplittableRandom random) {
             this.node = node;
@@ -189,12 +197,32 @@ public final class TpccDriver {
             long nowMicros = System.currentTimeMillis() * 1000;
             CounterSnapshot before = node.computeNode().counters().threadSnapshot();
             long started = clock.getAsLong();
+            // The input is keyed once; a retry after a conflict resubmits the same transaction.
+            Object input = null;
             TxnResult<?> result = switch (type) {
-                case NEW_ORDER -> node.run(config.retry(), tx -> transactions.newOrder(tx, inputs.newOrder(homeW, nowMicros)));
-                case PAYMENT -> node.run(config.retry(), tx -> transactions.payment(tx, inputs.payment(homeW, nowMicros)));
-                case ORDER_STATUS -> node.run(config.retry(), tx -> transactions.orderStatus(tx, inputs.orderStatus(homeW)));
-                case DELIVERY -> node.run(config.retry(), tx -> transactions.delivery(tx, inputs.delivery(homeW, nowMicros)));
-                case STOCK_LEVEL -> node.run(config.retry(), tx -> transactions.stockLevel(tx, inputs.stockLevel(homeW, homeD)));
+                case NEW_ORDER -> {
+                    NewOrderInput in = inputs.newOrder(homeW, nowMicros);
+                    input = in;
+                    yield node.run(config.retry(), tx -> transactions.newOrder(tx, in));
+                }
+                case PAYMENT -> {
+                    PaymentInput in = inputs.payment(homeW, nowMicros);
+                    input = in;
+                    yield node.run(config.retry(), tx -> transactions.payment(tx, in));
+                }
+                case ORDER_STATUS -> {
+                    OrderStatusInput in = inputs.orderStatus(homeW);
+                    input = in;
+                    yield node.run(config.retry(), tx -> transactions.orderStatus(tx, in));
+                }
+                case DELIVERY -> {
+                    DeliveryInput in = inputs.delivery(homeW, nowMicros);
+                    yield node.run(config.retry(), tx -> transactions.delivery(tx, in));
+                }
+                case STOCK_LEVEL -> {
+                    StockLevelInput in = inputs.stockLevel(homeW, homeD);
+                    yield node.run(config.retry(), tx -> transactions.stockLevel(tx, in));
+                }
             };
             long ended = clock.getAsLong();
             CounterSnapshot cost = node.computeNode().counters().threadSnapshot().minus(before);
@@ -225,6 +253,13 @@ public final class TpccDriver {
             });
             if (!rolledBack && result.value() instanceof DeliveryResult delivery) {
                 s.skippedDistricts += delivery.skippedDistricts();
+                shares.delivery(delivery.skippedDistricts());
+            }
+            switch (input) {
+                case NewOrderInput in -> shares.newOrder(in);
+                case PaymentInput in -> shares.payment(in);
+                case OrderStatusInput in -> shares.orderStatus(in);
+                case null, default -> { }
             }
             s.latencyMicros.recordValue(Math.max(0, (ended - started) / 1000));
             s.roundTrips += cost.get(Counter.ROUND_TRIPS);
