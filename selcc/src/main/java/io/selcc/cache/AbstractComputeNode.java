@@ -71,7 +71,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         return endpoint.counters();
     }
 
-    /** Lock with bounded ({@code maxRetries >= 0}) or unbounded ({@code -1}) remote retries. */
+    /** Locks; with {@code tryOnly}, gives up (null) on a busy local latch or after bounded remote retries. */
     abstract GclHandle lock(long address, boolean exclusive, boolean tryOnly);
 
     @Override

@@ -66,10 +66,6 @@ final class FrameTable {
             values = new CacheFrame[n];
         }
 
-        int size() {
-            return size;
-        }
-
         CacheFrame get(long key) {
             int m = keys.length - 1;
             for (int i = slot(key, m); ; i = (i + 1) & m) {

@@ -644,14 +644,6 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
-    int freeFrames() {
-        return free.size();
-    }
-
-    int cacheFrames() {
-        return frames.length;
-    }
-
     // ================================================================ eviction worker
 
     /** The eviction worker's duty cycle: refill the free list to twice the low water mark, then sleep. */

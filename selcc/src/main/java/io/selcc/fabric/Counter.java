@@ -49,10 +49,6 @@ public enum Counter {
 
     private static final Counter[] VALUES = values();
 
-    public static Counter[] all() {
-        return VALUES.clone();
-    }
-
     static int count() {
         return VALUES.length;
     }

@@ -92,11 +92,6 @@ public final class LatchWord {
     /** SEL mode: the FAA operand of one shared acquire (a reader count, see class doc). */
     public static final long SEL_READER_UNIT = 1L;
 
-    /** SEL mode: the number of shared holders. */
-    public static long selReaderCount(long word) {
-        return word & READER_MASK;
-    }
-
     public static String toString(long word) {
         return "LatchWord[writer=" + writer(word) + ", readers=0x" + Long.toHexString(readers(word)) + "]";
     }
