@@ -19,14 +19,16 @@ public record RetryPolicy(int maxAttempts, long baseBackoffNanos, long maxBackof
         }
     }
 
-    /** 1000 attempts, 1 us doubling up to 1 ms. */
+    /** Built once: {@link DatabaseNode#run(java.util.function.Function)} uses it for every transaction. */
+    private static final RetryPolicy DEFAULTS =
+        new RetryPolicy(1000, 1_000, 1_000_000, () -> java.util.concurrent.ThreadLocalRandom.current().nextLong());
+
+    /**
+     * 1000 attempts, 1 us doubling up to 1 ms, jitter from {@link java.util.concurrent.ThreadLocalRandom}
+     * (not replayable; pass a policy with a seeded source where runs must repeat).
+     */
     public static RetryPolicy defaults() {
-        java.util.SplittableRandom random = new java.util.SplittableRandom();
-        return new RetryPolicy(1000, 1_000, 1_000_000, () -> {
-            synchronized (random) {
-                return random.nextLong();
-            }
-        });
+        return DEFAULTS;
     }
 
     long backoffNanos(int attempt) {
