@@ -113,26 +113,23 @@ public final class GclHandle {
         if (!exclusive) {
             throw new IllegalStateException("write under a shared latch: address=" + GlobalAddress.toString(address));
         }
-        int low = (int) position;
-        int high = low + length;
+        extendDirty((int) position, (int) position + length);
+        return position;
+    }
+
+    /** Marks bytes of the GCL header as dirty (allocation state); used by the allocator only. */
+    void markHeaderDirty(int gclOffset, int length) {
+        extendDirty(gclOffset, gclOffset + length);
+    }
+
+    /** Widens the dirty range, in GCL offsets, to cover [low, high). */
+    private void extendDirty(int low, int high) {
         if (dirtyLow == CacheFrame.CLEAN) {
             dirtyLow = low;
             dirtyHigh = high;
         } else {
             dirtyLow = Math.min(dirtyLow, low);
             dirtyHigh = Math.max(dirtyHigh, high);
-        }
-        return position;
-    }
-
-    /** Marks bytes of the GCL header as dirty (allocation state); used by the allocator only. */
-    void markHeaderDirty(int gclOffset, int length) {
-        if (dirtyLow == CacheFrame.CLEAN) {
-            dirtyLow = gclOffset;
-            dirtyHigh = gclOffset + length;
-        } else {
-            dirtyLow = Math.min(dirtyLow, gclOffset);
-            dirtyHigh = Math.max(dirtyHigh, gclOffset + length);
         }
     }
 
