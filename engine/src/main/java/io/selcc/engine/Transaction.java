@@ -336,23 +336,19 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    private <T> T guarded(java.util.function.Supplier<T> operation) {
-        try {
-            return operation.get();
-        } catch (AbortException e) {
-            state = State.ABORTED;
-            outcome = CommitOutcome.aborted(e.reason());
-            throw e;
-        }
+    /** The algorithm rolled back and threw: this transaction is over. */
+    private AbortException ended(AbortException e) {
+        state = State.ABORTED;
+        outcome = CommitOutcome.aborted(e.reason());
+        return e;
     }
 
+    // One overload per result type, so record ids and flags are not boxed.
     private boolean guarded(java.util.function.BooleanSupplier operation) {
         try {
             return operation.getAsBoolean();
         } catch (AbortException e) {
-            state = State.ABORTED;
-            outcome = CommitOutcome.aborted(e.reason());
-            throw e;
+            throw ended(e);
         }
     }
 
@@ -360,9 +356,7 @@ public final class Transaction implements AutoCloseable {
         try {
             return operation.getAsLong();
         } catch (AbortException e) {
-            state = State.ABORTED;
-            outcome = CommitOutcome.aborted(e.reason());
-            throw e;
+            throw ended(e);
         }
     }
 
