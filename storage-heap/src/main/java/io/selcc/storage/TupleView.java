@@ -238,10 +238,14 @@ public final class TupleView {
     }
 
     private Column checked(int column) {
+        checkWrapped();
+        return schema.column(column);
+    }
+
+    private void checkWrapped() {
         if (segment == null) {
             throw new IllegalStateException("tuple view not wrapped around a page or buffer");
         }
-        return schema.column(column);
     }
 
     private long position(int column, ColumnType expected) {
@@ -272,12 +276,12 @@ public final class TupleView {
     }
 
     private long getLongAt(long offset) {
-        checked(0);
+        checkWrapped();
         return segment.get(LONG, base + offset);
     }
 
     private int getIntAt(long offset) {
-        checked(0);
+        checkWrapped();
         return segment.get(INT, base + offset);
     }
 
@@ -294,9 +298,7 @@ public final class TupleView {
     }
 
     private void checkWritable() {
-        if (segment == null) {
-            throw new IllegalStateException("tuple view not wrapped around a page or buffer");
-        }
+        checkWrapped();
         if (!writable) {
             throw new IllegalStateException("write under a shared latch: tuple view of page "
                 + io.selcc.fabric.GlobalAddress.toString(page.address()));
