@@ -99,7 +99,6 @@ final class TpccSetup {
     }
 
     static CheckReport check(Database db, int warehouses, PrintWriter out) {
-        db.cluster().flushCaches();
         CheckReport report = new ConsistencyChecker(db.node(0), warehouses).check();
         for (ConditionResult condition : report.conditions()) {
             out.printf(Locale.ROOT, "consistency condition %2d: %s%s%n", condition.number(),

@@ -1,5 +1,6 @@
 package io.selcc.tpcc.driver;
 
+import io.selcc.tpcc.txn.InputGenerator;
 import io.selcc.tpcc.txn.NewOrderInput;
 import io.selcc.tpcc.txn.OrderStatusInput;
 import io.selcc.tpcc.txn.PaymentInput;
@@ -32,7 +33,7 @@ public final class InputShares {
 
     void newOrder(NewOrderInput in) {
         newOrders++;
-        boolean rollback = in.itemIds()[in.lineCount() - 1] == io.selcc.tpcc.txn.InputGenerator.UNUSED_ITEM_ID;
+        boolean rollback = in.itemIds()[in.lineCount() - 1] == InputGenerator.UNUSED_ITEM_ID;
         if (rollback) {
             rollbacks++;
         }

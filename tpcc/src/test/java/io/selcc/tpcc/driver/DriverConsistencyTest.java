@@ -59,7 +59,6 @@ class DriverConsistencyTest {
                 constants, retry);
             DriverResult result = new TpccDriver(db, config, null).run();
             assertTrue(result.stats(TxnType.NEW_ORDER).committed() > 0, "no New-Order completed (seed=" + seed + ")");
-            db.cluster().flushCaches();
             CheckReport report = new ConsistencyChecker(db.node(0), warehouses).check();
             assertTrue(report.passed(), "consistency after the run (cc=" + cc + ", " + mode + ", seed=" + seed + "): "
                 + report.conditions());
