@@ -19,7 +19,10 @@ import static io.selcc.engine.index.BLinkNodeLayout.LOW_KEY_OFFSET;
 import static io.selcc.engine.index.BLinkNodeLayout.LOW_VALUE_OFFSET;
 import static io.selcc.engine.index.BLinkNodeLayout.MAGIC;
 import static io.selcc.engine.index.BLinkNodeLayout.MAGIC_OFFSET;
+import static io.selcc.engine.index.BLinkNodeLayout.READ_TIMESTAMP_OFFSET;
 import static io.selcc.engine.index.BLinkNodeLayout.RIGHT_LINK_OFFSET;
+import static io.selcc.engine.index.BLinkNodeLayout.VERSION_OFFSET;
+import static io.selcc.engine.index.BLinkNodeLayout.WRITE_TIMESTAMP_OFFSET;
 
 /**
  * A reusable view of one latched B-link node ({@link BLinkNodeLayout}): typed accessors, the order of
@@ -110,6 +113,28 @@ final class BLinkNode {
 
     long rightLink() {
         return handle.getLong(RIGHT_LINK_OFFSET);
+    }
+
+    long version() {
+        return handle.getLong(VERSION_OFFSET);
+    }
+
+    /** Every change of entries or range calls this once, under the X latch. */
+    void bumpVersion() {
+        handle.putLong(VERSION_OFFSET, version() + 1);
+    }
+
+    long readTimestamp() {
+        return handle.getLong(READ_TIMESTAMP_OFFSET);
+    }
+
+    long writeTimestamp() {
+        return handle.getLong(WRITE_TIMESTAMP_OFFSET);
+    }
+
+    void timestamps(long readTimestamp, long writeTimestamp) {
+        handle.putLong(READ_TIMESTAMP_OFFSET, readTimestamp);
+        handle.putLong(WRITE_TIMESTAMP_OFFSET, writeTimestamp);
     }
 
     boolean highInfinite() {
@@ -215,6 +240,8 @@ final class BLinkNode {
         handle.putLong(HIGH_VALUE_OFFSET, fenceValue(highValue));
         handle.putLong(LOW_KEY_OFFSET, lowKey);
         handle.putLong(LOW_VALUE_OFFSET, fenceValue(lowValue));
+        handle.putLong(VERSION_OFFSET, 0);
+        timestamps(0, 0);
     }
 
     void setCount(int n) {

@@ -15,10 +15,18 @@ package io.selcc.engine.index;
  * 24      8     high value: tie breaker of the high key in non-unique trees, 0 in unique trees
  * 32      8     low key: every entry is &gt; (low key, low value); unused when FLAG_LOW_INFINITE
  * 40      8     low value
- * 48      ...   n entries, sorted ascending:
- *                 leaf     (level 0): entry i at 48 + 16 i = [key 8][value 8]
- *                 internal (level &gt; 0): entry i at 48 + 24 i = [separator key 8][separator value 8][child 8]
+ * 48      8     version: +1 on every change of the node's entries or range (insert, delete, split,
+ *               root split); transactions validate or lock the leaves their predicate reads saw by it
+ * 56      8     read timestamp: TO only, the largest timestamp of a transaction whose predicate read
+ *               (scan, or lookup that found nothing) covered this leaf
+ * 64      8     write timestamp: TO only, the largest timestamp of a transaction that changed its entries
+ * 72      ...   n entries, sorted ascending:
+ *                 leaf     (level 0): entry i at 72 + 16 i = [key 8][value 8]
+ *                 internal (level &gt; 0): entry i at 72 + 24 i = [separator key 8][separator value 8][child 8]
  * </pre>
+ *
+ * <p><b>Predicate protection.</b> The version, read and write timestamps matter on leaves; a split's new
+ * sibling inherits both timestamps from the node it splits from (it covers part of that node's range).
  *
  * <p><b>Order.</b> A unique tree orders entries by key alone, a non-unique tree by the pair
  * (key, value), so duplicates of one key may span leaves and every fence is a pair. In a unique tree the
@@ -44,7 +52,10 @@ final class BLinkNodeLayout {
     static final int HIGH_VALUE_OFFSET = 24;
     static final int LOW_KEY_OFFSET = 32;
     static final int LOW_VALUE_OFFSET = 40;
-    static final int ENTRIES_OFFSET = 48;
+    static final int VERSION_OFFSET = 48;
+    static final int READ_TIMESTAMP_OFFSET = 56;
+    static final int WRITE_TIMESTAMP_OFFSET = 64;
+    static final int ENTRIES_OFFSET = 72;
 
     /** Set on the tree's root only; {@link BLinkTree#open} requires it. */
     static final int FLAG_ROOT = 1;

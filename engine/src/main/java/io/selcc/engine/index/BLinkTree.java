@@ -56,6 +56,8 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
  * because splits only ever move entries to new nodes on the right of the fence.
  */
 public final class BLinkTree {
+    /** {@link #descendTo} result when the guard refused the root (no real address is negative). */
+    private static final long REFUSED = -1;
     private final ComputeNode node;
     private final long root;
     private final boolean unique;
@@ -148,14 +150,28 @@ public final class BLinkTree {
      * only the same pair does.
      */
     public InsertOutcome insert(long key, long value) {
+        return insert(key, value, LeafGuard.NONE);
+    }
+
+    /** {@link #insert(long, long)} with the leaves latched and checked through {@code guard}. */
+    public InsertOutcome insert(long key, long value, LeafGuard guard) {
         Context c = acquire();
         try {
-            GclHandle h = xLatchAt(c, descendTo(c, LEAF_LEVEL, key, value), LEAF_LEVEL, key, value);
+            c.guard = guard;
+            long start = descendTo(c, LEAF_LEVEL, key, value);
+            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
+            if (h == null) {
+                return InsertOutcome.REFUSED;
+            }
             BLinkNode leaf = c.view.wrap(h);
             int i = leaf.lowerBound(key, value);
             if (i < leaf.count() && leaf.compareEntry(i, key, value) == 0) {
-                node.unlock(h);
+                guard.unlatch(node, h);
                 return unique ? InsertOutcome.DUPLICATE_KEY : InsertOutcome.DUPLICATE_ENTRY;
+            }
+            if (!guard.beforeChange(c.leafView.wrap(h))) {
+                guard.unlatch(node, h);
+                return InsertOutcome.REFUSED;
             }
             insertEntry(c, h, LEAF_LEVEL, key, value, 0);
             return InsertOutcome.INSERTED;
@@ -172,7 +188,7 @@ public final class BLinkTree {
      */
     public boolean delete(long key) {
         requireUnique("delete(key)");
-        return remove(key, 0, false);
+        return remove(key, 0, false, LeafGuard.NONE);
     }
 
     /**
@@ -181,7 +197,18 @@ public final class BLinkTree {
      * @return true if the entry was present
      */
     public boolean delete(long key, long value) {
-        return remove(key, value, true);
+        return remove(key, value, true, LeafGuard.NONE);
+    }
+
+    /**
+     * Removes the entry (key, value) with the leaf latched and checked through {@code guard}: in a
+     * unique tree only if the key maps to this value.
+     *
+     * @return true if the entry was present and removed; false if absent or the guard refused
+     *         (then {@code guard.refused()} says why)
+     */
+    public boolean delete(long key, long value, LeafGuard guard) {
+        return remove(key, value, true, guard);
     }
 
     /**
@@ -191,16 +218,52 @@ public final class BLinkTree {
      * @throws IllegalStateException on a non-unique tree (use {@link #lookupAll} or {@link #scan})
      */
     public long lookup(long key, long absent) {
+        return lookup(key, absent, LeafGuard.NONE);
+    }
+
+    /**
+     * {@link #lookup(long, long)} through {@code guard}: a lookup that finds nothing is a predicate
+     * read of its leaf ({@link LeafGuard#onRead}). Returns {@code absent} also when the guard refused.
+     */
+    public long lookup(long key, long absent, LeafGuard guard) {
+        return lookup(key, absent, guard, false);
+    }
+
+    /**
+     * {@link #lookup(long, long, LeafGuard)} before inserting {@code key}: when the guard asks for it
+     * ({@link LeafGuard#latchesLeafToInsert()}), the leaf is latched in X from the start, so two
+     * transactions about to insert into one leaf conflict at once instead of both holding it shared
+     * and failing to upgrade at commit.
+     */
+    public long lookupToInsert(long key, long absent, LeafGuard guard) {
+        return lookup(key, absent, guard, guard.latchesLeafToInsert());
+    }
+
+    private long lookup(long key, long absent, LeafGuard guard, boolean exclusive) {
         requireUnique("lookup(key)");
         Context c = acquire();
         try {
-            GclHandle h = sLatchLeaf(c, key, 0);
+            c.guard = guard;
+            GclHandle h;
+            if (exclusive) {
+                long start = descendTo(c, LEAF_LEVEL, key, 0);
+                h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, 0);
+            } else {
+                h = sLatchLeaf(c, key, 0);
+            }
+            if (h == null) {
+                return absent;
+            }
             try {
                 BLinkNode leaf = c.view.wrap(h);
                 int i = leaf.lowerBound(key, 0);
-                return i < leaf.count() && leaf.key(i) == key ? leaf.value(i) : absent;
+                if (i < leaf.count() && leaf.key(i) == key) {
+                    return leaf.value(i);
+                }
+                guard.onRead(c.leafView.wrap(h));
+                return absent;
             } finally {
-                node.unlock(h);
+                guard.unlatch(node, h);
             }
         } finally {
             release(c);
@@ -216,6 +279,7 @@ public final class BLinkTree {
         requireUnique("lookup(key)");
         Context c = acquire();
         try {
+            c.guard = LeafGuard.NONE;
             GclHandle h = sLatchLeaf(c, key, 0);
             try {
                 BLinkNode leaf = c.view.wrap(h);
@@ -246,6 +310,15 @@ public final class BLinkTree {
      * @throws IllegalArgumentException if {@code limit < 0}
      */
     public int scan(long low, long high, int limit, EntryVisitor visitor) {
+        return scan(low, high, limit, visitor, LeafGuard.NONE);
+    }
+
+    /**
+     * {@link #scan(long, long, int, EntryVisitor)} through {@code guard}: every leaf it copies entries
+     * from (or finds none in) is a predicate read ({@link LeafGuard#onRead}). Stops early when the
+     * guard refuses.
+     */
+    public int scan(long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
         Objects.requireNonNull(visitor, "visitor");
         checkLimit(limit);
         if (low > high || limit == 0) {
@@ -253,12 +326,14 @@ public final class BLinkTree {
         }
         Context c = acquire();
         try {
+            c.guard = guard;
             int delivered = 0;
             GclHandle h = sLatchLeaf(c, low, Long.MIN_VALUE);
             boolean first = true;
+            boolean refused = false;
             long afterKey = 0;
             long afterValue = 0;
-            while (true) {
+            while (h != null) {
                 int copied = 0;
                 boolean last;
                 long right;
@@ -283,8 +358,12 @@ public final class BLinkTree {
                     afterKey = leaf.highKey();
                     afterValue = leaf.highValue();
                     right = leaf.rightLink();
+                    refused = !guard.onRead(c.leafView.wrap(h));
                 } finally {
-                    node.unlock(h);
+                    guard.unlatch(node, h);
+                }
+                if (refused) {
+                    return delivered;
                 }
                 for (int i = 0; i < copied; i++) {
                     delivered++;
@@ -296,8 +375,9 @@ public final class BLinkTree {
                     return delivered;
                 }
                 first = false;
-                h = node.sLock(right);
+                h = guard.latch(node, right, false, true);
             }
+            return delivered;
         } finally {
             release(c);
         }
@@ -308,6 +388,11 @@ public final class BLinkTree {
      * range first.
      */
     public int scanBackward(long low, long high, int limit, EntryVisitor visitor) {
+        return scanBackward(low, high, limit, visitor, LeafGuard.NONE);
+    }
+
+    /** {@link #scanBackward(long, long, int, EntryVisitor)} through {@code guard}, as {@link #scan} does. */
+    public int scanBackward(long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
         Objects.requireNonNull(visitor, "visitor");
         checkLimit(limit);
         if (low > high || limit == 0) {
@@ -315,13 +400,18 @@ public final class BLinkTree {
         }
         Context c = acquire();
         try {
+            c.guard = guard;
             int delivered = 0;
             long upperKey = high;
             long upperValue = Long.MAX_VALUE;
             while (true) {
                 GclHandle h = sLatchLeaf(c, upperKey, upperValue);
+                if (h == null) {
+                    return delivered;
+                }
                 int copied = 0;
                 boolean last;
+                boolean refused;
                 try {
                     BLinkNode leaf = c.view.wrap(h);
                     int wanted = limit - delivered;
@@ -338,8 +428,12 @@ public final class BLinkTree {
                     last = leaf.lowInfinite() || leaf.lowKey() < low;
                     upperKey = leaf.lowKey();
                     upperValue = leaf.lowValue();
+                    refused = !guard.onRead(c.leafView.wrap(h));
                 } finally {
-                    node.unlock(h);
+                    guard.unlatch(node, h);
+                }
+                if (refused) {
+                    return delivered;
                 }
                 for (int i = 0; i < copied; i++) {
                     delivered++;
@@ -364,24 +458,41 @@ public final class BLinkTree {
      */
     private GclHandle sLatchLeaf(Context c, long k, long v) {
         long address = root;
+        boolean mayBeLeaf = true; // the root, or a node whose parent is at level 1
         while (true) {
-            GclHandle h = node.sLock(address);
+            GclHandle h = mayBeLeaf ? c.guard.latch(node, address, false, true) : node.sLock(address);
+            if (h == null) {
+                return null;
+            }
             long next;
+            boolean nextMayBeLeaf;
             try {
                 BLinkNode n = c.view.wrap(h);
                 if (n.isAboveHigh(k, v)) {
                     next = n.rightLink();
+                    nextMayBeLeaf = n.isLeaf();
                 } else if (n.isLeaf()) {
                     return h;
                 } else {
                     next = n.child(n.childIndex(k, v));
+                    nextMayBeLeaf = n.level() == LEAF_LEVEL + 1;
                 }
             } catch (RuntimeException | Error e) {
-                node.unlock(h);
+                unlatch(c, h, mayBeLeaf);
                 throw e;
             }
-            node.unlock(h);
+            unlatch(c, h, mayBeLeaf);
             address = next;
+            mayBeLeaf = nextMayBeLeaf;
+        }
+    }
+
+    /** Releases a latch taken through the guard ({@code viaGuard}) or directly. */
+    private void unlatch(Context c, GclHandle h, boolean viaGuard) {
+        if (viaGuard) {
+            c.guard.unlatch(node, h);
+        } else {
+            node.unlock(h);
         }
     }
 
@@ -395,7 +506,13 @@ public final class BLinkTree {
         long address = root;
         c.pathTop = -1;
         while (true) {
-            GclHandle h = node.sLock(address);
+            // The root may be a leaf (and held by the transaction): it goes through the guard, which may
+            // refuse only where nothing changed yet (a leaf-level operation's start).
+            boolean viaGuard = address == root;
+            GclHandle h = viaGuard ? c.guard.latch(node, address, false, level == LEAF_LEVEL) : node.sLock(address);
+            if (h == null) {
+                return REFUSED;
+            }
             long next;
             try {
                 BLinkNode n = c.view.wrap(h);
@@ -420,7 +537,7 @@ public final class BLinkTree {
                     }
                 }
             } finally {
-                node.unlock(h);
+                unlatch(c, h, viaGuard);
             }
             address = next;
         }
@@ -433,7 +550,11 @@ public final class BLinkTree {
     private GclHandle xLatchAt(Context c, long start, int level, long k, long v) {
         long address = start;
         while (true) {
-            GclHandle h = node.xLock(address);
+            boolean viaGuard = level == LEAF_LEVEL || address == root;
+            GclHandle h = viaGuard ? c.guard.latch(node, address, true, level == LEAF_LEVEL) : node.xLock(address);
+            if (h == null) {
+                return null;
+            }
             boolean rootGrew;
             long next = 0;
             try {
@@ -451,11 +572,14 @@ public final class BLinkTree {
                     return h;
                 }
             } catch (RuntimeException | Error e) {
-                node.unlock(h);
+                unlatch(c, h, viaGuard);
                 throw e;
             }
-            node.unlock(h);
+            unlatch(c, h, viaGuard);
             address = rootGrew ? descendTo(c, level, k, v) : next;
+            if (address == REFUSED) {
+                return null;
+            }
         }
     }
 
@@ -464,44 +588,61 @@ public final class BLinkTree {
     /**
      * Puts an entry into the X-latched node {@code h} at {@code level}: a leaf entry (k, v), or above
      * the leaves the post of a child split at separator (k, v) with new right node {@code newChild}.
-     * Splits full nodes and posts upward until a node has room; releases every latch it took.
+     * Splits full nodes and posts upward until a node has room; releases every latch it took (leaf
+     * latches through the guard, which may keep them). A leaf change was already allowed by
+     * {@link LeafGuard#beforeChange}; this reports it with {@code afterChange} or {@code afterSplit}.
      */
     private void insertEntry(Context c, GclHandle h, int level, long k, long v, long newChild) {
         while (true) {
             BLinkNode n = c.view.wrap(h);
+            boolean leaf = level == LEAF_LEVEL;
             if (n.count() < capacity(level)) {
+                long versionBefore = n.version();
                 put(n, k, v, newChild);
-                node.unlock(h);
+                n.bumpVersion();
+                if (leaf) {
+                    c.guard.afterChange(c.leafView.wrap(h), versionBefore);
+                }
+                unlatchAt(c, h, level);
                 return;
             }
             if (n.isRoot()) {
                 splitRoot(c, h, k, v, newChild);
                 return;
             }
-            long rightAddress = allocateOrUnlock(h);
+            long rightAddress = allocateOrUnlatch(c, h, level);
             long separatorKey;
             long separatorValue;
             GclHandle rh = node.xLock(rightAddress);
+            if (leaf) {
+                c.guard.adopt(rh);
+            }
             try {
                 BLinkNode right = c.sibling.wrap(rh);
                 int m = n.count() / 2;
                 separatorKey = n.key(m - 1);
                 separatorValue = n.value(m - 1);
+                long versionBefore = n.version();
                 right.format(level, BLinkNodeLayout.flags(false, unique, false, n.highInfinite()),
                     separatorKey, separatorValue, n.highKey(), n.highValue(), n.rightLink());
+                right.timestamps(n.readTimestamp(), n.writeTimestamp()); // it covers part of n's range
                 n.moveEntriesTo(m, right);
                 n.setHigh(separatorKey, separatorValue);
                 // The right link goes in last under the same X latch: the sibling is complete before
                 // anyone can reach it.
                 n.setRightLink(rightAddress);
                 put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? n : right, k, v, newChild);
+                n.bumpVersion();
+                if (leaf) {
+                    c.guard.afterSplit(c.leafView.wrap(h), versionBefore, c.newLeafView.wrap(rh));
+                }
             } finally {
-                node.unlock(rh);
-                node.unlock(h);
+                unlatchAt(c, rh, level);
+                unlatchAt(c, h, level);
             }
-            // Post the separator. The split node is released first: the sibling is reachable through
-            // the right link meanwhile, and holding no latch while waiting for the parent rules out
-            // deadlock with writers coming down.
+            // Post the separator. The split node is released first (unless the transaction keeps its
+            // leaf): the sibling is reachable through the right link meanwhile, and no thread waits
+            // for an internal node while holding another, which rules out deadlock.
             int parentLevel = level + 1;
             long start = parentLevel <= c.pathTop ? c.path[parentLevel] : root;
             h = xLatchAt(c, start, parentLevel, separatorKey, separatorValue);
@@ -517,29 +658,37 @@ public final class BLinkTree {
      * its level and it becomes their parent, one level up. Releases all three latches.
      */
     private void splitRoot(Context c, GclHandle rootHandle, long k, long v, long newChild) {
-        long leftAddress = allocateOrUnlock(rootHandle);
+        int level = c.view.wrap(rootHandle).level();
+        boolean leaf = level == LEAF_LEVEL;
+        long leftAddress = allocateOrUnlatch(c, rootHandle, level);
         long rightAddress;
         try {
-            rightAddress = allocateOrUnlock(rootHandle);
+            rightAddress = allocateOrUnlatch(c, rootHandle, level);
         } catch (RuntimeException | Error e) {
             node.free(leftAddress);
             throw e;
         }
         GclHandle lh = node.xLock(leftAddress);
         GclHandle rh = node.xLock(rightAddress);
+        if (leaf) {
+            c.guard.adopt(lh);
+            c.guard.adopt(rh);
+        }
         try {
             BLinkNode n = c.view.wrap(rootHandle);
             BLinkNode left = c.sibling.wrap(lh);
             BLinkNode right = c.third.wrap(rh);
-            int level = n.level();
             if (level == BLinkNodeLayout.MAX_LEVEL) {
                 throw new IllegalStateException("tree too high: root=" + GlobalAddress.toString(root) + " level=" + level);
             }
+            long versionBefore = n.version();
             int m = n.count() / 2;
             long separatorKey = n.key(m - 1);
             long separatorValue = n.value(m - 1);
             left.format(level, BLinkNodeLayout.flags(false, unique, true, false), 0, 0, separatorKey, separatorValue, rightAddress);
             right.format(level, BLinkNodeLayout.flags(false, unique, false, true), separatorKey, separatorValue, 0, 0, 0);
+            left.timestamps(n.readTimestamp(), n.writeTimestamp());
+            right.timestamps(n.readTimestamp(), n.writeTimestamp());
             n.moveEntriesTo(m, right);
             n.moveEntriesTo(0, left);
             put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? left : right, k, v, newChild);
@@ -547,11 +696,21 @@ public final class BLinkTree {
             n.putInternalEntry(0, separatorKey, separatorValue, leftAddress);
             n.putInternalEntry(1, 0, 0, rightAddress); // separator unused: the root's high fence is infinite
             n.setCount(2);
+            n.bumpVersion();
+            if (leaf) {
+                c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(lh));
+                c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(rh));
+            }
         } finally {
-            node.unlock(rh);
-            node.unlock(lh);
-            node.unlock(rootHandle);
+            unlatchAt(c, rh, level);
+            unlatchAt(c, lh, level);
+            unlatch(c, rootHandle, true); // the root always goes through the guard
         }
+    }
+
+    /** Releases a latch on a node at {@code level}: leaves and the root through the guard. */
+    private void unlatchAt(Context c, GclHandle h, int level) {
+        unlatch(c, h, level == LEAF_LEVEL || h.address() == root);
     }
 
     private void put(BLinkNode n, long k, long v, long newChild) {
@@ -563,19 +722,24 @@ public final class BLinkTree {
     }
 
     /** Allocation can fail (memory node full); the latch must not stay held then. */
-    private long allocateOrUnlock(GclHandle held) {
+    private long allocateOrUnlatch(Context c, GclHandle held, int level) {
         try {
             return node.allocate();
         } catch (RuntimeException | Error e) {
-            node.unlock(held);
+            unlatchAt(c, held, level);
             throw e;
         }
     }
 
-    private boolean remove(long key, long value, boolean matchValue) {
+    private boolean remove(long key, long value, boolean matchValue, LeafGuard guard) {
         Context c = acquire();
         try {
-            GclHandle h = xLatchAt(c, descendTo(c, LEAF_LEVEL, key, value), LEAF_LEVEL, key, value);
+            c.guard = guard;
+            long start = descendTo(c, LEAF_LEVEL, key, value);
+            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
+            if (h == null) {
+                return false;
+            }
             try {
                 BLinkNode leaf = c.view.wrap(h);
                 int i = leaf.lowerBound(key, value);
@@ -585,10 +749,16 @@ public final class BLinkTree {
                 if (matchValue && leaf.value(i) != value) {
                     return false;
                 }
+                if (!guard.beforeChange(c.leafView.wrap(h))) {
+                    return false;
+                }
+                long versionBefore = leaf.version();
                 leaf.removeEntry(i);
+                leaf.bumpVersion();
+                guard.afterChange(c.leafView.wrap(h), versionBefore);
                 return true;
             } finally {
-                node.unlock(h);
+                guard.unlatch(node, h);
             }
         } finally {
             release(c);
@@ -637,6 +807,7 @@ public final class BLinkTree {
 
     private static void release(Context c) {
         c.inUse = false;
+        c.guard = LeafGuard.NONE;
     }
 
     private Context newContext() {
@@ -648,6 +819,9 @@ public final class BLinkTree {
         final BLinkNode view;
         final BLinkNode sibling;
         final BLinkNode third;
+        final LeafView leafView = new LeafView();
+        final LeafView newLeafView = new LeafView();
+        LeafGuard guard = LeafGuard.NONE;
         final long[] keys;
         final long[] values;
         /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */

@@ -7,5 +7,7 @@ public enum InsertOutcome {
     /** Unique index: the key already has a value. The index is unchanged. */
     DUPLICATE_KEY,
     /** Non-unique index: this (key, value) pair is already present. The index is unchanged. */
-    DUPLICATE_ENTRY
+    DUPLICATE_ENTRY,
+    /** The transaction's {@link LeafGuard} refused a leaf (busy, or a timestamp rule). The index is unchanged. */
+    REFUSED
 }

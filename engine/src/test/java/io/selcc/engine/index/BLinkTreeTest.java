@@ -322,7 +322,7 @@ class BLinkTreeTest {
             int plain = 0;
             int leafSplits = 0;
             int twoLevelSplits = 0;
-            for (int i = 0; i < 2_000; i++, k++) {
+            for (int i = 0; i < 1_200; i++, k++) {
                 sel.resetCounters();
                 tree.insert(k, k);
                 long latches = sel.counters(0).get(Counter.CACHE_MISSES);
