@@ -1,6 +1,6 @@
 package io.selcc.engine;
 
-/** Why a transaction aborted. All but {@link #USER_ABORT} and {@link #DUPLICATE_KEY} are conflicts worth a retry. */
+/** Why a transaction aborted. All but {@link #USER_ABORT} are conflicts worth a retry. */
 public enum AbortReason {
     /** No-wait 2PL: a latch another transaction holds. */
     LOCK_CONFLICT(true),
@@ -15,8 +15,12 @@ public enum AbortReason {
      * taken, or a row it found is gone) and aborted: a conflict under any algorithm.
      */
     STALE_READ(true),
-    /** A concurrent transaction committed the same unique key first. */
-    DUPLICATE_KEY(false),
+    /**
+     * A unique key this transaction found free (every insert checks its key first) was committed by a
+     * concurrent transaction before this one could: a conflict. A retry sees the key taken, so
+     * {@link Transaction#insert} returns false there and the application decides.
+     */
+    DUPLICATE_KEY(true),
     /** The application called {@link Transaction#abort()}. */
     USER_ABORT(false);
 

@@ -106,8 +106,9 @@ public final class DatabaseNode {
 
     /**
      * Runs {@code body} as a transaction and commits it, retrying conflict aborts with backoff. The body
-     * may end the transaction itself ({@link Transaction#abort()}: no retry). Other exceptions roll
-     * the transaction back and propagate.
+     * may end the transaction itself ({@link Transaction#abort()}: no retry), or throw {@link AbortException}
+     * with a retryable reason to have it rolled back and retried. Other exceptions roll the transaction
+     * back and propagate.
      */
     public <T> TxnResult<T> run(RetryPolicy policy, Function<Transaction, T> body) {
         Map<AbortReason, Integer> aborts = new EnumMap<>(AbortReason.class);
@@ -119,6 +120,9 @@ public final class DatabaseNode {
                 value = body.apply(tx);
                 outcome = tx.isActive() ? tx.commit() : tx.outcome();
             } catch (AbortException e) {
+                // The algorithm rolled back already; an application that throws it itself (a stale read
+                // it detected) may not have: roll back here so no latch outlives the attempt.
+                tx.abortQuietly();
                 outcome = CommitOutcome.aborted(e.reason());
             } catch (RuntimeException | Error e) {
                 tx.abortQuietly();

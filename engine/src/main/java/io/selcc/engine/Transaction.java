@@ -29,7 +29,13 @@ import java.util.function.Consumer;
  * its own inserts and deletes.
  *
  * <p>Conflicts throw {@link AbortException} after rolling back; {@link #commit()} returns its outcome
- * as a value. Index range scans do not lock the gaps between keys (no phantom protection).
+ * as a value.
+ *
+ * <p>Predicate reads are protected (no phantoms): a scan, or a lookup that finds no row, covers the
+ * B-link leaves it read, and the algorithm makes sure no other transaction changes those ranges
+ * between this transaction's read and its commit ({@link CcTransaction#leafGuard()}). A lookup that
+ * finds an entry whose row is gone by the time it is read aborts with {@link AbortReason#STALE_READ}
+ * (its absence was not covered).
  */
 public final class Transaction implements AutoCloseable {
     private static final long NONE = 0;
@@ -71,7 +77,10 @@ public final class Transaction implements AutoCloseable {
         }
         TupleBuffer buffer = new TupleBuffer(table.schema());
         boolean found = guarded(() -> cc.read(table.heap(), rid, row -> table.primaryKey(row) == key, buffer));
-        return found ? new TupleView(table.schema()).wrap(buffer) : null;
+        if (!found) {
+            throw staleEntry(table, key);
+        }
+        return new TupleView(table.schema()).wrap(buffer);
     }
 
     /** Forward scan of {@code index} over keys in [low, high]; at most {@code limit} rows. Returns rows delivered. */
@@ -98,8 +107,9 @@ public final class Transaction implements AutoCloseable {
             List<Entry> entries = new ArrayList<>();
             long fromKey = from;
             int fetched = forward
-                ? index.tree().scan(fromKey, high, batch, (k, v) -> entries.add(new Entry(k, v)))
-                : index.tree().scanBackward(low, fromKey, batch, (k, v) -> entries.add(new Entry(k, v)));
+                ? index.tree().scan(fromKey, high, batch, (k, v) -> entries.add(new Entry(k, v)), cc.leafGuard())
+                : index.tree().scanBackward(low, fromKey, batch, (k, v) -> entries.add(new Entry(k, v)), cc.leafGuard());
+            indexReadDone();
             boolean exhausted = fetched < batch;
             long lastKey = entries.isEmpty() ? from : entries.get(entries.size() - 1).key();
             List<Entry> merged = mergeLocalChanges(index, entries, forward ? fromKey : low, forward ? high : fromKey,
@@ -194,7 +204,7 @@ public final class Transaction implements AutoCloseable {
         }
         writer.accept(row);
         long key = table.primaryKey(row);
-        if (get(table, key) != null) {
+        if (locateToInsert(table, key) != NONE) {
             return false;
         }
         long rid = guarded(() -> cc.insert(table.heap(), image));
@@ -221,7 +231,7 @@ public final class Transaction implements AutoCloseable {
         TupleBuffer after = new TupleBuffer(table.schema());
         boolean found = guarded(() -> cc.update(table.heap(), rid, row -> table.primaryKey(row) == key, updater, before, after));
         if (!found) {
-            return false;
+            throw staleEntry(table, key);
         }
         TupleView oldRow = new TupleView(table.schema()).wrap(before);
         TupleView newRow = new TupleView(table.schema()).wrap(after);
@@ -251,7 +261,7 @@ public final class Transaction implements AutoCloseable {
         TupleBuffer before = new TupleBuffer(table.schema());
         boolean found = guarded(() -> cc.delete(table.heap(), rid, row -> table.primaryKey(row) == key, before));
         if (!found) {
-            return false;
+            throw staleEntry(table, key);
         }
         TupleView oldRow = new TupleView(table.schema()).wrap(before);
         TreeMap<Long, Long> mine = inserted.get(table);
@@ -327,7 +337,51 @@ public final class Transaction implements AutoCloseable {
         if (gone != null && gone.containsKey(key)) {
             return NONE;
         }
-        return table.primaryIndex().tree().lookup(key, NONE);
+        long rid = table.primaryIndex().tree().lookup(key, NONE, cc.leafGuard());
+        indexReadDone();
+        return rid;
+    }
+
+    /**
+     * Whether {@code key} is taken as this transaction sees it, before inserting it: NONE if free.
+     * A row found through the index is read to confirm it (a stale entry aborts, as in {@link #get}).
+     */
+    private long locateToInsert(Table table, long key) {
+        TreeMap<Long, Long> mine = inserted.get(table);
+        if (mine != null && mine.containsKey(key)) {
+            return mine.get(key);
+        }
+        Map<Long, Long> gone = deleted.get(table);
+        if (gone != null && gone.containsKey(key)) {
+            return NONE;
+        }
+        long rid = table.primaryIndex().tree().lookupToInsert(key, NONE, cc.leafGuard());
+        indexReadDone();
+        if (rid != NONE) {
+            TupleBuffer buffer = new TupleBuffer(table.schema());
+            if (!guarded(() -> cc.read(table.heap(), rid, row -> table.primaryKey(row) == key, buffer))) {
+                throw staleEntry(table, key);
+            }
+        }
+        return rid;
+    }
+
+    private void indexReadDone() {
+        try {
+            cc.indexReadDone();
+        } catch (AbortException e) {
+            throw ended(e);
+        }
+    }
+
+    /**
+     * The primary index had an entry for {@code key} but its row was gone when read: a concurrent
+     * delete committed in between. Only a miss in the index covers the key's absence, so abort.
+     */
+    private AbortException staleEntry(Table table, long key) {
+        cc.abort(AbortReason.STALE_READ);
+        return ended(new AbortException(AbortReason.STALE_READ, "row deleted meanwhile: table=" + table.name()
+            + " key=" + key));
     }
 
     private void checkActive() {
@@ -360,72 +414,97 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    /** Applies this transaction's index changes from inside the algorithm's commit. */
+    /**
+     * Applies this transaction's index changes from inside the algorithm's commit, in one global order:
+     * by index, then key (then record id where keys repeat), a key's removal before its addition. The
+     * order lets algorithms that wait for leaf latches at commit do so without deadlock (leaves are
+     * taken left to right in each tree, trees in a fixed order), and a unique key that moves between
+     * rows in one transaction is free again before it is added.
+     */
     private final class IndexMaintenance implements CommitHook {
-        private final List<Runnable> undo = new ArrayList<>();
+        private static final Comparator<IndexChange> ORDER = Comparator
+            .comparingLong((IndexChange c) -> c.index().tree().rootAddress())
+            .thenComparingLong(IndexChange::key)
+            .thenComparingLong(c -> c.index().isUnique() ? 0 : c.rid())
+            .thenComparing(IndexChange::add) // false (removal) first
+            .thenComparingLong(IndexChange::rid);
+
+        /** Done changes, to put back in reverse order: {index, key, rid, 1 = was added / 0 = was removed}. */
+        private final List<Object[]> done = new ArrayList<>();
 
         @Override
         public AbortReason beforeInstall() {
-            for (Map.Entry<Table, TreeMap<Long, Long>> byTable : inserted.entrySet()) {
+            List<IndexChange> changes = new ArrayList<>(secondaryChanges);
+            for (Map.Entry<Table, Map<Long, Long>> byTable : deleted.entrySet()) {
                 Index primary = byTable.getKey().primaryIndex();
-                Map<Long, Long> gone = deleted.getOrDefault(byTable.getKey(), Map.of());
                 for (Map.Entry<Long, Long> row : byTable.getValue().entrySet()) {
-                    long key = row.getKey();
-                    Long replaced = gone.get(key);
-                    if (replaced != null) {
-                        // Deleted and inserted again in this transaction: the new row takes the key.
-                        primary.tree().delete(key);
-                        undo.add(() -> primary.tree().insert(key, replaced));
-                    }
-                    if (!add(primary, key, row.getValue())) {
-                        return AbortReason.DUPLICATE_KEY;
-                    }
+                    changes.add(new IndexChange(primary, row.getKey(), row.getValue(), false));
                 }
             }
-            for (IndexChange change : secondaryChanges) {
-                if (change.add() && !add(change.index(), change.key(), change.rid())) {
-                    return AbortReason.DUPLICATE_KEY;
+            for (Map.Entry<Table, TreeMap<Long, Long>> byTable : inserted.entrySet()) {
+                Index primary = byTable.getKey().primaryIndex();
+                for (Map.Entry<Long, Long> row : byTable.getValue().entrySet()) {
+                    changes.add(new IndexChange(primary, row.getKey(), row.getValue(), true));
+                }
+            }
+            changes.sort(ORDER);
+            for (IndexChange change : changes) {
+                AbortReason failed = change.add()
+                    ? add(change.index(), change.key(), change.rid())
+                    : remove(change.index(), change.key(), change.rid());
+                if (failed != null) {
+                    return fail(failed);
                 }
             }
             return null;
         }
 
-        private boolean add(Index index, long key, long rid) {
-            if (index.tree().insert(key, rid) != InsertOutcome.INSERTED) {
-                for (int i = undo.size() - 1; i >= 0; i--) {
-                    undo.get(i).run();
-                }
-                undo.clear();
-                return false;
+        private AbortReason add(Index index, long key, long rid) {
+            InsertOutcome outcome = index.tree().insert(key, rid, cc.leafGuard());
+            if (outcome == InsertOutcome.REFUSED) {
+                return cc.indexRefusal();
             }
-            undo.add(() -> remove(index, key, rid));
-            return true;
+            if (outcome != InsertOutcome.INSERTED) {
+                return AbortReason.DUPLICATE_KEY;
+            }
+            done.add(new Object[] {index, key, rid, Boolean.TRUE});
+            return null;
+        }
+
+        private AbortReason remove(Index index, long key, long rid) {
+            if (index.tree().delete(key, rid, cc.leafGuard())) {
+                done.add(new Object[] {index, key, rid, Boolean.FALSE});
+                return null;
+            }
+            // Refused, or absent: a concurrent commit removed it first (OCC validates only after index
+            // changes, so this is where it learns). Either way a conflict.
+            AbortReason refusal = cc.indexRefusal();
+            return refusal != null ? refusal : AbortReason.STALE_READ;
+        }
+
+        private AbortReason fail(AbortReason reason) {
+            undo();
+            return reason;
         }
 
         @Override
-        public void afterInstall() {
-            for (Map.Entry<Table, Map<Long, Long>> byTable : deleted.entrySet()) {
-                Index primary = byTable.getKey().primaryIndex();
-                TreeMap<Long, Long> mine = inserted.getOrDefault(byTable.getKey(), new TreeMap<>());
-                for (Map.Entry<Long, Long> row : byTable.getValue().entrySet()) {
-                    if (!mine.containsKey(row.getKey())) {
-                        remove(primary, row.getKey(), row.getValue());
-                    }
+        public void undo() {
+            for (int i = done.size() - 1; i >= 0; i--) {
+                Object[] change = done.get(i);
+                Index index = (Index) change[0];
+                long key = (Long) change[1];
+                long rid = (Long) change[2];
+                boolean undone = (Boolean) change[3]
+                    ? index.tree().delete(key, rid, cc.undoGuard())
+                    : index.tree().insert(key, rid, cc.undoGuard()) == InsertOutcome.INSERTED;
+                if (!undone) {
+                    // The leaves it changed are still protected by this commit: failing here is a bug,
+                    // and going on would leave an entry of an aborted transaction in the index.
+                    throw new IllegalStateException("index undo failed: index=" + index.name() + " key=" + key
+                        + " rid=" + rid + (cc.indexRefusal() != null ? " refused=" + cc.indexRefusal() : ""));
                 }
             }
-            for (IndexChange change : secondaryChanges) {
-                if (!change.add()) {
-                    remove(change.index(), change.key(), change.rid());
-                }
-            }
-        }
-
-        private void remove(Index index, long key, long rid) {
-            if (index.isUnique()) {
-                index.tree().delete(key);
-            } else {
-                index.tree().delete(key, rid);
-            }
+            done.clear();
         }
     }
 }

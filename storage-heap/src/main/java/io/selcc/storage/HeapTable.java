@@ -206,7 +206,8 @@ public final class HeapTable {
 
     /**
      * Writes a new tuple into a free slot of a page the caller holds in X, with flags USED (not yet
-     * VISIBLE); returns the slot, or -1 if the page is full (then call {@link #pageFull}).
+     * VISIBLE) and the slot's version and read timestamp kept from its previous tuple; returns the
+     * slot, or -1 if the page is full (then call {@link #pageFull}).
      */
     public int insertInto(GclHandle page, Consumer<TupleView> writer) {
         int used = page.getInt(HeapPageLayout.USED_OFFSET);
@@ -218,8 +219,14 @@ public final class HeapTable {
             if ((page.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
                 TupleView view = new TupleView(schema).wrap(page, slot);
                 int incarnation = view.incarnation() + 1;
+                // The slot's version and read timestamp survive its reuse: they only grow, so a
+                // transaction that read the slot's previous tuple can tell that the slot changed.
+                long version = view.version();
+                long readTimestamp = view.readTimestamp();
                 view.copyFrom(zeroTuple);
                 view.incarnation(incarnation);
+                view.version(version);
+                view.readTimestamp(readTimestamp);
                 view.flags(TupleLayout.USED);
                 for (Column column : schema.columns()) {
                     if (column.nullable()) {

@@ -7,6 +7,8 @@ import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.index.LeafGuard;
+import io.selcc.engine.index.LeafView;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
@@ -30,6 +32,12 @@ import java.util.function.Predicate;
  * <p>Upgrade S to X without deadlock: release the S latch, {@code tryXLock} (abort if busy), and abort
  * unless every tuple this transaction read on the page still has the version it read. Inserts go into
  * a page this transaction holds in X until commit, marked visible at commit.
+ *
+ * <p>Phantoms: B-link leaves are GCLs with latches too, and the latches are the locks. A predicate
+ * read (a scan, or a lookup that found nothing) keeps the S latch of every leaf it covered until the
+ * transaction ends, so no other transaction can insert into or delete from that range, or split it,
+ * meanwhile; an index change at commit takes the leaf in X (no-wait, upgrading this transaction's own
+ * S latch) and keeps it until the end. Other index nodes are latched briefly, as the tree always does.
  */
 final class TwoPhaseLockingTransaction implements CcTransaction {
     private final ComputeNode node;
@@ -42,12 +50,19 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     /** Rows this transaction deleted (existing before it): record id -> table; freed at commit. */
     private final Map<Long, HeapTable> deletes = new LinkedHashMap<>();
     private final Map<HeapTable, TupleView> views = new HashMap<>();
+    private final LockingGuard guard = new LockingGuard(true);
+    /** Undoing its own index changes must not fail: waits instead of refusing where nothing is held. */
+    private final LockingGuard undoGuard = new LockingGuard(false);
+    private final LeafView leafView = new LeafView();
+    private AbortReason refusal;
     private boolean active = true;
 
     private static final class Held {
         GclHandle handle;
         /** While shared: versions of the tuples read on this page, checked on upgrade. */
         final Map<Long, ReadMark> readVersions = new HashMap<>();
+        /** A B-link leaf a predicate read covered: its version then (checked on upgrade); -1 otherwise. */
+        long leafVersion = -1;
 
         Held(GclHandle handle) {
             this.handle = handle;
@@ -143,7 +158,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             HeapTable table = insert.getValue();
             long rid = insert.getKey();
             GclHandle page = held.get(table.pageOf(rid)).handle;
-            view(table).wrap(page, table.slotOf(rid)).version(1);
+            TupleView row = view(table).wrap(page, table.slotOf(rid));
+            row.version(row.version() + 1); // a slot's version only grows, across reuse too
             table.markVisible(page, table.slotOf(rid));
         }
         for (Map.Entry<Long, HeapTable> delete : deletes.entrySet()) {
@@ -151,9 +167,33 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             long rid = delete.getKey();
             table.freeSlot(held.get(table.pageOf(rid)).handle, table.slotOf(rid));
         }
-        hook.afterInstall();
         releaseAll();
         return CommitOutcome.COMMITTED;
+    }
+
+    @Override
+    public LeafGuard leafGuard() {
+        return guard;
+    }
+
+    @Override
+    public void indexReadDone() {
+        checkActive();
+        if (refusal != null) {
+            AbortReason reason = refusal;
+            rollback();
+            throw new AbortException(reason, "index leaf busy");
+        }
+    }
+
+    @Override
+    public AbortReason indexRefusal() {
+        return refusal;
+    }
+
+    @Override
+    public LeafGuard undoGuard() {
+        return undoGuard; // the leaves changed at commit are held in X: undo reuses them
     }
 
     @Override
@@ -213,6 +253,101 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             h.readVersions.clear();
         }
         return h;
+    }
+
+    /**
+     * Leaves through this transaction's latches: reuses a latch it holds (latches are not reentrant),
+     * never waits where it may refuse, keeps what a predicate read covered or a change touched.
+     */
+    private final class LockingGuard implements LeafGuard {
+        /** False for undo: blocks where the tree would let it refuse (only the root can be busy then). */
+        private final boolean refuses;
+
+        LockingGuard(boolean refuses) {
+            this.refuses = refuses;
+        }
+
+        @Override
+        public GclHandle latch(ComputeNode computeNode, long address, boolean exclusive, boolean mayRefuseHere) {
+            boolean mayRefuse = refuses && mayRefuseHere;
+            Held h = held.get(address);
+            if (h != null) {
+                if (!exclusive || h.handle.isExclusive()) {
+                    return h.handle;
+                }
+                computeNode.unlock(h.handle);
+                GclHandle upgraded = mayRefuse ? computeNode.tryXLock(address) : computeNode.xLock(address);
+                if (upgraded == null) {
+                    held.remove(address);
+                    refusal = AbortReason.UPGRADE_CONFLICT;
+                    return null;
+                }
+                h.handle = upgraded;
+                if (h.leafVersion >= 0 && leafView.wrap(upgraded).version() != h.leafVersion) {
+                    refusal = AbortReason.UPGRADE_CONFLICT; // the range changed while no latch was held
+                    return null;
+                }
+                return upgraded;
+            }
+            GclHandle latched = mayRefuse
+                ? (exclusive ? computeNode.tryXLock(address) : computeNode.trySLock(address))
+                : (exclusive ? computeNode.xLock(address) : computeNode.sLock(address));
+            if (latched == null) {
+                refusal = AbortReason.LOCK_CONFLICT;
+            }
+            return latched;
+        }
+
+        @Override
+        public void unlatch(ComputeNode computeNode, GclHandle handle) {
+            Held h = held.get(handle.address());
+            if (h == null || h.handle != handle) {
+                computeNode.unlock(handle); // a transient latch (an internal root, a lookup's hit)
+            }
+        }
+
+        @Override
+        public boolean latchesLeafToInsert() {
+            return true;
+        }
+
+        @Override
+        public void adopt(GclHandle newLeaf) {
+            held.put(newLeaf.address(), new Held(newLeaf));
+        }
+
+        @Override
+        public boolean onRead(LeafView leaf) {
+            keep(leaf).leafVersion = leaf.version();
+            return true;
+        }
+
+        @Override
+        public boolean beforeChange(LeafView leaf) {
+            keep(leaf);
+            return true;
+        }
+
+        /**
+         * A root that was a leaf split in place: its range now lives in the two new leaves, which this
+         * transaction holds in X. The root itself is an internal node from now on; holding it to the
+         * end would block every descent of the tree (and every other transaction's undo), so it goes.
+         */
+        @Override
+        public void afterSplit(LeafView split, long versionBefore, LeafView newLeaf) {
+            if (!split.isLeaf()) {
+                held.remove(split.address()); // the tree's unlatch of the root then releases it
+            }
+        }
+
+        private Held keep(LeafView leaf) {
+            Held h = held.get(leaf.address());
+            if (h == null) {
+                h = new Held(leaf.handle());
+                held.put(leaf.address(), h);
+            }
+            return h;
+        }
     }
 
     private AbortException abortWith(AbortReason reason, long page) {

@@ -6,7 +6,9 @@ import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
-import io.selcc.engine.cc.WriteSet;
+import io.selcc.engine.cc.CommitLeaves;
+import io.selcc.engine.index.LeafGuard;
+import io.selcc.engine.index.LeafView;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
@@ -19,13 +21,22 @@ import java.util.function.Predicate;
 
 /**
  * One OCC transaction (Silo-style validation over page latches). Serializable: at commit every page
- * it writes is X-latched (in global order, so committers cannot deadlock) before any read is
- * validated, and a read validates only if its tuple's version and slot incarnation are unchanged and
- * no other committer holds its page ({@code trySLock} succeeds).
+ * it writes is X-latched (in global order, so committers cannot deadlock) and its index changes are
+ * made before any read is validated; a read validates only if its tuple's version and slot
+ * incarnation are unchanged and no other committer holds its page ({@code trySLock} succeeds).
+ *
+ * <p>Predicate reads (scans, lookups that found nothing) record the version of every B-link leaf
+ * they covered (the node set); commit validates those versions too, so an insert or delete that
+ * another transaction committed into a scanned range fails validation (phantom protection). The
+ * transaction's own index changes at commit move its recorded versions along, a split of a recorded
+ * leaf adds the new sibling.
  */
 final class OptimisticTransaction extends BufferingTransaction {
     /** Rows as first read, by record id. */
     private final Map<Long, Read> reads = new HashMap<>();
+    /** Leaves covered by predicate reads: address -> version seen (or after this transaction's own change). */
+    private final Map<Long, Long> nodeSet = new HashMap<>();
+    private final NodeSetGuard guard = new NodeSetGuard();
 
     /** A row as first read: its version and its slot's incarnation (a reused slot is another row). */
     private record Read(HeapTable table, long version, int incarnation) {
@@ -61,25 +72,101 @@ final class OptimisticTransaction extends BufferingTransaction {
     }
 
     @Override
+    protected LeafGuard readGuard() {
+        return guard;
+    }
+
+    @Override
+    public void indexReadDone() {
+        // Nothing to complete: the node set is validated at commit, and this guard never refuses.
+    }
+
+    @Override
+    public AbortReason indexRefusal() {
+        return null;
+    }
+
+    @Override
     public CommitOutcome commit(CommitHook hook) {
         beginCommit();
         TreeMap<Long, GclHandle> latched = new TreeMap<>();
         try {
             latched = writes.latchPages();
-            if (!validate(latched)) {
-                writes.freeInserts(latched);
-                return CommitOutcome.aborted(AbortReason.VALIDATION_FAILED);
-            }
+            CommitLeaves leaves = holdChangedLeaves();
             AbortReason refused = hook.beforeInstall();
             if (refused != null) {
                 writes.freeInserts(latched);
                 return CommitOutcome.aborted(refused);
             }
+            if (!validate(latched) || !validateNodeSet(leaves)) {
+                hook.undo();
+                writes.freeInserts(latched);
+                return CommitOutcome.aborted(AbortReason.VALIDATION_FAILED);
+            }
             writes.install(latched, version -> version + 1, Set.of());
-            hook.afterInstall();
             return CommitOutcome.COMMITTED;
         } finally {
+            releaseChangedLeaves();
             writes.release(latched);
+        }
+    }
+
+    /**
+     * Every leaf a predicate read covered still has the version seen (moved along by this commit's
+     * own changes), and no other committer holds it.
+     */
+    private boolean validateNodeSet(CommitLeaves leaves) {
+        LeafView view = new LeafView();
+        for (Map.Entry<Long, Long> leaf : nodeSet.entrySet()) {
+            GclHandle mine = leaves.heldLatch(leaf.getKey());
+            GclHandle h = mine != null ? mine : node.trySLock(leaf.getKey());
+            if (h == null) {
+                return false;
+            }
+            try {
+                if (view.wrap(h).version() != leaf.getValue()) {
+                    return false;
+                }
+            } finally {
+                if (mine == null) {
+                    node.unlock(h);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Plain short latches; records the node set and follows this transaction's own changes. */
+    private final class NodeSetGuard implements LeafGuard {
+        @Override
+        public GclHandle latch(ComputeNode computeNode, long address, boolean exclusive, boolean mayRefuse) {
+            return exclusive ? computeNode.xLock(address) : computeNode.sLock(address);
+        }
+
+        @Override
+        public void unlatch(ComputeNode computeNode, GclHandle handle) {
+            computeNode.unlock(handle);
+        }
+
+        @Override
+        public boolean onRead(LeafView leaf) {
+            nodeSet.putIfAbsent(leaf.address(), leaf.version());
+            return true;
+        }
+
+        @Override
+        public void afterChange(LeafView leaf, long versionBefore) {
+            nodeSet.replace(leaf.address(), versionBefore, leaf.version());
+        }
+
+        @Override
+        public void afterSplit(LeafView split, long versionBefore, LeafView newLeaf) {
+            Long seen = nodeSet.get(split.address());
+            if (seen != null && (seen == versionBefore || seen == split.version())) {
+                // Part of the range this transaction read moved to the new leaf: watch it too.
+                nodeSet.put(split.address(), split.version());
+                nodeSet.put(newLeaf.address(), newLeaf.version());
+            }
         }
     }
 

@@ -7,11 +7,15 @@ import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.WriteSet;
+import io.selcc.engine.index.LeafGuard;
+import io.selcc.engine.index.LeafView;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -30,10 +34,24 @@ import java.util.function.Predicate;
  *       than rts) is skipped instead.</li>
  * </ul>
  * Serializable in timestamp order; no dirty reads since writes appear only at commit.
+ *
+ * <p>The read rule applies to the slot, whatever it holds now: a slot's version only grows (a freed
+ * slot keeps the timestamp of the delete that freed it, and an insert into a slot with a younger
+ * version aborts), so a row a younger transaction deleted, even if its slot was reused since, makes
+ * an older reader abort instead of reading as absent.
+ *
+ * <p>Predicate reads follow the same rules on B-link leaves: a scan (or a lookup that found nothing)
+ * aborts if a younger transaction changed a leaf it covers (leaf write timestamp), and raises each
+ * leaf's read timestamp; an index change at commit aborts if a younger transaction's predicate read
+ * covered its leaf (read timestamp above ts), and raises the leaf's write timestamp.
  */
 final class TimestampOrderingTransaction extends BufferingTransaction {
     private final long ts;
     private final boolean thomasWriteRule;
+    private final TimestampGuard guard = new TimestampGuard();
+    /** Leaves the current index read covered: address, version seen (pairs). */
+    private final List<long[]> coveredLeaves = new ArrayList<>();
+    private AbortReason refusal;
 
     TimestampOrderingTransaction(ComputeNode node, long ts, boolean thomasWriteRule) {
         super(node);
@@ -52,13 +70,16 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             page = node.xLock(pageAddress);
             row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
         }
-        boolean tooOld = false;
+        boolean tooOld;
         try {
-            if (!row.isVisible() || !expected.test(row)) {
-                return false;
-            }
+            // First the slot's write timestamp, whatever the slot holds: a younger delete (or a younger
+            // insert into the freed slot) means this transaction should still see the row it looks for.
             tooOld = row.version() > ts;
-            if (!tooOld) {
+            if (tooOld || !row.isVisible() || !expected.test(row)) {
+                if (!tooOld) {
+                    return false;
+                }
+            } else {
                 if (row.readTimestamp() < ts) {
                     row.readTimestamp(ts);
                 }
@@ -76,6 +97,42 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
     }
 
     @Override
+    protected LeafGuard readGuard() {
+        return guard;
+    }
+
+    @Override
+    public void indexReadDone() {
+        checkActive();
+        AbortReason failed = refusal;
+        if (failed == null) {
+            LeafView view = new LeafView();
+            for (long[] leaf : coveredLeaves) {
+                GclHandle h = node.xLock(leaf[0]);
+                try {
+                    view.wrap(h);
+                    if (view.version() != leaf[1] || view.writeTimestamp() > ts) {
+                        failed = AbortReason.TIMESTAMP_TOO_OLD; // changed since the scan read it
+                        break;
+                    }
+                    view.raiseReadTimestamp(ts);
+                } finally {
+                    node.unlock(h);
+                }
+            }
+        }
+        coveredLeaves.clear();
+        if (failed != null) {
+            throw abortWith(failed, "ts=" + ts + " (index leaf)");
+        }
+    }
+
+    @Override
+    public AbortReason indexRefusal() {
+        return refusal;
+    }
+
+    @Override
     public CommitOutcome commit(CommitHook hook) {
         beginCommit();
         TreeMap<Long, GclHandle> latched = new TreeMap<>();
@@ -84,10 +141,15 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             Set<Long> obsolete = new HashSet<>();
             for (Map.Entry<Long, WriteSet.Entry> e : writes.entries().entrySet()) {
                 WriteSet.Entry write = e.getValue();
-                if (!write.touchesSharedRow()) {
-                    continue; // this transaction's own inserts: nobody else can see them
-                }
                 TupleView row = writes.row(e.getKey(), write, latched);
+                if (!write.touchesSharedRow()) {
+                    // Own inserts: nobody else can see them, but the slot's version must only grow.
+                    if (row.version() > ts) {
+                        writes.freeInserts(latched);
+                        return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
+                    }
+                    continue;
+                }
                 if (!row.isVisible() || row.incarnation() != write.incarnation() || row.readTimestamp() > ts) {
                     writes.freeInserts(latched);
                     return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
@@ -101,16 +163,60 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                     }
                 }
             }
+            holdChangedLeaves(); // a refused index change is undone before anyone sees the others
             AbortReason refused = hook.beforeInstall();
             if (refused != null) {
                 writes.freeInserts(latched);
                 return CommitOutcome.aborted(refused);
             }
             writes.install(latched, version -> ts, obsolete);
-            hook.afterInstall();
             return CommitOutcome.COMMITTED;
         } finally {
+            releaseChangedLeaves();
             writes.release(latched);
+        }
+    }
+
+    /** Plain short latches; the TO rules on leaf timestamps. */
+    private final class TimestampGuard implements LeafGuard {
+        @Override
+        public GclHandle latch(ComputeNode computeNode, long address, boolean exclusive, boolean mayRefuse) {
+            return exclusive ? computeNode.xLock(address) : computeNode.sLock(address);
+        }
+
+        @Override
+        public void unlatch(ComputeNode computeNode, GclHandle handle) {
+            computeNode.unlock(handle);
+        }
+
+        @Override
+        public boolean onRead(LeafView leaf) {
+            if (leaf.writeTimestamp() > ts) {
+                refusal = AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction changed this range
+                return false;
+            }
+            coveredLeaves.add(new long[] {leaf.address(), leaf.version()});
+            return true;
+        }
+
+        @Override
+        public boolean beforeChange(LeafView leaf) {
+            if (leaf.readTimestamp() > ts) {
+                refusal = AbortReason.TIMESTAMP_TOO_OLD; // a younger predicate read covered this range
+                return false;
+            }
+            return true;
+        }
+
+        @Override
+        public void afterChange(LeafView leaf, long versionBefore) {
+            leaf.raiseWriteTimestamp(ts);
+        }
+
+        @Override
+        public void afterSplit(LeafView split, long versionBefore, LeafView newLeaf) {
+            split.raiseWriteTimestamp(ts);
+            newLeaf.raiseWriteTimestamp(ts);
         }
     }
 }

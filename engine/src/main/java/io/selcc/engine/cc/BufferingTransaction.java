@@ -3,6 +3,7 @@ package io.selcc.engine.cc;
 import io.selcc.cache.ComputeNode;
 import io.selcc.engine.AbortException;
 import io.selcc.engine.AbortReason;
+import io.selcc.engine.index.LeafGuard;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
@@ -19,6 +20,7 @@ public abstract class BufferingTransaction implements CcTransaction {
     protected final ComputeNode node;
     protected final WriteSet writes;
     private boolean active = true;
+    private CommitLeaves commitLeaves;
 
     protected BufferingTransaction(ComputeNode node) {
         this.node = node;
@@ -61,6 +63,35 @@ public abstract class BufferingTransaction implements CcTransaction {
     public final long insert(HeapTable table, TupleBuffer row) {
         checkActive();
         return writes.insert(table, row);
+    }
+
+    /** The algorithm's guard for index reads and its rules for index changes. */
+    protected abstract LeafGuard readGuard();
+
+    /** While committing, the guard that holds every changed leaf to the end of the commit. */
+    @Override
+    public final LeafGuard leafGuard() {
+        return commitLeaves != null ? commitLeaves : readGuard();
+    }
+
+    /** Undo happens only inside a commit, on the leaves it holds. */
+    @Override
+    public final LeafGuard undoGuard() {
+        return commitLeaves != null ? commitLeaves : LeafGuard.NONE;
+    }
+
+    /** From here until {@link #releaseChangedLeaves}, index changes keep their leaves X-latched. */
+    protected final CommitLeaves holdChangedLeaves() {
+        commitLeaves = new CommitLeaves(readGuard());
+        return commitLeaves;
+    }
+
+    /** Ends a commit's hold on its leaves (after installing or undoing). */
+    protected final void releaseChangedLeaves() {
+        if (commitLeaves != null) {
+            commitLeaves.releaseAll(node);
+            commitLeaves = null;
+        }
     }
 
     @Override

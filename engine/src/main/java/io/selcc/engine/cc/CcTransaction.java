@@ -3,6 +3,7 @@ package io.selcc.engine.cc;
 import io.selcc.engine.AbortException;
 import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.index.LeafGuard;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
@@ -36,7 +37,35 @@ public interface CcTransaction {
     /** Inserts {@code row} (columns only; the header is the algorithm's) and returns its record id. */
     long insert(HeapTable table, TupleBuffer row);
 
-    /** Validates, runs the hook with all write latches held, installs, releases. Never throws for conflicts. */
+    /**
+     * The guard every index operation of this transaction goes through: it latches leaves the way the
+     * algorithm needs (no-wait 2PL holds the leaves a predicate read covered until commit), records
+     * them for validation (OCC), or checks their timestamps (TO).
+     */
+    LeafGuard leafGuard();
+
+    /**
+     * Called after each index read (scan or lookup) made through {@link #leafGuard()}: if the guard
+     * refused, rolls back and throws {@link AbortException}; otherwise completes the read's protection
+     * (TO raises the covered leaves' read timestamps here).
+     */
+    void indexReadDone();
+
+    /** Why the guard refused an index change (the reason a commit aborts with); null if it did not. */
+    AbortReason indexRefusal();
+
+    /**
+     * The guard that undoes this transaction's own index changes when its commit fails after them:
+     * it latches as {@link #leafGuard()} does where the transaction holds leaves, and never refuses.
+     */
+    LeafGuard undoGuard();
+
+    /**
+     * Validates, runs the hook's index changes with all write latches held (before validating reads,
+     * so a committer's predicate conflicts are visible to every later validation), installs, releases.
+     * If the commit fails after the hook's {@code beforeInstall} succeeded, calls its {@code undo}.
+     * Never throws for conflicts.
+     */
     CommitOutcome commit(CommitHook hook);
 
     /** Rolls back and releases everything. Idempotent. */

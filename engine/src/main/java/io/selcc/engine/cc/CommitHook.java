@@ -3,13 +3,16 @@ package io.selcc.engine.cc;
 import io.selcc.engine.AbortReason;
 
 /**
- * The engine's part of a commit, called by the algorithm while it holds every latch its writes need,
- * so index changes become visible atomically with the tuples.
+ * The engine's part of a commit: index changes, made by the algorithm's call while it holds every
+ * latch its writes need, so they become visible atomically with the tuples.
  */
 public interface CommitHook {
-    /** Before writes are installed: index inserts. Returns null to go on, or why the commit must abort. */
+    /**
+     * Before writes are installed: every index insert and delete of the transaction. Returns null to
+     * go on, or why the commit must abort (then the index is as before).
+     */
     AbortReason beforeInstall();
 
-    /** After writes are installed, before latches are released: index deletes. */
-    void afterInstall();
+    /** The commit failed after {@link #beforeInstall} succeeded: puts the index back as it was. */
+    void undo();
 }
