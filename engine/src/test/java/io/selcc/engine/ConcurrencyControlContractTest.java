@@ -38,6 +38,9 @@ public abstract class ConcurrencyControlContractTest {
     static final IndexDefinition BY_BRANCH = new IndexDefinition("account.by_branch", "account", false,
         row -> row.getInt(BRANCH));
 
+    /** One attempt, no retry: tests that need to see an abort. */
+    static final RetryPolicy ONCE = new RetryPolicy(1, 0, 0, () -> 0L);
+
     /** The algorithm's name, e.g. "2pl". */
     protected abstract String cc();
 
@@ -138,23 +141,50 @@ public abstract class ConcurrencyControlContractTest {
     @ParameterizedTest
     @EnumSource(AccessMode.class)
     void noDirtyRead(AccessMode mode) {
-        try (Database db = open(2, mode, 256)) {
-            DatabaseNode a = db.node(0);
-            DatabaseNode b = db.node(1);
-            load(a, 2, 100);
-            Transaction writer = a.begin();
-            assertTrue(writer.update(a.table("account"), 1, row -> row.setMoney(BALANCE, 999)));
-            Transaction reader = b.begin();
-            try {
-                TupleView row = reader.get(b.table("account"), 1);
-                assertNotNull(row);
-                assertEquals(100, row.getMoney(BALANCE), "read an uncommitted write");
-                reader.commit();
-            } catch (AbortException e) {
-                assertTrue(e.reason().isRetryable(), "a conflict, not " + e.reason()); // no-wait 2PL: busy latch
+        // Every kind of uncommitted write, read by a point read and by a scan, from the writer's own
+        // compute node and from another; the writer then aborts.
+        for (String write : List.of("update", "insert", "delete")) {
+            for (int readerNode = 0; readerNode < 2; readerNode++) {
+                for (boolean scan : new boolean[] {false, true}) {
+                    String what = write + (scan ? " seen by a scan" : " seen by a get") + " from node " + readerNode;
+                    try (Database db = open(2, mode, 256)) {
+                        DatabaseNode a = db.node(0);
+                        DatabaseNode b = db.node(readerNode);
+                        load(a, 2, 100);
+                        Table accounts = a.table("account");
+                        Transaction writer = a.begin();
+                        switch (write) {
+                            case "update" -> assertTrue(writer.update(accounts, 1, row -> row.setMoney(BALANCE, 999)));
+                            case "insert" -> insertAccount(writer, accounts, 3, 999, 0);
+                            default -> assertTrue(writer.delete(accounts, 1));
+                        }
+                        Transaction reader = b.begin();
+                        try {
+                            long[] seen = new long[4];
+                            if (scan) {
+                                reader.scan(b.table("account").primaryIndex(), 1, 3, 10, row -> {
+                                    seen[(int) row.getLong(ID)] = row.getMoney(BALANCE);
+                                    return true;
+                                });
+                            } else {
+                                for (long id = 1; id <= 3; id++) {
+                                    TupleView row = reader.get(b.table("account"), id);
+                                    seen[(int) id] = row == null ? 0 : row.getMoney(BALANCE);
+                                }
+                            }
+                            assertEquals(100, seen[1], "read an uncommitted write: " + what);
+                            assertEquals(100, seen[2], what);
+                            assertEquals(0, seen[3], "saw an uncommitted insert: " + what);
+                            reader.commit();
+                        } catch (AbortException e) {
+                            assertTrue(e.reason().isRetryable(), "a conflict, not " + e.reason() + ": " + what);
+                        }
+                        writer.abort();
+                        assertEquals(100, balance(b, 1), what);
+                        assertEquals(-1, balance(b, 3), what);
+                    }
+                }
             }
-            writer.abort();
-            assertEquals(100, balance(b, 1));
         }
     }
 
@@ -173,6 +203,7 @@ public abstract class ConcurrencyControlContractTest {
             committed += withdraw(t1, a, 1, sum1);
             committed += withdraw(t2, b, 2, sum2);
             assertTrue(committed <= 1, "both transactions committed: write skew");
+            assertEquals(1, committed, "neither committed: the test saw no outcome to judge");
             long total = balance(a, 1) + balance(a, 2);
             assertTrue(total >= 1, "constraint broken: total=" + total);
         }
@@ -436,6 +467,196 @@ public abstract class ConcurrencyControlContractTest {
         assertEquals(0, outcome.wrongAudits(), "audits that saw a wrong count or total: " + outcome);
         assertTrue(outcome.audits() > 0, "no audit committed: " + outcome);
         assertTrue(outcome.conflicts() > 0, "no conflict happened, the test proved nothing: " + outcome);
+    }
+
+    /**
+     * Two transactions on two nodes insert the same new key: exactly one commits, the other aborts
+     * with a retryable conflict (OCC finds the duplicate at commit: DUPLICATE_KEY), and its retry
+     * sees the key taken. Seen failing when DUPLICATE_KEY was not retryable (the retry never ran).
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void concurrentInsertsOfOneKeyCommitOnce(AccessMode mode) {
+        try (Database db = open(2, mode, 256)) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            load(a, 2, 100);
+            Transaction t1 = a.begin();
+            Transaction t2 = b.begin();
+            int committed = 0;
+            List<AbortReason> aborts = new ArrayList<>();
+            for (Transaction t : List.of(t1, t2)) {
+                try {
+                    DatabaseNode node = t == t1 ? a : b;
+                    if (!t.insert(node.table("account"), row -> {
+                        row.setLong(ID, 7);
+                        row.setMoney(BALANCE, t == t1 ? 1 : 2);
+                        row.setInt(BRANCH, 1);
+                        row.setString(OWNER, "dup");
+                    })) {
+                        t.abort(); // saw the other's committed key: cannot happen before either commits
+                        aborts.add(AbortReason.USER_ABORT);
+                    }
+                } catch (AbortException e) {
+                    aborts.add(e.reason());
+                }
+            }
+            for (Transaction t : List.of(t1, t2)) {
+                if (t.isActive()) {
+                    CommitOutcome outcome = t.commit();
+                    if (outcome.committed()) {
+                        committed++;
+                    } else {
+                        aborts.add(outcome.reason());
+                    }
+                }
+            }
+            assertEquals(1, committed, "commits of one key; aborts=" + aborts);
+            assertEquals(1, aborts.size(), "aborts=" + aborts);
+            assertTrue(aborts.get(0).isRetryable(), "a conflict, retried: " + aborts);
+            TxnResult<Boolean> retry = b.run(tx -> tx.insert(b.table("account"), row -> row.setLong(ID, 7)));
+            assertTrue(retry.committed() && !retry.value(), "the retry sees the key taken: " + retry);
+            assertEquals(List.of(7L), idsInBranch(a, 1).stream().filter(id -> id == 7).toList(), "one index entry");
+        }
+    }
+
+    /**
+     * Slot reuse: t1 reads row 1; t2 deletes it and commits; t3 finds key 1 absent, inserts row 9 into
+     * the freed slot (same record id, a new incarnation) and commits; t1 then reads row 9. Had t1 seen
+     * both row 1 and row 9 and committed, the history would have a cycle (t1 -> t2 -> t3 -> t1).
+     * Under 2PL t1's latch stops t2; under OCC and TO the reuse happens and t1 must not commit.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void aReusedSlotIsANewRowToEveryAlgorithm(AccessMode mode) {
+        try (Database db = open(2, mode, 256)) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            load(a, 4, 100);
+            Table table = b.table("account");
+            long ridOfRow1 = table.primaryIndex().tree().lookup(1).orElseThrow();
+            Transaction t1 = a.begin();
+            boolean t1SawRow1;
+            try {
+                t1SawRow1 = t1.get(a.table("account"), 1) != null;
+            } catch (AbortException e) {
+                throw new AssertionError("a lone read aborted", e);
+            }
+            TxnResult<Boolean> t2 = b.run(ONCE, tx -> tx.delete(table, 1));
+            boolean reused = false;
+            boolean t1SawRow9 = false;
+            if (t2.committed()) {
+                TxnResult<Boolean> t3 = b.run(ONCE, tx -> {
+                    assertNull(tx.get(table, 1), "t3 sees the delete");
+                    insertAccount(tx, table, 9, 900, 0);
+                    return true;
+                });
+                assertTrue(t3.committed(), "t3: " + t3);
+                reused = table.primaryIndex().tree().lookup(9).orElseThrow() == ridOfRow1;
+                assertTrue(reused, "the insert did not reuse the freed slot: the test proves nothing");
+                try {
+                    t1SawRow9 = t1.get(a.table("account"), 9) != null;
+                } catch (AbortException e) {
+                    t1SawRow9 = false;
+                }
+            } else {
+                assertEquals("2pl", cc(), "only 2PL's read latch may stop the delete: " + t2);
+            }
+            boolean t1Committed = t1.isActive() && t1.commit().committed();
+            assertFalse(t1Committed && t1SawRow1 && t1SawRow9 && t2.committed(),
+                "t1 saw row 1 before its delete and row 9 after it, and committed");
+        }
+    }
+
+    /**
+     * Secondary-index maintenance at commit under concurrency: threads on several nodes insert,
+     * delete and move rows between branches; afterwards every branch's index entries are exactly the
+     * rows of that branch, each once. Seen failing when a refused commit left an aborted insert's
+     * entry behind (the undo of index changes could itself be refused).
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    @Timeout(120)
+    void secondaryIndexesAgreeWithTheRowsAfterConcurrentChanges(AccessMode mode) throws Exception {
+        long seed = System.nanoTime();
+        System.out.println(cc() + " index maintenance seed=" + seed);
+        int keys = 24;
+        int perThread = 120;
+        try (Database db = open(3, mode, 64)) {
+            load(db.node(0), keys / 2, 100);
+            AtomicLong conflicts = new AtomicLong();
+            AtomicLong[] done = {new AtomicLong(), new AtomicLong(), new AtomicLong()}; // insert, delete, move
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> threads = new ArrayList<>();
+            int[] finished = new int[3];
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(3);
+            for (int n = 0; n < 3; n++) {
+                DatabaseNode node = db.node(n);
+                SplittableRandom random = new SplittableRandom(seed + n);
+                int me = n;
+                threads.add(Thread.ofPlatform().start(() -> {
+                    try {
+                        Table table = node.table("account");
+                        start.countDown();
+                        start.await();
+                        int i = 0;
+                        // At least a share each; longer (bounded) until some conflict happened, or the
+                        // test would prove nothing.
+                        for (; i < perThread || conflicts.get() == 0 && i < perThread * 50; i++) {
+                            long key = 1 + random.nextInt(keys);
+                            int newBranch = random.nextInt(3);
+                            TxnResult<Integer> r = node.run(tx -> {
+                                TupleView row = tx.get(table, key);
+                                if (row == null) {
+                                    insertAccount(tx, table, key, 100, newBranch);
+                                    return 0;
+                                }
+                                if (newBranch == 0) {
+                                    tx.delete(table, key);
+                                    return 1;
+                                }
+                                tx.update(table, key, r2 -> r2.setInt(BRANCH, (r2.getInt(BRANCH) + newBranch) % 3));
+                                return 2;
+                            });
+                            conflicts.addAndGet(r.attempts() - (r.committed() ? 1 : 0));
+                            if (r.committed()) {
+                                done[r.value()].incrementAndGet();
+                            }
+                        }
+                        finished[me] = i;
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("seed=" + seed, failure.get());
+            }
+            DatabaseNode check = db.node(0);
+            TxnResult<List<long[]>> rows = check.run(tx -> {
+                List<long[]> all = new ArrayList<>();
+                tx.scan(check.table("account").primaryIndex(), Long.MIN_VALUE, Long.MAX_VALUE, 1000,
+                    row -> all.add(new long[] {row.getLong(ID), row.getInt(BRANCH)}));
+                return all;
+            });
+            assertTrue(rows.committed());
+            for (int branch = 0; branch < 3; branch++) {
+                int b = branch;
+                List<Long> expected = rows.value().stream().filter(r -> r[1] == b).map(r -> r[0]).sorted().toList();
+                List<Long> indexed = idsInBranch(check, branch).stream().sorted().toList();
+                assertEquals(expected, indexed, "branch " + branch + " index vs rows, seed=" + seed);
+            }
+            for (int n = 0; n < 3; n++) {
+                assertTrue(finished[n] >= perThread, "worker " + n + " did " + finished[n] + " of its " + perThread);
+            }
+            String summary = "inserts=" + done[0] + " deletes=" + done[1] + " moves=" + done[2] + " conflicts=" + conflicts;
+            System.out.println(cc() + " " + mode + " " + summary);
+            assertTrue(done[0].get() > 0 && done[1].get() > 0 && done[2].get() > 0, summary);
+            assertTrue(conflicts.get() > 0, "no conflict happened: " + summary);
+        }
     }
 
     /**
