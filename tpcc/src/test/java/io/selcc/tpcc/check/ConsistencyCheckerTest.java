@@ -12,9 +12,11 @@ import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema;
 import io.selcc.tpcc.TpccSchema.Customer;
 import io.selcc.tpcc.TpccSchema.District;
+import io.selcc.tpcc.TpccSchema.History;
 import io.selcc.tpcc.TpccSchema.Item;
 import io.selcc.tpcc.TpccSchema.NewOrder;
 import io.selcc.tpcc.TpccSchema.OrderLine;
+import io.selcc.tpcc.TpccSchema.Warehouse;
 import io.selcc.tpcc.load.TpccLoader;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -39,9 +41,11 @@ import static io.selcc.tpcc.check.Condition.C4;
 import static io.selcc.tpcc.check.Condition.C5;
 import static io.selcc.tpcc.check.Condition.C6;
 import static io.selcc.tpcc.check.Condition.C7;
+import static io.selcc.tpcc.check.Condition.C8;
 import static io.selcc.tpcc.check.Condition.C9;
 import static io.selcc.tpcc.check.Condition.INDEXES;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -190,6 +194,53 @@ class ConsistencyCheckerTest {
         }
     }
 
+
+    // ------------------------------------------------------------------ condition 8
+
+    /*
+     * Condition 8 (W_YTD = sum(H_AMOUNT) per warehouse) follows from conditions 1 and 9, so no broken
+     * row fails it alone; these two fail it together with the conditions they must. Shown to fail on a
+     * planted bug: with condition8() comparing W_YTD with itself, both tests fail (C8 missing from the
+     * failed set).
+     */
+
+    @Test
+    void warehouseYtdChangeFailsConditions1And8() {
+        change(Warehouse.TABLE, Warehouse.key(1), r -> r.setMoney(Warehouse.W_YTD, r.getMoney(Warehouse.W_YTD) + 1_00));
+        try {
+            CheckReport report = check();
+            assertFailed(report, C1, C8);
+            assertTrue(report.condition(8).detail().contains("w=1 W_YTD=300001.00 sum(H_AMOUNT by H_W_ID)=300000.00"),
+                report.condition(8).detail());
+        } finally {
+            change(Warehouse.TABLE, Warehouse.key(1), r -> r.setMoney(Warehouse.W_YTD, r.getMoney(Warehouse.W_YTD) - 1_00));
+        }
+    }
+
+    @Test
+    void historyAmountChangeFailsConditions8And9And10() {
+        long[] history = new long[3]; // H_ID, H_D_ID, H_C_ID of one loaded row of warehouse 1
+        node.table(History.TABLE).heap().scan((rid, r) -> {
+            if (history[0] == 0 && r.getInt(History.H_W_ID) == 1) {
+                history[0] = r.getLong(History.H_ID);
+                history[1] = r.getInt(History.H_D_ID);
+                history[2] = r.getInt(History.H_C_ID);
+            }
+        });
+        assertNotEquals(0, history[0], "no HISTORY row of warehouse 1");
+        change(History.TABLE, history[0], r -> r.setMoney(History.H_AMOUNT, r.getMoney(History.H_AMOUNT) + 2_50));
+        try {
+            CheckReport report = check();
+            assertFailed(report, C8, C9, C10);
+            assertTrue(report.condition(8).detail().contains("w=1 W_YTD=300000.00 sum(H_AMOUNT by H_W_ID)=300002.50"),
+                report.condition(8).detail());
+            assertTrue(report.condition(9).detail().contains("w=1 d=" + history[1] + " "), report.condition(9).detail());
+            assertTrue(report.condition(10).detail().contains("w=1 d=" + history[1] + " c=" + history[2] + " "),
+                report.condition(10).detail());
+        } finally {
+            change(History.TABLE, history[0], r -> r.setMoney(History.H_AMOUNT, r.getMoney(History.H_AMOUNT) - 2_50));
+        }
+    }
 
     // ------------------------------------------------------------------ indexes agree with the heaps
 
