@@ -1,6 +1,7 @@
 package io.selcc.engine;
 
 import io.selcc.engine.index.BLinkTree;
+import io.selcc.engine.index.EntryVisitor;
 import io.selcc.storage.TupleView;
 
 /** An index opened on one compute node: a B-link tree from keys to record ids. */
@@ -37,8 +38,21 @@ public final class Index {
         return tree;
     }
 
-    long keyOf(TupleView row) {
+    /** The key this index files {@code row} under (its key function applied to the row). */
+    public long keyOf(TupleView row) {
         return definition.key().key(row);
+    }
+
+    /**
+     * Delivers every entry of this index, (key, record id), in ascending order of key then record id
+     * ({@link Long#compare} on both), until the visitor returns false; at most {@link Integer#MAX_VALUE}
+     * entries. Outside any transaction and not a snapshot (as {@link BLinkTree#scan}): for checks and
+     * tools on a quiesced database. The visitor runs with no latch held.
+     *
+     * @return the number of entries delivered
+     */
+    public int forEachEntry(EntryVisitor visitor) {
+        return tree.scan(Long.MIN_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, visitor);
     }
 
     @Override

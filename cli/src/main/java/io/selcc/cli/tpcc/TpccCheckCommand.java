@@ -11,10 +11,11 @@ import picocli.CommandLine.Spec;
 
 import java.util.concurrent.Callable;
 
-/** {@code selcc tpcc check}: loads a database and runs the twelve consistency conditions on it. */
+/** {@code selcc tpcc check}: loads a database and runs the twelve consistency conditions and the index check on it. */
 @Command(name = "check", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
-    description = "Load a fresh database and run the twelve consistency conditions of clause 3.3.2 on it"
-        + " (exit code 1 if any fails). To check after a workload, use 'tpcc run --check'.")
+    description = "Load a fresh database and run the twelve consistency conditions of clause 3.3.2 on it, and"
+        + " check that every index agrees with its table (exit code 1 if any fails). To check after a workload,"
+        + " use 'tpcc run --check'.")
 public final class TpccCheckCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;

@@ -16,8 +16,8 @@ public final class TpccOptions {
         description = "Warehouses to load (each about 100 MB of tuples). Default: ${DEFAULT-VALUE}.")
     int warehouses;
 
-    @Option(names = "--check", description = "Run the twelve consistency conditions of clause 3.3.2 at the end;"
-        + " exit code 1 if any fails.")
+    @Option(names = "--check", description = "Run the twelve consistency conditions of clause 3.3.2 and the"
+        + " index/heap check at the end; exit code 1 if any fails.")
     boolean check;
 
     void validate(CommandLine cl) {

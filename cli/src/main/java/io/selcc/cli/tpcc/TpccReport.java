@@ -124,7 +124,11 @@ final class TpccReport {
             json.name("consistency").beginObject().field("passed", check.passed());
             json.name("conditions").beginArray();
             for (ConditionResult condition : check.conditions()) {
-                json.beginObject().field("number", condition.number()).field("passed", condition.passed())
+                json.beginObject().field("name", condition.condition().label());
+                if (condition.condition().isSpecCondition()) {
+                    json.field("number", condition.number());
+                }
+                json.field("passed", condition.passed())
                     .field("detail", condition.detail() == null ? "" : condition.detail()).endObject();
             }
             json.endArray().endObject();

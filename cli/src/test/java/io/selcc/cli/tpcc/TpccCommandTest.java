@@ -3,6 +3,7 @@ package io.selcc.cli.tpcc;
 import io.selcc.cli.CliRun;
 import io.selcc.cli.MiniJson;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -65,6 +66,7 @@ class TpccCommandTest {
     }
 
     @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // terminals run concurrently
     void shortRunWritesTheReportAndPassesTheChecks(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("tpcc.json");
         CliRun run = CliRun.of("tpcc", "run", "--cc", "occ", "--warehouses", "1", "--compute-nodes", "2",
@@ -89,6 +91,14 @@ class TpccCommandTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> consistency = (Map<String, Object>) report.get("consistency");
         assertEquals(Boolean.TRUE, consistency.get("passed"), run.out());
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> conditions = (List<Map<String, Object>>) consistency.get("conditions");
+        assertEquals(13, conditions.size(), "twelve conditions and the index check: " + conditions);
+        assertEquals("C8", conditions.get(7).get("name"));
+        assertEquals(8, ((Number) conditions.get(7).get("number")).intValue());
+        assertEquals("indexes", conditions.get(12).get("name"));
+        assertEquals(Boolean.TRUE, conditions.get(12).get("passed"));
+        assertTrue(run.out().contains("index/heap agreement    : passed"), run.out());
         assertTrue(((Number) report.get("committed")).longValue() > 0, run.out());
     }
 }

@@ -1,6 +1,7 @@
 package io.selcc.tpcc.check;
 
 import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.TableDefinition;
 import io.selcc.tpcc.TpccSchema;
 import io.selcc.tpcc.TpccSchema.Customer;
 import io.selcc.tpcc.TpccSchema.District;
@@ -28,8 +29,16 @@ import java.util.TreeMap;
  * delivered, and must not be negative. On a freshly loaded database this is the strict form
  * ({@code delivered = 0} because no more than 2100 orders carry a carrier).
  *
- * <p>Memory: one small object per order and per customer. Not thread-safe; call {@link #check()} from
- * one thread while no transaction runs.
+ * <p>Condition 8 ({@code W_YTD = sum(H_AMOUNT)} per warehouse) follows from conditions 1 and 9 as
+ * evaluated here (every HISTORY row's district is one of the district aggregates that condition 1 sums
+ * and condition 9 compares), so a broken row never fails condition 8 alone: it fails with 1 or 9.
+ *
+ * <p>After the twelve conditions the report holds {@link Condition#INDEXES}: every index of every
+ * table agrees with the table's heap ({@link IndexHeapCheck}).
+ *
+ * <p>Memory: one small object per order and per customer, and 16 bytes per index entry of the table
+ * whose indexes are being checked. Not thread-safe; call {@link #check()} from one thread while no
+ * transaction runs.
  */
 public final class ConsistencyChecker {
     private static final int DISTRICTS = 10;
@@ -44,8 +53,8 @@ public final class ConsistencyChecker {
     private final Map<Long, CustomerAgg> customerAggs = new TreeMap<>();
     private final Map<Long, OrderAgg> orderAggs = new TreeMap<>();
     /** C5 and C7 violations found while scanning NEW-ORDER and ORDER-LINE. */
-    private Violations orphanNewOrders = new Violations(5);
-    private Violations lineViolations = new Violations(7);
+    private Violations orphanNewOrders = new Violations(Condition.C5);
+    private Violations lineViolations = new Violations(Condition.C7);
 
     /**
      * @param node       the node whose view is scanned
@@ -59,7 +68,7 @@ public final class ConsistencyChecker {
         this.warehouses = warehouses;
     }
 
-    /** Scans all tables and evaluates the twelve conditions. Run on a quiesced database. */
+    /** Scans all tables, evaluates the twelve conditions and checks the indexes. Run on a quiesced database. */
     public CheckReport check() {
         clear();
         for (int w = 1; w <= warehouses; w++) {
@@ -89,6 +98,7 @@ public final class ConsistencyChecker {
         results.add(condition10());
         results.add(condition11());
         results.add(condition12());
+        results.add(new IndexHeapCheck(node, TpccSchema.tables().stream().map(TableDefinition::name).toList()).run());
         CheckReport report = new CheckReport(results);
         clear();
         return report;
@@ -204,7 +214,7 @@ public final class ConsistencyChecker {
         for (DistrictAgg d : districtAggs.values()) {
             districtSums.merge(d.w, d.ytd, Long::sum);
         }
-        Violations v = new Violations(1);
+        Violations v = new Violations(Condition.C1);
         for (WarehouseAgg w : warehouseAggs.values()) {
             long sum = districtSums.getOrDefault(w.w, 0L);
             if (w.rows != 1) {
@@ -218,7 +228,7 @@ public final class ConsistencyChecker {
 
     /** C2: D_NEXT_O_ID - 1 = max(O_ID) = max(NO_O_ID) (the latter if there are new orders). */
     private ConditionResult condition2() {
-        Violations v = new Violations(2);
+        Violations v = new Violations(Condition.C2);
         for (DistrictAgg d : districtAggs.values()) {
             if (d.rows != 1) {
                 v.add(d + " DISTRICT rows=" + d.rows);
@@ -233,7 +243,7 @@ public final class ConsistencyChecker {
 
     /** C3: NEW-ORDER ids of a district are contiguous. */
     private ConditionResult condition3() {
-        Violations v = new Violations(3);
+        Violations v = new Violations(Condition.C3);
         for (DistrictAgg d : districtAggs.values()) {
             if (d.newOrders > 0 && (long) d.maxNewOrderId - d.minNewOrderId + 1 != d.newOrders) {
                 v.add(d + " max(NO_O_ID)=" + d.maxNewOrderId + " min(NO_O_ID)=" + d.minNewOrderId
@@ -245,7 +255,7 @@ public final class ConsistencyChecker {
 
     /** C4: sum of O_OL_CNT = count of ORDER-LINE rows, per district. */
     private ConditionResult condition4() {
-        Violations v = new Violations(4);
+        Violations v = new Violations(Condition.C4);
         for (DistrictAgg d : districtAggs.values()) {
             if (d.orderLineCountSum != d.lineRows) {
                 v.add(d + " sum(O_OL_CNT)=" + d.orderLineCountSum + " count(ORDER-LINE)=" + d.lineRows);
@@ -269,7 +279,7 @@ public final class ConsistencyChecker {
 
     /** C6: O_OL_CNT = count of the order's ORDER-LINE rows. */
     private ConditionResult condition6() {
-        Violations v = new Violations(6);
+        Violations v = new Violations(Condition.C6);
         for (OrderAgg o : orderAggs.values()) {
             if (o.lineCount != o.lines) {
                 v.add(o + " O_OL_CNT=" + o.lineCount + " count(ORDER-LINE)=" + o.lines);
@@ -280,7 +290,7 @@ public final class ConsistencyChecker {
 
     /** C8: W_YTD = sum of H_AMOUNT paid to the warehouse. */
     private ConditionResult condition8() {
-        Violations v = new Violations(8);
+        Violations v = new Violations(Condition.C8);
         for (WarehouseAgg w : warehouseAggs.values()) {
             if (w.ytd != w.historyAmount) {
                 v.add("w=" + w.w + " W_YTD=" + cents(w.ytd) + " sum(H_AMOUNT by H_W_ID)=" + cents(w.historyAmount));
@@ -291,7 +301,7 @@ public final class ConsistencyChecker {
 
     /** C9: D_YTD = sum of H_AMOUNT paid to the district. */
     private ConditionResult condition9() {
-        Violations v = new Violations(9);
+        Violations v = new Violations(Condition.C9);
         for (DistrictAgg d : districtAggs.values()) {
             if (d.ytd != d.historyAmount) {
                 v.add(d + " D_YTD=" + cents(d.ytd) + " sum(H_AMOUNT by H_W_ID,H_D_ID)=" + cents(d.historyAmount));
@@ -302,7 +312,7 @@ public final class ConsistencyChecker {
 
     /** C10: C_BALANCE = delivered OL_AMOUNT of the customer's orders - H_AMOUNT the customer paid. */
     private ConditionResult condition10() {
-        Violations v = new Violations(10);
+        Violations v = new Violations(Condition.C10);
         for (CustomerAgg c : customerAggs.values()) {
             if (c.rows != 1) {
                 v.add(c + " CUSTOMER rows=" + c.rows + " but referenced by orders or history");
@@ -316,7 +326,7 @@ public final class ConsistencyChecker {
 
     /** C11 (post-run form): count(ORDER) - count(NEW-ORDER) = 2100 + orders delivered since load, which is >= 0. */
     private ConditionResult condition11() {
-        Violations v = new Violations(11);
+        Violations v = new Violations(Condition.C11);
         long deliveredSinceLoad = 0;
         for (DistrictAgg d : districtAggs.values()) {
             long delivered = d.ordersWithCarrier - LOADED_DELIVERED;
@@ -334,7 +344,7 @@ public final class ConsistencyChecker {
 
     /** C12: C_BALANCE + C_YTD_PAYMENT = delivered OL_AMOUNT of the customer's orders. */
     private ConditionResult condition12() {
-        Violations v = new Violations(12);
+        Violations v = new Violations(Condition.C12);
         for (CustomerAgg c : customerAggs.values()) {
             if (c.rows != 1) {
                 v.add(c + " CUSTOMER rows=" + c.rows + " but referenced by orders or history");
@@ -353,8 +363,8 @@ public final class ConsistencyChecker {
         districtAggs.clear();
         customerAggs.clear();
         orderAggs.clear();
-        orphanNewOrders = new Violations(5);
-        lineViolations = new Violations(7);
+        orphanNewOrders = new Violations(Condition.C5);
+        lineViolations = new Violations(Condition.C7);
     }
 
     private WarehouseAgg warehouse(int w) {

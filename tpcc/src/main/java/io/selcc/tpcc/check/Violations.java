@@ -2,11 +2,11 @@ package io.selcc.tpcc.check;
 
 /** Counts the violations of one condition and keeps the first, for the result's detail. */
 final class Violations {
-    private final int condition;
+    private final Condition condition;
     private long count;
     private String first;
 
-    Violations(int condition) {
+    Violations(Condition condition) {
         this.condition = condition;
     }
 
@@ -14,6 +14,10 @@ final class Violations {
         if (count++ == 0) {
             first = violation;
         }
+    }
+
+    long count() {
+        return count;
     }
 
     ConditionResult result(String whatHeld) {

@@ -2,14 +2,23 @@ package io.selcc.tpcc.driver;
 
 import io.selcc.tpcc.txn.TxnType;
 
+import java.util.List;
 import java.util.Map;
 
 /**
  * What a run measured, per transaction type, over the measured interval only, and the inputs'
  * variability figures ([SPEC] 5.5.1.5).
+ *
+ * @param measuredNanos       from the end of the warm-up until the last terminal stopped
+ * @param completedByTerminal transactions each terminal completed in the measured interval (committed or
+ *                            rolled back), by terminal index (compute node x terminals per node + terminal)
  */
 public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType,
-                           InputShares inputShares) {
+                           InputShares inputShares, List<Long> completedByTerminal) {
+    public DriverResult {
+        completedByTerminal = List.copyOf(completedByTerminal);
+    }
+
     public TypeStats stats(TxnType type) {
         return perType.get(type);
     }

@@ -23,8 +23,9 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -38,9 +39,13 @@ import java.util.function.LongSupplier;
  *   each: draw a type from its deck -> [keying time] -> run with retries -> [think time]
  * </pre>
  *
- * A transaction counts when it started after the warm-up and ended inside the measured interval.
- * Latency is the time of the whole {@code run} call, retries included. Round trips and messages per
- * transaction come from the terminal thread's own counters, so they are exact.
+ * A transaction counts when it started after the warm-up, including those still running when the
+ * interval's time is up: the run waits for them, and the measured time runs from the end of the
+ * warm-up until the last terminal stopped. The start of the measured interval is fixed before any
+ * terminal starts, so without a warm-up every transaction of the run counts (the New-Orders counted
+ * are then exactly the orders the run added). Latency is the time of the whole {@code run} call,
+ * retries included. Round trips and messages per transaction come from the terminal thread's own
+ * counters, so they are exact.
  */
 public final class TpccDriver {
     private static final long PROGRESS_NANOS = 1_000_000_000L;
@@ -50,8 +55,8 @@ public final class TpccDriver {
     private final PrintStream progress;
     private final LongSupplier clock;
     private volatile boolean stop;
-    /** Start of the measured interval (clock nanos); Long.MAX_VALUE during warm-up. */
-    private volatile long measureFrom = Long.MAX_VALUE;
+    /** Start of the measured interval (clock nanos), set before any terminal starts. */
+    private volatile long measureFrom;
     private final Map<TxnType, LongAdder> liveCommits = new EnumMap<>(TxnType.class);
     private final Map<TxnType, LongAdder> liveAborts = new EnumMap<>(TxnType.class);
 
@@ -70,13 +75,22 @@ public final class TpccDriver {
         }
     }
 
-    /** Runs warm-up and the measured interval; blocks until every terminal stopped. */
+    /**
+     * Runs warm-up and the measured interval; blocks until every terminal stopped.
+     *
+     * @throws IllegalStateException if a terminal failed (with the first failure as cause and the
+     *                               other terminals' failures suppressed); the run stops at the first
+     */
     public DriverResult run() throws InterruptedException {
         int nodes = db.computeNodeCount();
         List<Terminal> terminals = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
         SplittableRandom seeds = new SplittableRandom(config.seed());
+        // Fixed before the first terminal starts: a transaction that starts at or after it counts.
+        long start = clock.getAsLong();
+        long measuredStart = start + config.warmupNanos();
+        measureFrom = measuredStart;
         for (int n = 0; n < nodes; n++) {
             DatabaseNode node = db.node(n);
             for (int t = 0; t < config.terminalsPerNode(); t++) {
@@ -87,19 +101,14 @@ public final class TpccDriver {
                     try {
                         terminal.loop();
                     } catch (Throwable e) {
-                        failure.compareAndSet(null, e);
+                        failures.add(e);
                         stop = true;
                     }
                 }));
             }
         }
-        long start = clock.getAsLong();
-        long measuredStart;
-        long measuredEnd;
         try {
-            phase("warmup", start, start + config.warmupNanos());
-            measuredStart = clock.getAsLong();
-            measureFrom = measuredStart;
+            phase("warmup", start, measuredStart);
             phase("run", measuredStart, measuredStart + config.durationNanos());
         } finally {
             stop = true;
@@ -107,20 +116,26 @@ public final class TpccDriver {
                 thread.join();
             }
         }
-        measuredEnd = measuredStart + config.durationNanos();
-        if (failure.get() != null) {
-            throw new IllegalStateException("terminal failed: " + failure.get(), failure.get());
+        long measuredEnd = clock.getAsLong();
+        if (!failures.isEmpty()) {
+            Throwable first = failures.poll();
+            IllegalStateException e = new IllegalStateException((failures.size() + 1) + " terminal(s) failed, first: "
+                + first, first);
+            failures.forEach(e::addSuppressed);
+            throw e;
         }
         Map<TxnType, TypeStats> merged = new EnumMap<>(TxnType.class);
         for (TxnType type : TxnType.values()) {
             merged.put(type, new TypeStats());
         }
         InputShares shares = new InputShares();
+        List<Long> completedByTerminal = new ArrayList<>();
         for (Terminal terminal : terminals) {
             terminal.stats.forEach((type, s) -> merged.get(type).merge(s));
             shares.merge(terminal.shares);
+            completedByTerminal.add(terminal.stats.values().stream().mapToLong(TypeStats::committed).sum());
         }
-        return new DriverResult(config, Math.min(measuredEnd, clock.getAsLong()) - measuredStart, merged, shares);
+        return new DriverResult(config, Math.max(0, measuredEnd - measuredStart), merged, shares, completedByTerminal);
     }
 
     /** Waits until {@code end}, printing a progress line each second. */

@@ -11,17 +11,24 @@ import io.selcc.tpcc.check.ConsistencyChecker;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** One warehouse loaded once with 2PL on two nodes (2 threads each); the occ test loads a second copy. */
+/**
+ * One warehouse loaded once with 2PL on two nodes (2 threads each); the occ test loads a second copy.
+ * Loads run several threads, so a hang fails the class by timeout.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class TpccLoaderTest {
     private static LoadedDatabase loaded;
 
     @BeforeAll
+    @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     static void load() {
         loaded = LoadedDatabase.load("2pl", 1, 2);
     }
@@ -61,7 +68,7 @@ class TpccLoaderTest {
     @Test
     void allTwelveConditionsHoldAfterLoad() {
         CheckReport report = new ConsistencyChecker(loaded.node(0), 1).check();
-        assertEquals(12, report.conditions().size());
+        assertEquals(13, report.conditions().size(), "twelve conditions and the index check");
         assertTrue(report.passed(), report::toString);
     }
 

@@ -367,9 +367,11 @@ abstract class TpccTransactionsContractTest {
 
     /**
      * Four threads on two compute nodes run New-Order, Payment and Delivery against district (1,1)
-     * with the engine's retries; afterwards the counters agree with the committed results:
-     * D_NEXT_O_ID, W_YTD/D_YTD, NEW-ORDER rows, each order delivered once, and for customer 1
-     * C_BALANCE + C_YTD_PAYMENT = Σ delivered OL_AMOUNT (condition 12).
+     * with the engine's retries; afterwards every worker ran all its transactions without an exception,
+     * and the counters agree with the committed results: D_NEXT_O_ID, W_YTD/D_YTD, NEW-ORDER rows,
+     * each order delivered once, and for customer 1 C_BALANCE + C_YTD_PAYMENT = Σ delivered OL_AMOUNT
+     * (condition 12). Shown to fail on a planted bug: a worker throwing after 5 transactions (the test
+     * used to pass then, since the counters agree with whatever did commit).
      */
     @Test
     @org.junit.jupiter.api.Timeout(value = 60, threadMode = org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD)
@@ -377,46 +379,63 @@ abstract class TpccTransactionsContractTest {
         int threads = 4;
         int perThread = 30;
         long seed = System.nanoTime();
+        System.out.println("concurrentMixKeepsTheCountersConsistent: cc=" + cc() + " seed=" + seed);
         java.util.concurrent.ConcurrentLinkedQueue<Object> committed = new java.util.concurrent.ConcurrentLinkedQueue<>();
         java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ConcurrentLinkedQueue<Throwable> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.atomic.AtomicIntegerArray done = new java.util.concurrent.atomic.AtomicIntegerArray(threads);
         List<Thread> workers = new java.util.ArrayList<>();
         for (int t = 0; t < threads; t++) {
+            int worker = t;
             DatabaseNode on = db.node(t % 2);
             TpccTransactions mine = new TpccTransactions(on);
             java.util.SplittableRandom random = new java.util.SplittableRandom(seed + t);
             workers.add(Thread.ofPlatform().name("tpcc-txn-test-" + t).start(() -> {
-                for (int n = 0; n < perThread; n++) {
-                    int kind = random.nextInt(10);
-                    io.selcc.engine.TxnResult<?> r;
-                    if (kind < 5) {
-                        int lines = 1 + random.nextInt(3);
-                        int[] items = new int[lines];
-                        int[] supply = new int[lines];
-                        int[] quantities = new int[lines];
-                        for (int i = 0; i < lines; i++) {
-                            items[i] = 1 + random.nextInt(6);
-                            supply[i] = 1 + random.nextInt(2);
-                            quantities[i] = 1 + random.nextInt(10);
+                try {
+                    for (int n = 0; n < perThread; n++) {
+                        int kind = random.nextInt(10);
+                        io.selcc.engine.TxnResult<?> r;
+                        if (kind < 5) {
+                            int lines = 1 + random.nextInt(3);
+                            int[] items = new int[lines];
+                            int[] supply = new int[lines];
+                            int[] quantities = new int[lines];
+                            for (int i = 0; i < lines; i++) {
+                                items[i] = 1 + random.nextInt(6);
+                                supply[i] = 1 + random.nextInt(2);
+                                quantities[i] = 1 + random.nextInt(10);
+                            }
+                            NewOrderInput in = new NewOrderInput(1, 1, 1 + random.nextInt(4), items, supply, quantities, n);
+                            r = on.run(tx -> mine.newOrder(tx, in));
+                        } else if (kind < 9) {
+                            PaymentInput in = new PaymentInput(1, 1, 1, 1, false, 1, -1, 1 + random.nextInt(10_000), n);
+                            r = on.run(tx -> mine.payment(tx, in));
+                        } else {
+                            DeliveryInput in = new DeliveryInput(1, 1 + random.nextInt(10), n);
+                            r = on.run(tx -> mine.delivery(tx, in));
                         }
-                        NewOrderInput in = new NewOrderInput(1, 1, 1 + random.nextInt(4), items, supply, quantities, n);
-                        r = on.run(tx -> mine.newOrder(tx, in));
-                    } else if (kind < 9) {
-                        PaymentInput in = new PaymentInput(1, 1, 1, 1, false, 1, -1, 1 + random.nextInt(10_000), n);
-                        r = on.run(tx -> mine.payment(tx, in));
-                    } else {
-                        DeliveryInput in = new DeliveryInput(1, 1 + random.nextInt(10), n);
-                        r = on.run(tx -> mine.delivery(tx, in));
+                        if (r.committed()) {
+                            committed.add(r.value());
+                        } else {
+                            failed.incrementAndGet();
+                        }
+                        done.incrementAndGet(worker);
                     }
-                    if (r.committed()) {
-                        committed.add(r.value());
-                    } else {
-                        failed.incrementAndGet();
-                    }
+                } catch (Throwable e) {
+                    errors.add(e);
                 }
             }));
         }
         for (Thread worker : workers) {
             worker.join();
+        }
+        if (!errors.isEmpty()) {
+            AssertionError e = new AssertionError(errors.size() + " worker(s) threw, seed=" + seed, errors.peek());
+            errors.stream().skip(1).forEach(e::addSuppressed);
+            throw e;
+        }
+        for (int t = 0; t < threads; t++) {
+            assertEquals(perThread, done.get(t), "transactions worker " + t + " ran, seed=" + seed);
         }
         assertEquals(0, failed.get(), "transactions that never committed, seed=" + seed);
 

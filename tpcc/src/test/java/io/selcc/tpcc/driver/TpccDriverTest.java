@@ -1,0 +1,42 @@
+package io.selcc.tpcc.driver;
+
+import io.selcc.engine.Database;
+import io.selcc.engine.RetryPolicy;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.TpccSchema;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** How the driver ends when its terminals fail. */
+class TpccDriverTest {
+    /**
+     * An empty database: the terminals' transactions find no rows and throw. The run must end at once
+     * (not after its 10 minutes: the timeout fails the test first) and throw with a terminal's exception
+     * as cause and any other terminal's suppressed. Shown to fail on a planted bug: a terminal loop that
+     * catches and drops its exception (the run then lasts its full duration and the timeout fires).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void terminalFailuresEndTheRunAndAreAllReported() {
+        int terminalsPerNode = 2;
+        try (Database db = TpccSchema.define(Database.builder()).cc("2pl").computeNodes(2)
+            .threadsPerNode(terminalsPerNode).cacheFrames(4096).memoryPerNode(64L << 20).build()) {
+            DriverConfig config = new DriverConfig(1, terminalsPerNode, 600_000_000_000L, 0, 7, Mix.STANDARD, false,
+                TpccRandom.Constants.random(7), RetryPolicy.defaults());
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> new TpccDriver(db, config, null).run());
+            int reported = 1 + e.getSuppressed().length;
+            assertTrue(e.getMessage().startsWith(reported + " terminal(s) failed, first: "), e.getMessage());
+            assertTrue(reported <= 2 * terminalsPerNode, "failures reported: " + reported);
+            // The transactions' own exception for a row they cannot find, e.g. "row missing: table=warehouse ...".
+            assertTrue(e.getCause() instanceof IllegalStateException, () -> "cause: " + e.getCause());
+            for (Throwable other : e.getSuppressed()) {
+                assertTrue(other instanceof IllegalStateException, other::toString);
+            }
+        }
+    }
+}
