@@ -191,6 +191,9 @@ final class SelccNode extends AbstractComputeNode {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
                 frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
             }
+            // Priority matching protects a starved writer until it has used the line; kept beyond
+            // that, it would refuse every lower-priority reader while the line sits idle in this cache.
+            frame.ownerPriority = 0;
             frame.latch.unlockWrite(handle.stamp);
         } else {
             frame.latch.unlockRead(handle.stamp);

@@ -1,0 +1,61 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.Counter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Priority matching (paper 5.3.2) protects a starved writer until it has used the line, not for
+ * ever. Node 1 wins X only after several retries (a starving priority) and releases it locally;
+ * SELCC keeps the global latch lazily. A no-wait reader on node 0 asks at a low priority: it must
+ * get the line. Before the fix the writer's priority outlived its release and every try-reader was
+ * refused while node 1 stayed idle: the TPC-C loader, whose B-link roots are latched through try
+ * paths under no-wait 2PL, then aborted 100,000 times in a row on one root.
+ */
+class StarvedWriterReleaseTest {
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aTryReaderGetsALineAStarvedWriterHasReleased() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).starvationPriority(1)
+            .tryLockRetries(0).build()) {
+            ComputeNode reader = cluster.node(0);
+            ComputeNode writer = cluster.node(1);
+            long gcl = reader.allocate();
+            GclHandle held = reader.xLock(gcl);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread starving = Thread.ofPlatform().start(() -> {
+                try {
+                    GclHandle h = writer.xLock(gcl);
+                    h.putLong(0, 7);
+                    writer.unlock(h);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            // The writer retries while node 0 holds the line locally: its priority climbs past the threshold.
+            long retriesBefore = cluster.counters(1).get(Counter.LATCH_RETRIES);
+            while (cluster.counters(1).get(Counter.LATCH_RETRIES) - retriesBefore < 3 && starving.isAlive()) {
+                Thread.onSpinWait();
+            }
+            reader.unlock(held);
+            starving.join(TimeUnit.SECONDS.toMillis(30));
+            assertTrue(!starving.isAlive(), "the writer never got the line");
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertTrue(cluster.counters(1).get(Counter.LATCH_RETRIES) - retriesBefore >= 3,
+                "the writer did not starve: the test proves nothing");
+            GclHandle read = reader.trySLock(gcl);
+            assertNotNull(read, "a try-reader was refused by an idle writer's old priority");
+            assertEquals(7, read.getLong(0));
+            reader.unlock(read);
+        }
+    }
+}
