@@ -55,6 +55,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     private final LockingGuard undoGuard = new LockingGuard(false);
     private final LeafView leafView = new LeafView();
     private AbortReason refusal;
+    /** The leaf (or root) whose latch was refused, for the abort's message. */
+    private long refusedAt;
     private boolean active = true;
 
     private static final class Held {
@@ -182,7 +184,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         if (refusal != null) {
             AbortReason reason = refusal;
             rollback();
-            throw new AbortException(reason, "index leaf busy");
+            throw new AbortException(reason, "index node busy: " + GlobalAddress.toString(refusedAt));
         }
     }
 
@@ -280,11 +282,13 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 if (upgraded == null) {
                     held.remove(address);
                     refusal = AbortReason.UPGRADE_CONFLICT;
+                    refusedAt = address;
                     return null;
                 }
                 h.handle = upgraded;
                 if (h.leafVersion >= 0 && leafView.wrap(upgraded).version() != h.leafVersion) {
                     refusal = AbortReason.UPGRADE_CONFLICT; // the range changed while no latch was held
+                    refusedAt = address;
                     return null;
                 }
                 return upgraded;
@@ -294,6 +298,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 : (exclusive ? computeNode.xLock(address) : computeNode.sLock(address));
             if (latched == null) {
                 refusal = AbortReason.LOCK_CONFLICT;
+                refusedAt = address;
             }
             return latched;
         }

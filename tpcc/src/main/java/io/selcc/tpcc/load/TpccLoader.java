@@ -2,7 +2,6 @@ package io.selcc.tpcc.load;
 
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
-import io.selcc.engine.RetryPolicy;
 import io.selcc.engine.Table;
 import io.selcc.engine.TxnResult;
 import io.selcc.tpcc.TpccRandom;
@@ -18,7 +17,6 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
@@ -50,14 +48,6 @@ public final class TpccLoader {
     public static final long LOAD_HISTORY_ORIGIN_BASE = TpccSchema.History.LOADER_ORIGIN_BASE;
 
     private static final long PROGRESS_INTERVAL_MILLIS = 1_000;
-    /**
-     * Load batches are long (up to 105 rows) and threads load neighbouring districts, whose key ranges
-     * meet in shared B-link leaves. Under no-wait 2PL an insert holds its leaf until commit, so two
-     * batches that retry within each other's run time abort each other again and again (the default
-     * policy backs off at most 1 ms, less than a batch takes): back off up to 20 ms, and try longer.
-     */
-    private static final RetryPolicy LOAD_RETRIES = new RetryPolicy(100_000, 10_000, 20_000_000,
-        () -> ThreadLocalRandom.current().nextLong());
 
     private final Database db;
     private final int warehouses;
@@ -243,7 +233,7 @@ public final class TpccLoader {
             if (failure.get() != null) {
                 throw new IllegalStateException("load stopped: another loader thread failed");
             }
-            TxnResult<Void> result = node.run(LOAD_RETRIES, tx -> {
+            TxnResult<Void> result = node.run(tx -> {
                 for (RowBatch.Row row : batch.rows()) {
                     if (!tx.insert(tables[row.table()], row.writer())) {
                         throw new IllegalStateException("duplicate key at load: table=" + LoadTables.NAMES[row.table()]
