@@ -2,7 +2,10 @@ package io.selcc.cache;
 
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.fabric.Fabric;
+import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.GclLayout;
+import io.selcc.fabric.GlobalAddress;
+import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.LatencyModel;
 import io.selcc.fabric.LocalFabric;
 
@@ -115,6 +118,33 @@ public final class SelccCluster implements AutoCloseable {
                 selcc.flush();
             }
         }
+    }
+
+    /**
+     * The global latch words that are not FREE, over every GCL handed out so far on every memory node
+     * (the catalog root included), as "address=latch word" strings; at most {@code limit} of them.
+     * On a quiescent cluster after {@link #flushCaches()} there must be none: a reader bit or writer
+     * tag left behind is a leak. A check for tests and tools; it reads each word with an FAA of 0
+     * through compute node 0's endpoint (its counters count those round trips).
+     */
+    public List<String> busyLatchWords(int limit) {
+        FabricEndpoint probe = fabric.endpoint(0);
+        int gclSize = settings.gclSize();
+        List<String> busy = new ArrayList<>();
+        for (int memoryNode = 0; memoryNode < fabric.memoryNodeCount(); memoryNode++) {
+            long handedOut = probe.remoteFaa(GlobalAddress.of(memoryNode, 0), 0);
+            long capacity = fabric.memoryNodeCapacity(memoryNode);
+            long first = gclSize; // offset 0 holds the bump word; node 0's next GCL is the catalog root
+            long end = Math.min(capacity - capacity % gclSize, gclSize * (memoryNode == 0 ? 2L : 1L) + handedOut);
+            for (long offset = first; offset + gclSize <= end && busy.size() < limit; offset += gclSize) {
+                long address = GlobalAddress.of(memoryNode, offset);
+                long word = probe.remoteFaa(address, 0);
+                if (word != LatchWord.FREE) {
+                    busy.add(GlobalAddress.toString(address) + "=" + LatchWord.toString(word));
+                }
+            }
+        }
+        return busy;
     }
 
     @Override

@@ -71,19 +71,27 @@ final class SelccNode extends AbstractComputeNode {
                     continue;
                 }
                 counters.increment(Counter.CACHE_MISSES);
-                if (!acquireRemote(frame, exclusive, tryOnly)) {
+                boolean acquired;
+                try {
+                    acquired = acquireRemote(frame, exclusive, tryOnly);
+                } catch (RuntimeException | Error e) {
+                    discard(frame, stamp); // never leave a latched frame in the table
+                    throw e;
+                }
+                if (!acquired) {
                     discard(frame, stamp);
                     return null;
                 }
                 return handle(frame, exclusive, stamp);
             }
-            long stamp = tryOnly ? tryLatch(frame, exclusive) : latchLocal(frame, exclusive);
+            long stamp = tryOnly ? tryLatchLocal(frame, exclusive) : latchLocal(frame, exclusive);
             if (stamp == 0) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
                 return null;
             }
             if (frame.address != address) {
                 frame.latch.unlock(stamp);
+                servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
                 continue;
             }
             if (frame.ownership().permits(exclusive)) {
@@ -102,6 +110,7 @@ final class SelccNode extends AbstractComputeNode {
                     }
                     if (frame.address != address) {
                         frame.latch.unlockWrite(writeStamp);
+                        servePendingIfIdle(frame);
                         continue;
                     }
                     if (frame.ownership().permits(false)) {
@@ -114,7 +123,14 @@ final class SelccNode extends AbstractComputeNode {
                 counters.increment(Counter.UPGRADES);
             }
             counters.increment(Counter.CACHE_MISSES);
-            if (!acquireRemote(frame, exclusive, tryOnly)) {
+            boolean acquired;
+            try {
+                acquired = acquireRemote(frame, exclusive, tryOnly);
+            } catch (RuntimeException | Error e) {
+                frame.latch.unlockWrite(stamp); // never leave the frame latched for ever
+                throw e;
+            }
+            if (!acquired) {
                 frame.latch.unlockWrite(stamp);
                 servePendingIfIdle(frame);
                 return null;
@@ -131,6 +147,39 @@ final class SelccNode extends AbstractComputeNode {
 
     private static long tryLatch(CacheFrame frame, boolean exclusive) {
         return exclusive ? frame.latch.tryWriteLock() : frame.latch.tryReadLock();
+    }
+
+    /**
+     * No-wait local latch. While a remote request is pending it counts toward the lease like any local
+     * acquisition, and it never barges past a drain or an expired lease: it gives up instead, so the
+     * current holders run out and the last release serves the request (no-wait 2PL and OCC use only
+     * this path, which would otherwise keep a remote writer waiting for ever).
+     */
+    private long tryLatchLocal(CacheFrame frame, boolean exclusive) {
+        if ((frame.pending.get() != null || frame.draining.get()) && !withinLease(frame, exclusive)) {
+            servePendingIfIdle(frame); // nobody holds it right now: serve here rather than leave it waiting
+            return 0;
+        }
+        return tryLatch(frame, exclusive);
+    }
+
+    /** Counts one local acquisition against the pending request's lease; false once it expired or a drain runs. */
+    private boolean withinLease(CacheFrame frame, boolean exclusive) {
+        if (frame.draining.get()) {
+            return false;
+        }
+        InvalidationRequest waiting = frame.pending.get();
+        if (waiting == null) {
+            return true;
+        }
+        int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
+        int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
+        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
+        if (reads / settings.threadsPerNode() + writes <= lease) {
+            return true;
+        }
+        counters.increment(Counter.LEASE_REFUSALS);
+        return false;
     }
 
     /** Blocking local latch; while a remote request is pending the lease is enforced first. */
@@ -248,7 +297,10 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 conflict = previous;
             } else {
-                awaitReaderHoldOff(frame);
+                if (!awaitReaderHoldOff(frame, tryOnly)) {
+                    counters.increment(Counter.LATCH_GIVE_UPS);
+                    return false; // a no-wait acquire does not sit out a reader window holding the frame
+                }
                 batch.clear();
                 int faa = batch.faa(latch, LatchWord.readerBit(nodeId));
                 batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
@@ -362,19 +414,28 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
-    /** A starving writer asked for a window (5.3.2): remote shared acquires wait it out. */
-    private void awaitReaderHoldOff(CacheFrame frame) {
+    /**
+     * A starving writer asked for a window (5.3.2): remote shared acquires wait it out; a no-wait one
+     * ({@code tryOnly}) gives up instead (false) and leaves the window for the next acquire.
+     */
+    private boolean awaitReaderHoldOff(CacheFrame frame, boolean tryOnly) {
         if (!frame.readerHoldOff) {
-            return;
+            return true;
+        }
+        long until = frame.readerHoldOffUntil;
+        if (until - settings.clock().getAsLong() <= 0) {
+            frame.readerHoldOff = false;
+            return true;
+        }
+        if (tryOnly) {
+            return false;
         }
         frame.readerHoldOff = false;
-        long until = frame.readerHoldOffUntil;
-        if (until - settings.clock().getAsLong() > 0) {
-            counters.increment(Counter.READER_SPIN_WAITS);
-            while (until - settings.clock().getAsLong() > 0) {
-                Thread.yield(); // give the core to the starving writer rather than burn it
-            }
+        counters.increment(Counter.READER_SPIN_WAITS);
+        while (until - settings.clock().getAsLong() > 0) {
+            Thread.yield(); // give the core to the starving writer rather than burn it
         }
+        return true;
     }
 
     // ================================================================ invalidation handling (4.4, 5.1)
@@ -436,6 +497,7 @@ final class SelccNode extends AbstractComputeNode {
                 if (request != null && request.claim()) {
                     serve(frame, request);
                 }
+                frame.resetLease(); // the lease counted for that request; the next one starts afresh
             } finally {
                 frame.latch.unlockWrite(stamp);
             }
@@ -676,8 +738,13 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
+    /**
+     * Writes back every dirty line and releases every global latch this node holds (a closed node
+     * must not keep lines other nodes wait for), then frees the cache memory.
+     */
     @Override
     void close() {
+        flush();
         arena.close();
     }
 

@@ -44,6 +44,8 @@ public enum Counter {
     LATCH_GIVE_UPS,
     /** Pending requests served by a local holder forced by the lease. */
     LEASE_EXPIRIES,
+    /** No-wait local acquires refused because a pending request's lease had expired (or a drain ran). */
+    LEASE_REFUSALS,
     /** Remote shared acquires delayed by a starving writer's spin window. */
     READER_SPIN_WAITS;
 

@@ -11,9 +11,14 @@ package io.selcc.fabric;
  * </pre>
  *
  * <ul>
- *   <li>writer tag: 0 = no exclusive holder; otherwise {@code nodeId + WRITER_OFFSET}. The offset
- *       keeps every intermediate sum of out-of-order handover FAAs (each adds {@code to - from})
- *       inside 1..255, so a word in transit never reads as free and never borrows from the bitmap.</li>
+ *   <li>writer tag: 0 = no exclusive holder; otherwise {@code nodeId + WRITER_OFFSET}. A handover
+ *       (case 1) moves X with one FAA of {@code to - from}: the tag goes straight from one valid tag
+ *       to another, never through 0 (free), and never borrows from the bitmap. That holds because
+ *       handovers of one GCL are applied in order: the owner applies its handover FAA and waits for
+ *       its completion before it answers the requester, and the requester can hand the line on only
+ *       after that answer. Deltas applied out of order would not be safe, whatever the offset
+ *       (0->50->0->50->0 with both -50 deltas first reads as free; three +52 deltas wrap to 0).
+ *       The offset only keeps a tag apart from "no writer".</li>
  *   <li>reader bitmap: one bit per compute node holding a shared copy; at most {@value #MAX_COMPUTE_NODES}
  *       compute nodes.</li>
  * </ul>
@@ -28,7 +33,7 @@ public final class LatchWord {
     public static final int MAX_COMPUTE_NODES = 56;
     public static final int WRITER_SHIFT = 56;
     public static final long READER_MASK = (1L << WRITER_SHIFT) - 1;
-    /** Added to a node id to form its writer tag; greater than {@link #MAX_COMPUTE_NODES} (see class doc). */
+    /** Added to a node id to form its writer tag, so that node 0's tag is not 0 (see class doc). */
     public static final int WRITER_OFFSET = 100;
     public static final long FREE = 0L;
 

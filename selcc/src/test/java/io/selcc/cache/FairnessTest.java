@@ -1,5 +1,6 @@
 package io.selcc.cache;
 
+import io.selcc.fabric.Counter;
 import io.selcc.fabric.CounterSnapshot;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -23,9 +24,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class FairnessTest {
     static final long CAP = 3_000_000;
+    /** Each node's share of a fair run: 10,000 of at most 3M operations (a third of a percent). */
+    static final long QUOTA = 10_000;
 
     /** Operations per node (index 0 is the writer node); stops when every node has {@code quota} or all have CAP. */
     static long[] run(boolean fairness, int readerNodes, int threadsPerNode, long quota) throws Exception {
+        return run(fairness, readerNodes, threadsPerNode, quota, new CounterSnapshot[1]);
+    }
+
+    /** As above; {@code countersOut[0]} receives the cluster's counters at the end. */
+    static long[] run(boolean fairness, int readerNodes, int threadsPerNode, long quota, CounterSnapshot[] countersOut)
+        throws Exception {
         int nodes = 1 + readerNodes;
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(nodes).fairness(fairness)
             .threadsPerNode(threadsPerNode).cacheFrames(16).build()) {
@@ -81,6 +90,7 @@ class FairnessTest {
                 ops[n] = perNode[n].get();
             }
             assertEquals(ops[0], SequentialConsistencyTest.read(cluster.node(1), hot), "no lost write");
+            countersOut[0] = cluster.totalCounters();
             return ops;
         }
     }
@@ -104,8 +114,15 @@ class FairnessTest {
     }
 
     @Test
+    @org.junit.jupiter.api.Timeout(300)
     void oneWriterNodeAgainstTwoReaderNodes() throws Exception {
-        assertNoStarvation(run(true, 2, 2, 1_000), 1_000);
+        CounterSnapshot[] counters = new CounterSnapshot[1];
+        long[] ops = run(true, 2, 2, QUOTA, counters);
+        System.out.println("fairness on: ops per node " + Arrays.toString(ops) + " " + counters[0]);
+        assertNoStarvation(ops, QUOTA);
+        // The mechanisms must have done the work, not luck: requests waited as pending and were
+        // served by the lease or by a release.
+        assertTrue(counters[0].get(Counter.INVALIDATIONS_PENDING) > 0, "no request ever waited: " + counters[0]);
     }
 
     /**

@@ -97,6 +97,9 @@ class NoLostUpdateTest {
                 cluster.node(0).unlock(h);
             }
             assertEquals(expected, fromMemory, "memory after flush (seed=" + seed + ")");
+            cluster.flushCaches();
+            assertEquals(List.of(), cluster.busyLatchWords(10),
+                "latch words left busy after every holder released and all caches flushed (seed=" + seed + ")");
 
             CounterSnapshot total = cluster.totalCounters();
             if (mode == AccessMode.SELCC) {

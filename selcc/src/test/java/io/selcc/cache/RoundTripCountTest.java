@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * Exact round trips of every access path (paper 4.2-4.4). Single-threaded: every count is exact.
@@ -173,5 +174,50 @@ class RoundTripCountTest {
         GclHandle h = a.tryXLock(gcl);
         assertNotNull(h);
         a.unlock(h);
+    }
+
+    /** Attempts a try path makes before it gives up: the first plus tryLockRetries (default 8). */
+    private static final int TRY_ATTEMPTS = 8 + 1;
+
+    @Test
+    void busyTryXLockCostsTwoRoundTripsPerAttemptThenGivesUp() {
+        GclHandle held = b.xLock(gcl); // b holds X locally: its handler cannot serve the invalidation
+        cluster.resetCounters();
+        assertNull(a.tryXLock(gcl));
+        CounterSnapshot s = cluster.counters(0);
+        assertEquals(2L * TRY_ATTEMPTS, s.get(Counter.ROUND_TRIPS), "per attempt: CAS+READ, one invalidation wave");
+        assertEquals(TRY_ATTEMPTS, s.get(Counter.MESSAGES_SENT));
+        assertEquals(1, s.get(Counter.LATCH_GIVE_UPS));
+        b.unlock(held);
+    }
+
+    @Test
+    void busyTrySLockCostsThreeRoundTripsPerAttemptThenGivesUp() {
+        GclHandle held = b.xLock(gcl);
+        cluster.resetCounters();
+        assertNull(a.trySLock(gcl));
+        CounterSnapshot s = cluster.counters(0);
+        assertEquals(3L * TRY_ATTEMPTS, s.get(Counter.ROUND_TRIPS),
+            "per attempt: FAA+READ, the FAA taking the reader bit back, one invalidation wave");
+        assertEquals(TRY_ATTEMPTS, s.get(Counter.MESSAGES_SENT));
+        assertEquals(1, s.get(Counter.LATCH_GIVE_UPS));
+        b.unlock(held);
+    }
+
+    @Test
+    void busyUpgradeFallsBackToReleaseAndAcquire() {
+        a.unlock(a.sLock(gcl));
+        GclHandle held = b.sLock(gcl); // b holds S locally: a's upgrade cannot make it release
+        cluster.resetCounters();
+        assertNull(a.tryXLock(gcl));
+        CounterSnapshot s = cluster.counters(0);
+        // Four upgrade CASes (upgradeAttempts), the fourth followed by an FAA releasing S; the other
+        // five attempts are plain CAS+READs; every attempt sends one invalidation wave.
+        assertEquals(2L * TRY_ATTEMPTS + 1, s.get(Counter.ROUND_TRIPS));
+        assertEquals(4, s.get(Counter.VERB_CAS) - (TRY_ATTEMPTS - 4));
+        assertEquals(1, s.get(Counter.UPGRADES));
+        b.unlock(held);
+        GclHandle x = a.xLock(gcl); // and the line still works: b releases its copy now
+        a.unlock(x);
     }
 }

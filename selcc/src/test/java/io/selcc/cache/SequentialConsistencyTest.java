@@ -38,22 +38,33 @@ class SequentialConsistencyTest {
             long data = writer.allocate();
             long flag = writer.allocate();
             AtomicReference<Throwable> failure = new AtomicReference<>();
+            long[] lastSeen = new long[1];
             Thread w = Thread.ofPlatform().start(() -> {
-                for (int i = 1; i <= rounds; i++) {
-                    write(writer, data, i);
-                    write(writer, flag, i);
+                try {
+                    for (int i = 1; i <= rounds; i++) {
+                        write(writer, data, i);
+                        write(writer, flag, i);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
                 }
             });
             Thread r = Thread.ofPlatform().start(() -> {
-                long seen = 0;
-                for (int guard = 0; seen < rounds && guard < 50_000_000; guard++) {
-                    long f = read(reader, flag);
-                    long d = read(reader, data);
-                    if (d < f) {
-                        failure.compareAndSet(null, new AssertionError("forbidden MP outcome: flag=" + f + " data=" + d));
-                        return;
+                try {
+                    long seen = 0;
+                    // Reads until it has seen the last write; the guard bounds it if the writer died.
+                    for (int guard = 0; seen < rounds && guard < 50_000_000 && failure.get() == null; guard++) {
+                        long f = read(reader, flag);
+                        long d = read(reader, data);
+                        if (d < f) {
+                            failure.compareAndSet(null, new AssertionError("forbidden MP outcome: flag=" + f + " data=" + d));
+                            return;
+                        }
+                        seen = f;
                     }
-                    seen = f;
+                    lastSeen[0] = seen;
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
                 }
             });
             w.join();
@@ -61,6 +72,8 @@ class SequentialConsistencyTest {
             if (failure.get() != null) {
                 throw new AssertionError(failure.get());
             }
+            // A reader that never saw the writes would pass the check above vacuously.
+            assertEquals(rounds, lastSeen[0], "the reader never saw the last write");
         }
     }
 
@@ -77,22 +90,36 @@ class SequentialConsistencyTest {
             long[] seenByA = new long[rounds + 1];
             long[] seenByB = new long[rounds + 1];
             CyclicBarrier barrier = new CyclicBarrier(2);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread ta = Thread.ofPlatform().start(() -> {
-                for (int i = 1; i <= rounds; i++) {
-                    await(barrier);
-                    write(a, x, i);
-                    seenByA[i] = read(a, y);
+                try {
+                    for (int i = 1; i <= rounds; i++) {
+                        await(barrier);
+                        write(a, x, i);
+                        seenByA[i] = read(a, y);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    barrier.reset(); // the other thread stops waiting for this one
                 }
             });
             Thread tb = Thread.ofPlatform().start(() -> {
-                for (int i = 1; i <= rounds; i++) {
-                    await(barrier);
-                    write(b, y, i);
-                    seenByB[i] = read(b, x);
+                try {
+                    for (int i = 1; i <= rounds; i++) {
+                        await(barrier);
+                        write(b, y, i);
+                        seenByB[i] = read(b, x);
+                    }
+                } catch (Throwable e) {
+                    failure.compareAndSet(null, e);
+                    barrier.reset(); // the other thread stops waiting for this one
                 }
             });
             ta.join();
             tb.join();
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
             for (int i = 1; i <= rounds; i++) {
                 assertTrue(seenByA[i] >= i || seenByB[i] >= i,
                     "forbidden SB outcome in round " + i + ": A saw y=" + seenByA[i] + " B saw x=" + seenByB[i]);

@@ -1,0 +1,66 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.Counter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The lease (paper 5.3.1) binds no-wait acquires too. Node 1 keeps a line busy with overlapping
+ * {@code trySLock}s (always one held while the next is taken), as no-wait 2PL readers do; a writer on
+ * node 0 waits. Once the lease runs out the try path refuses, the holders run out, and the last
+ * release serves the writer. Before the fix try paths ignored the lease and the writer waited as
+ * long as the stream went on (this test then hit its bound with the writer still waiting).
+ */
+class TryPathLeaseTest {
+    private static final int BOUND = 5_000_000;
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void overlappingTryReadersCannotKeepARemoteWriterWaiting() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).lease(64).build()) {
+            ComputeNode writerNode = cluster.node(0);
+            ComputeNode readerNode = cluster.node(1);
+            long gcl = writerNode.allocate();
+            GclHandle held = readerNode.sLock(gcl);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    GclHandle x = writerNode.xLock(gcl);
+                    x.putLong(0, 1);
+                    writerNode.unlock(x);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            // Wait until the writer's request has reached node 1 (counted, not timed).
+            while (cluster.counters(1).get(Counter.INVALIDATIONS_RECEIVED) == 0 && writer.isAlive()) {
+                Thread.onSpinWait();
+            }
+            int overlapped = 0;
+            while (overlapped < BOUND) {
+                GclHandle next = readerNode.trySLock(gcl);
+                if (next == null) {
+                    break;
+                }
+                readerNode.unlock(held);
+                held = next;
+                overlapped++;
+            }
+            readerNode.unlock(held);
+            writer.join(TimeUnit.SECONDS.toMillis(30));
+            assertTrue(!writer.isAlive(), "the writer still waits after " + overlapped + " overlapping try-reads");
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertTrue(overlapped < BOUND, "the try-readers were never refused");
+            assertTrue(cluster.counters(1).get(Counter.LEASE_REFUSALS) >= 1, "no lease refusal counted");
+            assertEquals(1, SequentialConsistencyTest.read(readerNode, gcl), "the writer's write");
+        }
+    }
+}
