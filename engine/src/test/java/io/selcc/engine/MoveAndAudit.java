@@ -99,6 +99,8 @@ final class MoveAndAudit {
             TxnResult<Object> last = db.node(nodes - 1).run(tx -> audit(tx, db.node(nodes - 1)));
             assertTrue(last.committed(), "final audit: " + last);
             long[] state = (long[]) last.value();
+            db.cluster().flushCaches();
+            assertEquals(java.util.List.of(), db.cluster().busyLatchWords(10), "latch words left busy after all ended");
             return new Outcome(moves.get(), audits.get(), wrong.get(), conflicts.get(), state[0], state[1]);
         }
     }

@@ -110,6 +110,12 @@ final class RandomHistory {
             if (failure.get() != null) {
                 throw new AssertionError("a worker failed: " + shape, failure.get());
             }
+            // Every transaction ended: once the caches are flushed, no latch word may keep a bit or tag.
+            db.cluster().flushCaches();
+            List<String> busy = db.cluster().busyLatchWords(10);
+            if (!busy.isEmpty()) {
+                throw new AssertionError("latch words left busy " + busy + ": " + shape);
+            }
         }
         assertTrue(!history.isEmpty(), "nothing committed: " + shape);
         try {
