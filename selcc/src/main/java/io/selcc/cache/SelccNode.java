@@ -28,6 +28,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SelccNode extends AbstractComputeNode {
     private static final int EXHAUSTED_ATTEMPTS = 1_000_000;
+    /** Cap of a no-wait acquire's inherited priority: far above any starvation threshold. */
+    private static final int MAX_TRY_AGE = 1 << 20;
 
     private final Arena arena = Arena.ofShared();
     private final CacheFrame[] frames;
@@ -35,6 +37,8 @@ final class SelccNode extends AbstractComputeNode {
     private final FreeFrames free;
     private final NodeCounters counters;
     private final ThreadLocal<VerbBatch> batches = ThreadLocal.withInitial(VerbBatch::new);
+    /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
+    private final ThreadLocal<long[]> tryAges = ThreadLocal.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
     private final AtomicInteger evictionCursor = new AtomicInteger();
     private final int copyLength;
     private volatile Thread evictionWorker;
@@ -240,9 +244,6 @@ final class SelccNode extends AbstractComputeNode {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
                 frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
             }
-            // Priority matching protects a starved writer until it has used the line; kept beyond
-            // that, it would refuse every lower-priority reader while the line sits idle in this cache.
-            frame.ownerPriority = 0;
             frame.latch.unlockWrite(handle.stamp);
         } else {
             frame.latch.unlockRead(handle.stamp);
@@ -262,10 +263,26 @@ final class SelccNode extends AbstractComputeNode {
      * @return false only when {@code tryOnly} and the retries ran out
      */
     private boolean acquireRemote(CacheFrame frame, boolean exclusive, boolean tryOnly) {
+        boolean won = acquireRemoteWithRetries(frame, exclusive, tryOnly);
+        if (won && tryOnly) {
+            long[] age = tryAges.get();
+            if (age[0] == frame.address) {
+                age[1] = 0; // the climb is over
+            }
+        }
+        return won;
+    }
+
+    private boolean acquireRemoteWithRetries(CacheFrame frame, boolean exclusive, boolean tryOnly) {
         long address = frame.address;
         long latch = latchOf(address);
         VerbBatch batch = batches.get();
         int upgradeFailures = 0;
+        // A no-wait acquire gives up after a few retries; the caller (a no-wait transaction's retry)
+        // comes back for the same line. Its priority keeps climbing across those attempts, as a
+        // blocking acquire's would, or a starved writer's priority (5.3.2) would refuse it for ever.
+        long[] age = tryOnly ? tryAges.get() : null;
+        int inherited = age != null && age[0] == address ? (int) age[1] : 0;
         for (int retries = 0; ; ) {
             long conflict;
             if (exclusive && frame.ownership() == Ownership.SHARED) {
@@ -317,11 +334,13 @@ final class SelccNode extends AbstractComputeNode {
             }
             retries++;
             counters.increment(Counter.LATCH_RETRIES);
-            if (resolveConflict(frame, exclusive, conflict, retries)) {
+            if (resolveConflict(frame, exclusive, conflict, retries + inherited)) {
                 return true;
             }
             if (tryOnly && retries > settings.tryLockRetries()) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
+                age[0] = address;
+                age[1] = Math.min(inherited + retries, MAX_TRY_AGE);
                 return false;
             }
             pauseBeforeRetry(retries);
