@@ -63,4 +63,51 @@ class TryPathLeaseTest {
             assertEquals(1, SequentialConsistencyTest.read(readerNode, gcl), "the writer's write");
         }
     }
+
+    /**
+     * Negative control: with the fairness mechanisms off the same stream keeps the writer out for as
+     * long as it runs (it is dropped, not kept pending, and nothing refuses the readers), so the test
+     * above fails when the lease does not bind try paths.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void withoutFairnessTheSameStreamStarvesTheWriter() throws Exception {
+        int stream = 200_000;
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).lease(64).fairness(false)
+            .build()) {
+            ComputeNode writerNode = cluster.node(0);
+            ComputeNode readerNode = cluster.node(1);
+            long gcl = writerNode.allocate();
+            GclHandle held = readerNode.sLock(gcl);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            java.util.concurrent.atomic.AtomicBoolean written = new java.util.concurrent.atomic.AtomicBoolean();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    GclHandle x = writerNode.xLock(gcl);
+                    x.putLong(0, 1);
+                    writerNode.unlock(x);
+                    written.set(true);
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            while (cluster.counters(1).get(Counter.INVALIDATIONS_RECEIVED) == 0 && writer.isAlive()) {
+                Thread.onSpinWait();
+            }
+            for (int i = 0; i < stream; i++) {
+                GclHandle next = readerNode.trySLock(gcl);
+                assertTrue(next != null, "a try-read was refused with fairness off (read " + i + ")");
+                readerNode.unlock(held);
+                held = next;
+            }
+            boolean starved = !written.get();
+            readerNode.unlock(held);
+            writer.join(TimeUnit.SECONDS.toMillis(30));
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertTrue(starved, "the writer got in during " + stream + " overlapping try-reads without fairness");
+            assertTrue(written.get(), "the writer got in once the stream stopped");
+        }
+    }
 }
