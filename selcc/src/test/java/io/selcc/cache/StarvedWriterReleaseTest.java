@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class StarvedWriterReleaseTest {
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aTryReaderGetsALineAStarvedWriterHasReleased() throws Exception {
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).starvationPriority(1)
             .tryLockRetries(0).build()) {

@@ -21,7 +21,7 @@ class TryPathLeaseTest {
     private static final int BOUND = 5_000_000;
 
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void overlappingTryReadersCannotKeepARemoteWriterWaiting() throws Exception {
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).lease(64).build()) {
             ComputeNode writerNode = cluster.node(0);
@@ -70,7 +70,7 @@ class TryPathLeaseTest {
      * above fails when the lease does not bind try paths.
      */
     @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void withoutFairnessTheSameStreamStarvesTheWriter() throws Exception {
         int stream = 200_000;
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).lease(64).fairness(false)
