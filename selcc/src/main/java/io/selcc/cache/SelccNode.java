@@ -179,11 +179,20 @@ final class SelccNode extends AbstractComputeNode {
         int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
         int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
         int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (reads / settings.threadsPerNode() + writes <= lease) {
+        if (!leaseExpired(reads, writes, lease)) {
             return true;
         }
         counters.increment(Counter.LEASE_REFUSALS);
         return false;
+    }
+
+    /**
+     * Rc/P + Wc > lease, without the integer division: with it, P - 1 local reads would still pass a
+     * starving requester whose lease is 0.
+     */
+    private boolean leaseExpired(int reads, int writes, int lease) {
+        long threads = settings.threadsPerNode();
+        return reads + threads * writes > threads * lease;
     }
 
     /** Blocking local latch; while a remote request is pending the lease is enforced first. */
@@ -217,7 +226,7 @@ final class SelccNode extends AbstractComputeNode {
         int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
         // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
         int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (reads / settings.threadsPerNode() + writes <= lease || !frame.draining.compareAndSet(false, true)) {
+        if (!leaseExpired(reads, writes, lease) || !frame.draining.compareAndSet(false, true)) {
             return;
         }
         try {

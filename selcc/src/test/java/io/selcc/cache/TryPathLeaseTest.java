@@ -110,4 +110,41 @@ class TryPathLeaseTest {
             assertTrue(written.get(), "the writer got in once the stream stopped");
         }
     }
+
+    /**
+     * A starving requester's lease is 0: the next local acquisition must yield, also with several
+     * threads per node (Rc/P + Wc > 0). With the integer division Rc/P the first P - 1 reads passed.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aStarvingRequesterGetsTheNextAccessWithSeveralThreadsPerNode() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).threadsPerNode(4)
+            .starvationPriority(1).build()) {
+            ComputeNode writerNode = cluster.node(0);
+            ComputeNode readerNode = cluster.node(1);
+            long gcl = writerNode.allocate();
+            GclHandle held = readerNode.sLock(gcl);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    writerNode.unlock(writerNode.xLock(gcl));
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            while (cluster.counters(1).get(Counter.INVALIDATIONS_PENDING) == 0 && writer.isAlive()) {
+                Thread.onSpinWait();
+            }
+            GclHandle next = readerNode.trySLock(gcl);
+            if (next != null) {
+                readerNode.unlock(next);
+            }
+            readerNode.unlock(held);
+            writer.join(TimeUnit.SECONDS.toMillis(30));
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertTrue(next == null, "a local read passed a starving requester whose lease is 0");
+        }
+    }
 }
