@@ -730,6 +730,11 @@ final class SelccNode extends AbstractComputeNode {
         return victims.size();
     }
 
+    /** The frame caching {@code address}, or null (tests look at its lease counters). */
+    CacheFrame cachedFrame(long address) {
+        return table.get(address);
+    }
+
     /** Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released. */
     void flush() {
         while (evict(Math.max(1, frames.length)) > 0) {

@@ -147,4 +147,46 @@ class TryPathLeaseTest {
             assertTrue(next == null, "a local read passed a starving requester whose lease is 0");
         }
     }
+
+    /**
+     * The lease counts accesses for one pending request; once a release serves it, the count starts
+     * afresh, or the next request's lease would expire early. Before the fix only drains reset it.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRequestServedByAReleaseRestartsTheLeaseCount() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).lease(64).build()) {
+            ComputeNode writerNode = cluster.node(0);
+            ComputeNode readerNode = cluster.node(1);
+            long gcl = writerNode.allocate();
+            GclHandle held = readerNode.sLock(gcl);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread writer = Thread.ofPlatform().start(() -> {
+                try {
+                    writerNode.unlock(writerNode.xLock(gcl));
+                } catch (Throwable e) {
+                    failure.set(e);
+                }
+            });
+            while (cluster.counters(1).get(Counter.INVALIDATIONS_PENDING) == 0 && writer.isAlive()) {
+                Thread.onSpinWait();
+            }
+            CacheFrame frame = ((SelccNode) readerNode).cachedFrame(gcl);
+            for (int i = 0; i < 10; i++) { // counted, well within the lease
+                GclHandle next = readerNode.trySLock(gcl);
+                assertTrue(next != null, "refused within the lease");
+                readerNode.unlock(held);
+                held = next;
+            }
+            assertTrue(frame.localReads.get() >= 10, "the accesses were counted: " + frame.localReads.get());
+            readerNode.unlock(held); // idle now: the release serves the writer
+            writer.join(TimeUnit.SECONDS.toMillis(30));
+            assertTrue(!writer.isAlive(), "the writer never got the line");
+            if (failure.get() != null) {
+                throw new AssertionError(failure.get());
+            }
+            assertEquals(0, frame.localReads.get(), "the lease count survived the request it counted for");
+            assertEquals(0, cluster.counters(1).get(Counter.LEASE_EXPIRIES), "served by the release, not a lease expiry");
+        }
+    }
 }
