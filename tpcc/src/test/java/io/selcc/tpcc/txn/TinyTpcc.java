@@ -187,22 +187,35 @@ final class TinyTpcc {
 
     /** Runs {@code body} in one transaction, committing it unless the body ended it; fails on a conflict. */
     static <T> T run(DatabaseNode node, java.util.function.Function<Transaction, T> body) {
-        Transaction tx = node.begin();
-        try {
-            T value = body.apply(tx);
-            if (tx.isActive()) {
-                var outcome = tx.commit();
-                if (!outcome.committed()) {
-                    throw new AssertionError("commit failed: outcome=" + outcome);
+        // Conflict aborts are retried (a few times): even with nothing else running, a no-wait latch
+        // can be refused right after concurrent work, e.g. inside a reader window that a starving
+        // writer opened. A body that ends the transaction itself (a New-Order rollback) keeps its value.
+        for (int attempt = 1; ; attempt++) {
+            Transaction tx = node.begin();
+            try {
+                T value = body.apply(tx);
+                if (tx.isActive()) {
+                    var outcome = tx.commit();
+                    if (!outcome.committed()) {
+                        if (outcome.reason().isRetryable() && attempt < 100) {
+                            java.util.concurrent.locks.LockSupport.parkNanos(attempt * 100_000L);
+                            continue;
+                        }
+                        throw new AssertionError("commit failed: outcome=" + outcome);
+                    }
                 }
+                return value;
+            } catch (io.selcc.engine.AbortException e) {
+                if (!e.reason().isRetryable() || attempt >= 100) {
+                    throw e;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(attempt * 100_000L); // outlast a hold-off
+            } finally {
+                tx.close();
             }
-            return value;
-        } finally {
-            tx.close();
         }
     }
 
-    /** A committed read of one row. */
     static TupleView read(DatabaseNode node, String table, long key) {
         return run(node, tx -> tx.get(node.table(table), key));
     }
