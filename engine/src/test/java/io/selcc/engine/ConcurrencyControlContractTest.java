@@ -607,16 +607,29 @@ public abstract class ConcurrencyControlContractTest {
                             int newBranch = random.nextInt(3);
                             TxnResult<Integer> r = node.run(tx -> {
                                 TupleView row = tx.get(table, key);
+                                // A false return means the row appeared or vanished since the get: an
+                                // optimistic read its commit would reject, so end the attempt here.
+                                boolean changed;
+                                int kind;
                                 if (row == null) {
-                                    insertAccount(tx, table, key, 100, newBranch);
-                                    return 0;
+                                    changed = tx.insert(table, r2 -> {
+                                        r2.setLong(ID, key);
+                                        r2.setMoney(BALANCE, 100);
+                                        r2.setInt(BRANCH, newBranch);
+                                        r2.setString(OWNER, "owner-" + key);
+                                    });
+                                    kind = 0;
+                                } else if (newBranch == 0) {
+                                    changed = tx.delete(table, key);
+                                    kind = 1;
+                                } else {
+                                    changed = tx.update(table, key, r2 -> r2.setInt(BRANCH, (r2.getInt(BRANCH) + newBranch) % 3));
+                                    kind = 2;
                                 }
-                                if (newBranch == 0) {
-                                    tx.delete(table, key);
-                                    return 1;
+                                if (!changed) {
+                                    throw new AbortException(AbortReason.STALE_READ, "key " + key + " changed meanwhile");
                                 }
-                                tx.update(table, key, r2 -> r2.setInt(BRANCH, (r2.getInt(BRANCH) + newBranch) % 3));
-                                return 2;
+                                return kind;
                             });
                             conflicts.addAndGet(r.attempts() - (r.committed() ? 1 : 0));
                             if (r.committed()) {

@@ -169,7 +169,7 @@ final class SelccNode extends AbstractComputeNode {
 
     /** Counts one local acquisition against the pending request's lease; false once it expired or a drain runs. */
     private boolean withinLease(CacheFrame frame, boolean exclusive) {
-        if (frame.draining.get()) {
+        if (drainActive(frame)) {
             return false;
         }
         InvalidationRequest waiting = frame.pending.get();
@@ -210,40 +210,43 @@ final class SelccNode extends AbstractComputeNode {
     /**
      * The lease of paper 5.3.1. While another node's request is pending on this frame, every local
      * acquisition is counted (readers never wait for each other, so counting only waits would let a
-     * stream of local readers keep the line forever); when Rc/P + Wc exceeds the lease, this thread
-     * drains the local holders, serves the pending request and resets the counters. Newcomers stand
-     * aside during the drain, because the local latch lets readers overtake a queued writer.
+     * stream of local readers keep the line forever). When Rc/P + Wc exceeds the lease, the frame
+     * drains for that request: newcomers stand aside until the current holders are gone, and whoever
+     * then finds the frame idle serves the request ({@link #servePendingIfIdle}). Nobody queues for the
+     * write latch to drain, and newcomers stand aside only while the request is still pending, which
+     * its requester bounds by {@code pendingWaitNanos}: a thread that holds other latches can be
+     * delayed by a drain, never deadlocked (two threads each holding S on one line and asking for S
+     * on the other's, both leases expired, used to wait for each other for ever).
      */
     private void enforceLease(CacheFrame frame, boolean exclusive) {
-        while (frame.draining.get()) {
-            Thread.yield(); // bounded by the current holders' critical sections plus one remote serve
-        }
         InvalidationRequest waiting = frame.pending.get();
-        if (waiting == null) {
-            return;
-        }
-        int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
-        int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
-        // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
-        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (!leaseExpired(reads, writes, lease) || !frame.draining.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            long writeStamp = frame.latch.writeLock();
-            try {
-                InvalidationRequest request = frame.pending.getAndSet(null);
-                if (request != null && request.claim()) {
-                    counters.increment(Counter.LEASE_EXPIRIES);
-                    serve(frame, request);
-                }
-                frame.resetLease();
-            } finally {
-                frame.latch.unlockWrite(writeStamp);
+        if (waiting != null && waiting.status() == Status.PENDING && !drainActive(frame)) {
+            int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
+            int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
+            // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
+            int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
+            if (leaseExpired(reads, writes, lease) && frame.draining.compareAndSet(false, true)) {
+                counters.increment(Counter.LEASE_EXPIRIES);
+                servePendingIfIdle(frame); // at once if nobody holds the frame
             }
-        } finally {
-            frame.draining.set(false);
         }
+        while (drainActive(frame)) {
+            Thread.yield(); // bounded by the holders' critical sections or the requester's pendingWaitNanos
+            servePendingIfIdle(frame);
+        }
+    }
+
+    /** Whether a drain is on for a request that still waits; ends a drain whose request was served or gave up. */
+    private static boolean drainActive(CacheFrame frame) {
+        if (!frame.draining.get()) {
+            return false;
+        }
+        InvalidationRequest request = frame.pending.get();
+        if (request != null && request.status() == Status.PENDING) {
+            return true;
+        }
+        frame.draining.set(false);
+        return false;
     }
 
     @Override
@@ -526,6 +529,7 @@ final class SelccNode extends AbstractComputeNode {
                     serve(frame, request);
                 }
                 frame.resetLease(); // the lease counted for that request; the next one starts afresh
+                frame.draining.set(false);
             } finally {
                 frame.latch.unlockWrite(stamp);
             }

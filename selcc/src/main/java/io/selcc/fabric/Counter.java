@@ -42,7 +42,7 @@ public enum Counter {
     LATCH_RETRIES,
     /** tryXLock/trySLock calls that gave up. */
     LATCH_GIVE_UPS,
-    /** Pending requests served by a local holder forced by the lease. */
+    /** Leases that expired: the frame drained for a pending request (paper 5.3.1). */
     LEASE_EXPIRIES,
     /** No-wait local acquires refused because a pending request's lease had expired (or a drain ran). */
     LEASE_REFUSALS,
