@@ -30,6 +30,8 @@ final class SelccNode extends AbstractComputeNode {
     private static final int EXHAUSTED_ATTEMPTS = 1_000_000;
     /** Cap of a no-wait acquire's inherited priority: far above any starvation threshold. */
     private static final int MAX_TRY_AGE = 1 << 20;
+    /** A drainer waits for the local holders at most this many times pendingWaitNanos. */
+    private static final long DRAIN_WAIT_FACTOR = 10;
 
     private final Arena arena = Arena.ofShared();
     private final CacheFrame[] frames;
@@ -169,7 +171,7 @@ final class SelccNode extends AbstractComputeNode {
 
     /** Counts one local acquisition against the pending request's lease; false once it expired or a drain runs. */
     private boolean withinLease(CacheFrame frame, boolean exclusive) {
-        if (drainActive(frame)) {
+        if (frame.draining.get()) {
             return false;
         }
         InvalidationRequest waiting = frame.pending.get();
@@ -210,43 +212,58 @@ final class SelccNode extends AbstractComputeNode {
     /**
      * The lease of paper 5.3.1. While another node's request is pending on this frame, every local
      * acquisition is counted (readers never wait for each other, so counting only waits would let a
-     * stream of local readers keep the line forever). When Rc/P + Wc exceeds the lease, the frame
-     * drains for that request: newcomers stand aside until the current holders are gone, and whoever
-     * then finds the frame idle serves the request ({@link #servePendingIfIdle}). Nobody queues for the
-     * write latch to drain, and newcomers stand aside only while the request is still pending, which
-     * its requester bounds by {@code pendingWaitNanos}: a thread that holds other latches can be
-     * delayed by a drain, never deadlocked (two threads each holding S on one line and asking for S
-     * on the other's, both leases expired, used to wait for each other for ever).
+     * stream of local readers keep the line forever); when Rc/P + Wc exceeds the lease, this thread
+     * drains the local holders, serves the pending request and resets the counters. Newcomers stand
+     * aside during the drain, because the local latch lets readers overtake a queued writer.
+     *
+     * <p>The drainer waits for the holders for a bounded time ({@link #DRAIN_WAIT_FACTOR} x
+     * {@code pendingWaitNanos}, by which the requester has given up anyway) and then lets go: two
+     * threads that each hold S on one line and ask for S on the other's, both leases expired, used to
+     * wait for each other for ever.
      */
     private void enforceLease(CacheFrame frame, boolean exclusive) {
-        InvalidationRequest waiting = frame.pending.get();
-        if (waiting != null && waiting.status() == Status.PENDING && !drainActive(frame)) {
-            int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
-            int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
-            // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
-            int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-            if (leaseExpired(reads, writes, lease) && frame.draining.compareAndSet(false, true)) {
-                counters.increment(Counter.LEASE_EXPIRIES);
-                servePendingIfIdle(frame); // at once if nobody holds the frame
-            }
+        while (frame.draining.get()) {
+            Thread.yield(); // bounded by the drainer's wait
         }
-        while (drainActive(frame)) {
-            Thread.yield(); // bounded by the holders' critical sections or the requester's pendingWaitNanos
-            servePendingIfIdle(frame);
+        InvalidationRequest waiting = frame.pending.get();
+        if (waiting == null) {
+            return;
+        }
+        int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
+        int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
+        // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
+        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
+        if (!leaseExpired(reads, writes, lease) || !frame.draining.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            long writeStamp = tryWriteLockFor(frame, DRAIN_WAIT_FACTOR * settings.pendingWaitNanos());
+            if (writeStamp == 0) {
+                counters.increment(Counter.DRAIN_TIMEOUTS);
+                return; // the holders stayed (they may wait for this thread): the last release serves it
+            }
+            try {
+                InvalidationRequest request = frame.pending.getAndSet(null);
+                if (request != null && request.claim()) {
+                    counters.increment(Counter.LEASE_EXPIRIES);
+                    serve(frame, request);
+                }
+                frame.resetLease();
+            } finally {
+                frame.latch.unlockWrite(writeStamp);
+            }
+        } finally {
+            frame.draining.set(false);
         }
     }
 
-    /** Whether a drain is on for a request that still waits; ends a drain whose request was served or gave up. */
-    private static boolean drainActive(CacheFrame frame) {
-        if (!frame.draining.get()) {
-            return false;
+    private static long tryWriteLockFor(CacheFrame frame, long nanos) {
+        try {
+            return frame.latch.tryWriteLock(Math.max(1, nanos), java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 0;
         }
-        InvalidationRequest request = frame.pending.get();
-        if (request != null && request.status() == Status.PENDING) {
-            return true;
-        }
-        frame.draining.set(false);
-        return false;
     }
 
     @Override
@@ -529,7 +546,6 @@ final class SelccNode extends AbstractComputeNode {
                     serve(frame, request);
                 }
                 frame.resetLease(); // the lease counted for that request; the next one starts afresh
-                frame.draining.set(false);
             } finally {
                 frame.latch.unlockWrite(stamp);
             }

@@ -42,10 +42,12 @@ public enum Counter {
     LATCH_RETRIES,
     /** tryXLock/trySLock calls that gave up. */
     LATCH_GIVE_UPS,
-    /** Leases that expired: the frame drained for a pending request (paper 5.3.1). */
+    /** Pending requests served by a drain after their lease expired (paper 5.3.1). */
     LEASE_EXPIRIES,
     /** No-wait local acquires refused because a pending request's lease had expired (or a drain ran). */
     LEASE_REFUSALS,
+    /** Drains that gave up waiting for the local holders (they may be waiting for the drainer). */
+    DRAIN_TIMEOUTS,
     /** Remote shared acquires delayed by a starving writer's spin window. */
     READER_SPIN_WAITS;
 
