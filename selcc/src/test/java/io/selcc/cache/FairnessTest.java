@@ -16,29 +16,22 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * One writer node against reader nodes on one hot GCL (paper 5.3). Every node has a quota; the run
- * ends when all quotas are met or when all nodes together reach a cap. With the fairness mechanisms
- * on, no node may starve: each meets its quota, so each gets at least quota/cap of all operations.
- * (With them off, readers were seen to starve completely; the micro-benchmark shows it:
- * {@code bin/selcc micro --writer-nodes 1 --fairness off}.)
+ * One writer node against reader nodes on one hot GCL (paper 5.3). Each run performs a fixed number of
+ * operations over all nodes; with the fairness mechanisms on, every node must get a real share of them.
+ *
+ * <p>Measured on 2 cores (2026-11-23, 3M operations per run, 2 reader nodes, 2 threads per node): with
+ * the mechanisms on the writer node's share was 0.6%-16% (median about 9%) over 18 runs at leases 8, 32
+ * and 256; with them off it was 0.0003%-8% (median about 1%). The off runs overlap the on runs too much
+ * for a per-run negative control, so the deterministic one is TryPathLeaseTest's (a stream of
+ * overlapping readers starves the remote writer exactly when the mechanisms are off).
  */
 class FairnessTest {
     static final long CAP = 3_000_000;
-    /**
-     * Each node's share of a fair run: 2,000 of at most 3M operations (twice the old quota). Measured
-     * on 2 cores with the mechanisms on, the writer node's count when a run ended varied from about
-     * 4,800 to 10,000+ over some 30 runs: its share is real but small and noisy (see issue 7's note);
-     * with the mechanisms off, starved writers ended with 200-7,000 while the readers reached the cap.
-     */
-    static final long QUOTA = 2_000;
+    /** The share every node must get: 0.2% (6,000 of 3M operations), a third of the smallest share measured. */
+    static final double MIN_SHARE = 0.002;
 
-    /** Operations per node (index 0 is the writer node); stops when every node has {@code quota} or all have CAP. */
-    static long[] run(boolean fairness, int readerNodes, int threadsPerNode, long quota) throws Exception {
-        return run(fairness, readerNodes, threadsPerNode, quota, new CounterSnapshot[1]);
-    }
-
-    /** As above; {@code countersOut[0]} receives the cluster's counters at the end. */
-    static long[] run(boolean fairness, int readerNodes, int threadsPerNode, long quota, CounterSnapshot[] countersOut)
+    /** Operations per node (index 0 is the writer node) after all nodes together did {@code cap}. */
+    static long[] run(boolean fairness, int readerNodes, int threadsPerNode, long cap, CounterSnapshot[] countersOut)
         throws Exception {
         int nodes = 1 + readerNodes;
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(nodes).fairness(fairness)
@@ -73,7 +66,7 @@ class FairnessTest {
                                     last = value;
                                 }
                                 mine.incrementAndGet();
-                                if (total.incrementAndGet() >= CAP || allMet(perNode, quota)) {
+                                if (total.incrementAndGet() >= cap) {
                                     stop.set(true);
                                 }
                             }
@@ -100,30 +93,18 @@ class FairnessTest {
         }
     }
 
-    private static boolean allMet(AtomicLong[] perNode, long quota) {
-        for (AtomicLong ops : perNode) {
-            if (ops.get() < quota) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    static void assertNoStarvation(long[] ops, long quota) {
+    static void assertEveryNodeGetsItsShare(long[] ops, double minShare) {
         long sum = Arrays.stream(ops).sum();
         for (int n = 0; n < ops.length; n++) {
-            assertTrue(ops[n] >= quota, "node " + n + " starved: ops per node " + Arrays.toString(ops)
-                + " (each needs " + quota + " of at most " + CAP + ")");
-            assertTrue((double) ops[n] / sum >= (double) quota / CAP, "share of node " + n);
+            assertTrue((double) ops[n] / sum >= minShare, "node " + n + " starved: ops per node " + Arrays.toString(ops)
+                + " (each needs " + 100 * minShare + "% of " + sum + ")");
         }
     }
 
     /**
      * No node starves with the mechanisms on, and the mechanisms did the work: across the runs (at
-     * most 12, until both have fired) leases expired and readers sat out windows, each of
-     * which happens in most but not all runs on 2 cores (measured: 8 and 6 of 10). The deterministic
-     * negative control is TryPathLeaseTest's: a statistical one here (mechanisms off) starved the
-     * writer in only a third to a half of the runs, too unreliable for CI.
+     * most 12, until both have fired) leases expired and readers sat out windows, each of which
+     * happens in most but not all runs on 2 cores.
      */
     @Test
     @org.junit.jupiter.api.Timeout(300)
@@ -132,11 +113,12 @@ class FairnessTest {
         long readerWindows = 0;
         long pending = 0;
         int runs = 0;
-        while (runs < 12 && (leaseExpiries == 0 || readerWindows == 0)) {
+        while (runs < 12 && (leaseExpiries == 0 || readerWindows == 0 || runs < 2)) {
             CounterSnapshot[] counters = new CounterSnapshot[1];
-            long[] ops = run(true, 2, 2, QUOTA, counters);
-            System.out.println("fairness on: ops per node " + Arrays.toString(ops) + " " + counters[0]);
-            assertNoStarvation(ops, QUOTA);
+            long[] ops = run(true, 2, 2, CAP, counters);
+            System.out.printf("fairness on: ops per node %s, writer share %.3f%%, %s%n", Arrays.toString(ops),
+                100.0 * ops[0] / Arrays.stream(ops).sum(), counters[0]);
+            assertEveryNodeGetsItsShare(ops, MIN_SHARE);
             leaseExpiries += counters[0].get(Counter.LEASE_EXPIRIES);
             readerWindows += counters[0].get(Counter.READER_SPIN_WAITS);
             pending += counters[0].get(Counter.INVALIDATIONS_PENDING);
@@ -149,14 +131,18 @@ class FairnessTest {
 
     /**
      * 16 reader threads against 4 writer threads on a 2-core machine: every write acquisition needs
-     * invalidations at 4 nodes while every read is a local hit, so the writer's fair share is small
-     * (measured: 500-2000 writes per 3M reads). The quota checks for starvation, not equal throughput.
+     * invalidations at 4 nodes while every read is a local hit, so the writer's share is smaller than
+     * above; the bound checks for starvation, not equal throughput.
      */
     @Tag("stress")
     @Test
     void oneWriterNodeAgainstManyBusyReaderNodes() throws Exception {
         for (int round = 0; round < 5; round++) {
-            assertNoStarvation(run(true, 4, 4, 200), 200);
+            CounterSnapshot[] counters = new CounterSnapshot[1];
+            long[] ops = run(true, 4, 4, CAP, counters);
+            System.out.printf("fairness on, 4 reader nodes: ops per node %s, writer share %.3f%%%n", Arrays.toString(ops),
+                100.0 * ops[0] / Arrays.stream(ops).sum());
+            assertEveryNodeGetsItsShare(ops, MIN_SHARE / 4);
         }
     }
 }
