@@ -45,6 +45,19 @@ final class SelccNode extends AbstractComputeNode {
     private final int copyLength;
     private volatile Thread evictionWorker;
     private volatile boolean workerSleeping;
+    /**
+     * Test seam: lets a test act at two points of a cached lock where races are otherwise rare (the
+     * frame found, before its local latch; the latch held, before the address re-check). Null in
+     * production; set before the locking thread starts.
+     */
+    LockSeam seam;
+
+    /** See {@link #seam}. */
+    interface LockSeam {
+        void beforeLocalLatch(CacheFrame frame);
+
+        void beforeAddressCheck(CacheFrame frame);
+    }
 
     SelccNode(Settings settings, FabricEndpoint endpoint, long[] capacities) {
         super(settings, endpoint, capacities);
@@ -90,10 +103,17 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 return handle(frame, exclusive, stamp);
             }
+            LockSeam seam = this.seam;
+            if (seam != null) {
+                seam.beforeLocalLatch(frame);
+            }
             long stamp = tryOnly ? tryLatchLocal(frame, exclusive) : latchLocal(frame, exclusive);
             if (stamp == 0) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
                 return null;
+            }
+            if (seam != null) {
+                seam.beforeAddressCheck(frame);
             }
             if (frame.address != address) {
                 frame.latch.unlock(stamp);
