@@ -29,9 +29,11 @@ final class CacheFrame {
     /** Stamp of the eviction worker's X latch while this frame is being evicted. */
     long evictionStamp;
 
-    // LRU links, guarded by the shard lock.
+    // Replacement list links, guarded by the shard lock.
     CacheFrame lruPrev;
     CacheFrame lruNext;
+    /** CLOCK reference bit: set on a hit (racy, a hint), cleared when the evictor passes it over. */
+    boolean referenced;
 
     /** The one invalidation request kept while local threads hold the latch (highest priority wins). */
     final AtomicReference<InvalidationRequest> pending = new AtomicReference<>();

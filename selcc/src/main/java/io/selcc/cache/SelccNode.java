@@ -716,7 +716,7 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     /**
-     * Evicts up to {@code want} least-recently-used frames that no thread holds: releases their global
+     * Evicts up to {@code want} frames that no thread holds, chosen by CLOCK (see FrameTable): releases their global
      * latches and writes back only dirty bytes, one batch (one round trip) per memory node.
      */
     int evict(int want) {
@@ -727,13 +727,23 @@ final class SelccNode extends AbstractComputeNode {
             FrameTable.Shard shard = table.shardAt(evictionCursor.getAndIncrement());
             synchronized (shard) {
                 int taken = 0;
-                for (CacheFrame frame = shard.tail; frame != null && taken < quota && victims.size() < want; frame = frame.lruPrev) {
-                    long stamp = frame.latch.tryWriteLock();
-                    if (stamp != 0) {
-                        frame.evictionStamp = stamp;
-                        victims.add(frame);
-                        taken++;
+                // Each frame at most once per pass: a second-chanced frame is taken on a later pass at the
+                // earliest, so a frame hit between two passes over its shard stays.
+                int budget = shard.size();
+                CacheFrame frame = shard.tail;
+                while (frame != null && taken < quota && victims.size() < want && budget-- > 0) {
+                    CacheFrame older = frame.lruPrev;
+                    if (frame.referenced) {
+                        shard.secondChance(frame);
+                    } else {
+                        long stamp = frame.latch.tryWriteLock();
+                        if (stamp != 0) {
+                            frame.evictionStamp = stamp;
+                            victims.add(frame);
+                            taken++;
+                        }
                     }
+                    frame = older;
                 }
             }
         }

@@ -7,6 +7,7 @@ import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.cc.LongMap;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.engine.index.LeafView;
 import io.selcc.fabric.GlobalAddress;
@@ -17,11 +18,8 @@ import io.selcc.storage.TupleView;
 
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -42,13 +40,14 @@ import java.util.function.Predicate;
 final class TwoPhaseLockingTransaction implements CcTransaction {
     private final ComputeNode node;
     /** Latches held, by page address, in acquisition order. */
-    private final Map<Long, Held> held = new LinkedHashMap<>();
+    private final LongMap<Held> held = new LongMap<>(16);
     private final List<Undo> undo = new ArrayList<>();
-    private final Set<Long> undoTaken = new HashSet<>();
+    /** Record ids whose before-image is saved (the value is unused). */
+    private final LongMap<Undo> undoTaken = new LongMap<>();
     /** This transaction's inserts still alive: record id -> table. */
-    private final Map<Long, HeapTable> inserts = new LinkedHashMap<>();
+    private final LongMap<HeapTable> inserts = new LongMap<>();
     /** Rows this transaction deleted (existing before it): record id -> table; freed at commit. */
-    private final Map<Long, HeapTable> deletes = new LinkedHashMap<>();
+    private final LongMap<HeapTable> deletes = new LongMap<>();
     private final Map<HeapTable, TupleView> views = new HashMap<>();
     private final LockingGuard guard = new LockingGuard(true);
     /** Undoing its own index changes must not fail: waits instead of refusing where nothing is held. */
@@ -62,7 +61,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     private static final class Held {
         GclHandle handle;
         /** While shared: versions of the tuples read on this page, checked on upgrade. */
-        final Map<Long, ReadMark> readVersions = new HashMap<>();
+        final LongMap<ReadMark> readVersions = new LongMap<>(4);
         /** A B-link leaf a predicate read covered: its version then (checked on upgrade); -1 otherwise. */
         long leafVersion = -1;
 
@@ -156,17 +155,17 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             rollback();
             return CommitOutcome.aborted(refused);
         }
-        for (Map.Entry<Long, HeapTable> insert : inserts.entrySet()) {
-            HeapTable table = insert.getValue();
-            long rid = insert.getKey();
+        for (int i = 0; i < inserts.size(); i++) {
+            HeapTable table = inserts.valueAt(i);
+            long rid = inserts.keyAt(i);
             GclHandle page = held.get(table.pageOf(rid)).handle;
             TupleView row = view(table).wrap(page, table.slotOf(rid));
             row.version(row.version() + 1); // a slot's version only grows, across reuse too
             table.markVisible(page, table.slotOf(rid));
         }
-        for (Map.Entry<Long, HeapTable> delete : deletes.entrySet()) {
-            HeapTable table = delete.getValue();
-            long rid = delete.getKey();
+        for (int i = 0; i < deletes.size(); i++) {
+            HeapTable table = deletes.valueAt(i);
+            long rid = deletes.keyAt(i);
             table.freeSlot(held.get(table.pageOf(rid)).handle, table.slotOf(rid));
         }
         releaseAll();
@@ -217,10 +216,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     }
 
     private void saveUndo(HeapTable table, long rid, TupleView row) {
-        if (!inserts.containsKey(rid) && undoTaken.add(rid)) {
+        if (!inserts.containsKey(rid) && !undoTaken.containsKey(rid)) {
             byte[] image = new byte[table.schema().tupleSize()];
             row.copyTo(image);
-            undo.add(new Undo(table, rid, image));
+            Undo u = new Undo(table, rid, image);
+            undo.add(u);
+            undoTaken.put(rid, u);
         }
     }
 
@@ -245,10 +246,11 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }
             h.handle = upgraded;
-            for (Map.Entry<Long, ReadMark> read : h.readVersions.entrySet()) {
-                HeapTable table = read.getValue().table();
-                TupleView row = view(table).wrap(upgraded, table.slotOf(read.getKey()));
-                if (row.version() != read.getValue().version() || row.incarnation() != read.getValue().incarnation()) {
+            for (int i = 0; i < h.readVersions.size(); i++) {
+                ReadMark read = h.readVersions.valueAt(i);
+                HeapTable table = read.table();
+                TupleView row = view(table).wrap(upgraded, table.slotOf(h.readVersions.keyAt(i)));
+                if (row.version() != read.version() || row.incarnation() != read.incarnation()) {
                     throw abortWith(AbortReason.UPGRADE_CONFLICT, page); // changed while we held no latch
                 }
             }
@@ -367,17 +369,17 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             Held page = held.get(u.table().pageOf(u.rid()));
             view(u.table()).wrap(page.handle, u.table().slotOf(u.rid())).copyFrom(u.image());
         }
-        for (Map.Entry<Long, HeapTable> insert : inserts.entrySet()) {
-            HeapTable table = insert.getValue();
-            long rid = insert.getKey();
+        for (int i = 0; i < inserts.size(); i++) {
+            HeapTable table = inserts.valueAt(i);
+            long rid = inserts.keyAt(i);
             table.freeSlot(held.get(table.pageOf(rid)).handle, table.slotOf(rid));
         }
         releaseAll();
     }
 
     private void releaseAll() {
-        for (Held h : held.values()) {
-            node.unlock(h.handle);
+        for (int i = 0; i < held.size(); i++) {
+            node.unlock(held.valueAt(i).handle);
         }
         held.clear();
         active = false;

@@ -1,0 +1,41 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.Counter;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * CLOCK replacement keeps a line that is hit between evictions: one hot line touched after every access
+ * to a stream of cold lines (each used once) far larger than the cache never misses again. Shown
+ * failing with the reference bit ignored by the evictor (FIFO): the hot line then misses once per
+ * trip through the cache.
+ */
+class ReplacementTest {
+    @Test
+    void aLineHitBetweenEvictionsStaysCached() {
+        int coldLines = 2_000;
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64).memoryPerNode(16L << 20).build()) {
+            ComputeNode allocator = cluster.node(1); // allocation goes through a cache: keep node 0's untouched
+            ComputeNode node = cluster.node(0);
+            long hot = allocator.allocate();
+            long[] cold = new long[coldLines];
+            for (int i = 0; i < coldLines; i++) {
+                cold[i] = allocator.allocate();
+            }
+            cluster.flushCaches(); // node 1 lets go of every line it initialized
+            long missesBefore = cluster.counters(0).get(Counter.CACHE_MISSES);
+            node.unlock(node.sLock(hot));
+            for (long line : cold) {
+                node.unlock(node.sLock(line));
+                node.unlock(node.sLock(hot));
+            }
+            long misses = cluster.counters(0).get(Counter.CACHE_MISSES) - missesBefore;
+            assertTrue(cluster.counters(0).get(Counter.EVICTIONS) >= coldLines - 64, "evictions ran");
+            assertEquals(coldLines + 1, misses, "only the first touch of each line misses");
+            assertNotNull(((SelccNode) node).cachedFrame(hot));
+        }
+    }
+}
