@@ -1,8 +1,8 @@
 package io.selcc.cache;
 
 import java.lang.foreign.MemorySegment;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.locks.StampedLock;
 
 /**
@@ -11,14 +11,34 @@ import java.util.concurrent.locks.StampedLock;
  *
  * <p>Identity ({@link #address}) changes only under the frame's X latch and its shard's lock, so a
  * thread that latched a frame re-checks the address before trusting it.
+ *
+ * <p>The frame <em>is</em> its local latch (it extends {@link StampedLock}) and keeps its atomics as
+ * fields behind VarHandles: a cache hit then touches one object instead of five, which mattered
+ * because TPC-C's frames are too many to stay in the CPU caches (each extra object was a miss).
  */
-final class CacheFrame {
+final class CacheFrame extends StampedLock {
+    private static final VarHandle PENDING;
+    private static final VarHandle DRAINING;
+    private static final VarHandle LOCAL_READS;
+    private static final VarHandle LOCAL_WRITES;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            PENDING = lookup.findVarHandle(CacheFrame.class, "pending", InvalidationRequest.class);
+            DRAINING = lookup.findVarHandle(CacheFrame.class, "draining", boolean.class);
+            LOCAL_READS = lookup.findVarHandle(CacheFrame.class, "localReads", int.class);
+            LOCAL_WRITES = lookup.findVarHandle(CacheFrame.class, "localWrites", int.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     static final long NO_ADDRESS = 0L;
     static final int CLEAN = -1;
 
     final int index;
     final MemorySegment copy;
-    final StampedLock latch = new StampedLock();
     volatile long address = NO_ADDRESS;
     private volatile Ownership ownership = Ownership.INVALID;
 
@@ -36,13 +56,13 @@ final class CacheFrame {
     boolean referenced;
 
     /** The one invalidation request kept while local threads hold the latch (highest priority wins). */
-    final AtomicReference<InvalidationRequest> pending = new AtomicReference<>();
+    private volatile InvalidationRequest pending;
 
     // Lease (paper 5.3.1): local acquisitions counted while a remote request is pending.
-    final AtomicInteger localReads = new AtomicInteger();
-    final AtomicInteger localWrites = new AtomicInteger();
+    private volatile int localReads;
+    private volatile int localWrites;
     /** Set while one thread drains local holders to serve an expired lease; newcomers stand aside. */
-    final java.util.concurrent.atomic.AtomicBoolean draining = new java.util.concurrent.atomic.AtomicBoolean();
+    private volatile boolean draining;
 
     /** Priority with which this node won X after starving; lower-priority readers are refused (5.3.2). */
     volatile int ownerPriority;
@@ -86,7 +106,49 @@ final class CacheFrame {
     }
 
     void resetLease() {
-        localReads.set(0);
-        localWrites.set(0);
+        localReads = 0;
+        localWrites = 0;
+    }
+
+    InvalidationRequest pending() {
+        return pending;
+    }
+
+    boolean casPending(InvalidationRequest expected, InvalidationRequest next) {
+        return PENDING.compareAndSet(this, expected, next);
+    }
+
+    /** Removes and returns the pending request, or null. */
+    InvalidationRequest takePending() {
+        return (InvalidationRequest) PENDING.getAndSet(this, (InvalidationRequest) null);
+    }
+
+    boolean draining() {
+        return draining;
+    }
+
+    /** True if this thread became the drainer. */
+    boolean startDrain() {
+        return DRAINING.compareAndSet(this, false, true);
+    }
+
+    void endDrain() {
+        draining = false;
+    }
+
+    int localReads() {
+        return localReads;
+    }
+
+    int localWrites() {
+        return localWrites;
+    }
+
+    int countLocalRead() {
+        return (int) LOCAL_READS.getAndAdd(this, 1) + 1;
+    }
+
+    int countLocalWrite() {
+        return (int) LOCAL_WRITES.getAndAdd(this, 1) + 1;
     }
 }

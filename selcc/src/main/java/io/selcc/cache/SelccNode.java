@@ -83,9 +83,9 @@ final class SelccNode extends AbstractComputeNode {
             CacheFrame frame = table.getAndTouch(address);
             if (frame == null) {
                 frame = takeFreeFrame();
-                long stamp = frame.latch.writeLock();
+                long stamp = frame.writeLock();
                 if (!install(frame, address)) {
-                    frame.latch.unlockWrite(stamp);
+                    frame.unlockWrite(stamp);
                     free.push(frame);
                     continue;
                 }
@@ -116,7 +116,7 @@ final class SelccNode extends AbstractComputeNode {
                 seam.beforeAddressCheck(frame);
             }
             if (frame.address != address) {
-                frame.latch.unlock(stamp);
+                frame.unlock(stamp);
                 servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
                 continue;
             }
@@ -126,16 +126,16 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (!exclusive) {
                 // A remote acquire needs the frame to itself.
-                long writeStamp = frame.latch.tryConvertToWriteLock(stamp);
+                long writeStamp = frame.tryConvertToWriteLock(stamp);
                 if (writeStamp == 0) {
-                    frame.latch.unlockRead(stamp);
-                    writeStamp = tryOnly ? frame.latch.tryWriteLock() : frame.latch.writeLock();
+                    frame.unlockRead(stamp);
+                    writeStamp = tryOnly ? frame.tryWriteLock() : frame.writeLock();
                     if (writeStamp == 0) {
                         counters.increment(Counter.LATCH_GIVE_UPS);
                         return null;
                     }
                     if (frame.address != address) {
-                        frame.latch.unlockWrite(writeStamp);
+                        frame.unlockWrite(writeStamp);
                         servePendingIfIdle(frame);
                         continue;
                     }
@@ -153,11 +153,11 @@ final class SelccNode extends AbstractComputeNode {
             try {
                 acquired = acquireRemote(frame, exclusive, tryOnly);
             } catch (RuntimeException | Error e) {
-                frame.latch.unlockWrite(stamp); // never leave the frame latched for ever
+                frame.unlockWrite(stamp); // never leave the frame latched for ever
                 throw e;
             }
             if (!acquired) {
-                frame.latch.unlockWrite(stamp);
+                frame.unlockWrite(stamp);
                 servePendingIfIdle(frame);
                 return null;
             }
@@ -167,12 +167,12 @@ final class SelccNode extends AbstractComputeNode {
 
     /** A handle for a frame held in X; a shared request converts the latch to S first. */
     private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
-        long stamp = exclusive ? writeStamp : frame.latch.tryConvertToReadLock(writeStamp);
+        long stamp = exclusive ? writeStamp : frame.tryConvertToReadLock(writeStamp);
         return new GclHandle(this, frame, frame.copy, frame.address, exclusive, stamp);
     }
 
     private static long tryLatch(CacheFrame frame, boolean exclusive) {
-        return exclusive ? frame.latch.tryWriteLock() : frame.latch.tryReadLock();
+        return exclusive ? frame.tryWriteLock() : frame.tryReadLock();
     }
 
     /**
@@ -182,7 +182,7 @@ final class SelccNode extends AbstractComputeNode {
      * this path, which would otherwise keep a remote writer waiting for ever).
      */
     private long tryLatchLocal(CacheFrame frame, boolean exclusive) {
-        if ((frame.pending.get() != null || frame.draining.get()) && !withinLease(frame, exclusive)) {
+        if ((frame.pending() != null || frame.draining()) && !withinLease(frame, exclusive)) {
             servePendingIfIdle(frame); // nobody holds it right now: serve here rather than leave it waiting
             return 0;
         }
@@ -191,15 +191,15 @@ final class SelccNode extends AbstractComputeNode {
 
     /** Counts one local acquisition against the pending request's lease; false once it expired or a drain runs. */
     private boolean withinLease(CacheFrame frame, boolean exclusive) {
-        if (frame.draining.get()) {
+        if (frame.draining()) {
             return false;
         }
-        InvalidationRequest waiting = frame.pending.get();
+        InvalidationRequest waiting = frame.pending();
         if (waiting == null) {
             return true;
         }
-        int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
-        int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
+        int reads = exclusive ? frame.localReads() : frame.countLocalRead();
+        int writes = exclusive ? frame.countLocalWrite() : frame.localWrites();
         int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
         if (!leaseExpired(reads, writes, lease)) {
             return true;
@@ -219,14 +219,14 @@ final class SelccNode extends AbstractComputeNode {
 
     /** Blocking local latch; while a remote request is pending the lease is enforced first. */
     private long latchLocal(CacheFrame frame, boolean exclusive) {
-        if (frame.pending.get() != null || frame.draining.get()) {
+        if (frame.pending() != null || frame.draining()) {
             enforceLease(frame, exclusive);
         }
         long stamp = tryLatch(frame, exclusive);
         if (stamp != 0) {
             return stamp;
         }
-        return exclusive ? frame.latch.writeLock() : frame.latch.readLock();
+        return exclusive ? frame.writeLock() : frame.readLock();
     }
 
     /**
@@ -242,18 +242,18 @@ final class SelccNode extends AbstractComputeNode {
      * wait for each other for ever.
      */
     private void enforceLease(CacheFrame frame, boolean exclusive) {
-        while (frame.draining.get()) {
+        while (frame.draining()) {
             Thread.yield(); // bounded by the drainer's wait
         }
-        InvalidationRequest waiting = frame.pending.get();
+        InvalidationRequest waiting = frame.pending();
         if (waiting == null) {
             return;
         }
-        int reads = exclusive ? frame.localReads.get() : frame.localReads.incrementAndGet();
-        int writes = exclusive ? frame.localWrites.incrementAndGet() : frame.localWrites.get();
+        int reads = exclusive ? frame.localReads() : frame.countLocalRead();
+        int writes = exclusive ? frame.countLocalWrite() : frame.localWrites();
         // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
         int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (!leaseExpired(reads, writes, lease) || !frame.draining.compareAndSet(false, true)) {
+        if (!leaseExpired(reads, writes, lease) || !frame.startDrain()) {
             return;
         }
         try {
@@ -263,23 +263,23 @@ final class SelccNode extends AbstractComputeNode {
                 return; // the holders stayed (they may wait for this thread): the last release serves it
             }
             try {
-                InvalidationRequest request = frame.pending.getAndSet(null);
+                InvalidationRequest request = frame.takePending();
                 if (request != null && request.claim()) {
                     counters.increment(Counter.LEASE_EXPIRIES);
                     serve(frame, request);
                 }
                 frame.resetLease();
             } finally {
-                frame.latch.unlockWrite(writeStamp);
+                frame.unlockWrite(writeStamp);
             }
         } finally {
-            frame.draining.set(false);
+            frame.endDrain();
         }
     }
 
     private static long tryWriteLockFor(CacheFrame frame, long nanos) {
         try {
-            return frame.latch.tryWriteLock(Math.max(1, nanos), java.util.concurrent.TimeUnit.NANOSECONDS);
+            return frame.tryWriteLock(Math.max(1, nanos), java.util.concurrent.TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return 0;
@@ -293,11 +293,11 @@ final class SelccNode extends AbstractComputeNode {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
                 frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
             }
-            frame.latch.unlockWrite(handle.stamp);
+            frame.unlockWrite(handle.stamp);
         } else {
-            frame.latch.unlockRead(handle.stamp);
+            frame.unlockRead(handle.stamp);
         }
-        if (frame.pending.get() != null) {
+        if (frame.pending() != null) {
             servePendingIfIdle(frame);
         }
     }
@@ -515,7 +515,7 @@ final class SelccNode extends AbstractComputeNode {
         if (frame == null) {
             return drop(request); // evicted: the release is already in memory
         }
-        long stamp = frame.latch.tryWriteLock();
+        long stamp = frame.tryWriteLock();
         if (stamp == 0) {
             return offerPending(frame, request);
         }
@@ -523,7 +523,7 @@ final class SelccNode extends AbstractComputeNode {
         try {
             status = serve(frame, request);
         } finally {
-            frame.latch.unlockWrite(stamp);
+            frame.unlockWrite(stamp);
         }
         servePendingIfIdle(frame);
         return status;
@@ -536,11 +536,11 @@ final class SelccNode extends AbstractComputeNode {
         }
         request.markPending();
         while (true) {
-            InvalidationRequest current = frame.pending.get();
+            InvalidationRequest current = frame.pending();
             if (current != null && current.status() == Status.PENDING && current.priority >= request.priority) {
                 return drop(request);
             }
-            if (frame.pending.compareAndSet(current, request)) {
+            if (frame.casPending(current, request)) {
                 if (current != null && current.status() == Status.PENDING) {
                     counters.increment(Counter.INVALIDATIONS_DROPPED);
                     current.dropIfPending();
@@ -555,19 +555,19 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     private void servePendingIfIdle(CacheFrame frame) {
-        while (frame.pending.get() != null) {
-            long stamp = frame.latch.tryWriteLock();
+        while (frame.pending() != null) {
+            long stamp = frame.tryWriteLock();
             if (stamp == 0) {
                 return; // the holder serves it when it releases
             }
             try {
-                InvalidationRequest request = frame.pending.getAndSet(null);
+                InvalidationRequest request = frame.takePending();
                 if (request != null && request.claim()) {
                     serve(frame, request);
                 }
                 frame.resetLease(); // the lease counted for that request; the next one starts afresh
             } finally {
-                frame.latch.unlockWrite(stamp);
+                frame.unlockWrite(stamp);
             }
         }
     }
@@ -660,7 +660,7 @@ final class SelccNode extends AbstractComputeNode {
                 return false;
             }
             // A request that reached this frame while it was being evicted is stale now.
-            InvalidationRequest stale = frame.pending.getAndSet(null);
+            InvalidationRequest stale = frame.takePending();
             if (stale != null) {
                 stale.dropIfPending();
             }
@@ -678,7 +678,7 @@ final class SelccNode extends AbstractComputeNode {
     /** Returns a frame whose remote acquire failed to the free list (it holds no ownership). */
     private void discard(CacheFrame frame, long stamp) {
         retire(frame);
-        frame.latch.unlockWrite(stamp);
+        frame.unlockWrite(stamp);
         free.push(frame);
     }
 
@@ -688,7 +688,7 @@ final class SelccNode extends AbstractComputeNode {
         synchronized (shard) {
             shard.remove(frame.address);
         }
-        InvalidationRequest pending = frame.pending.getAndSet(null);
+        InvalidationRequest pending = frame.takePending();
         if (pending != null) {
             pending.dropIfPending();
         }
@@ -720,6 +720,11 @@ final class SelccNode extends AbstractComputeNode {
      * latches and writes back only dirty bytes, one batch (one round trip) per memory node.
      */
     int evict(int want) {
+        return evict(want, false);
+    }
+
+    /** As {@link #evict(int)}; {@code everything} ignores reference bits (a flush takes every unheld frame). */
+    private int evict(int want, boolean everything) {
         List<CacheFrame> victims = new ArrayList<>(want);
         int shards = table.shardCount();
         int quota = Math.max(1, (want + shards - 1) / shards * 2);
@@ -733,10 +738,10 @@ final class SelccNode extends AbstractComputeNode {
                 CacheFrame frame = shard.tail;
                 while (frame != null && taken < quota && victims.size() < want && budget-- > 0) {
                     CacheFrame older = frame.lruPrev;
-                    if (frame.referenced) {
+                    if (frame.referenced && !everything) {
                         shard.secondChance(frame);
                     } else {
-                        long stamp = frame.latch.tryWriteLock();
+                        long stamp = frame.tryWriteLock();
                         if (stamp != 0) {
                             frame.evictionStamp = stamp;
                             victims.add(frame);
@@ -773,7 +778,7 @@ final class SelccNode extends AbstractComputeNode {
         }
         for (CacheFrame frame : victims) {
             retire(frame);
-            frame.latch.unlockWrite(frame.evictionStamp);
+            frame.unlockWrite(frame.evictionStamp);
             free.push(frame);
         }
         counters.add(Counter.EVICTIONS, victims.size());
@@ -787,7 +792,7 @@ final class SelccNode extends AbstractComputeNode {
 
     /** Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released. */
     void flush() {
-        while (evict(Math.max(1, frames.length)) > 0) {
+        while (evict(Math.max(1, frames.length), true) > 0) {
             // repeat until only held frames remain
         }
     }

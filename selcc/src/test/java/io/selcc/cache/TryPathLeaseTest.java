@@ -178,14 +178,14 @@ class TryPathLeaseTest {
                 readerNode.unlock(held);
                 held = next;
             }
-            assertTrue(frame.localReads.get() >= 10, "the accesses were counted: " + frame.localReads.get());
+            assertTrue(frame.localReads() >= 10, "the accesses were counted: " + frame.localReads());
             readerNode.unlock(held); // idle now: the release serves the writer
             writer.join(TimeUnit.SECONDS.toMillis(30));
             assertTrue(!writer.isAlive(), "the writer never got the line");
             if (failure.get() != null) {
                 throw new AssertionError(failure.get());
             }
-            assertEquals(0, frame.localReads.get(), "the lease count survived the request it counted for");
+            assertEquals(0, frame.localReads(), "the lease count survived the request it counted for");
             assertEquals(0, cluster.counters(1).get(Counter.LEASE_EXPIRIES), "served by the release, not a lease expiry");
         }
     }

@@ -15,12 +15,15 @@ public final class Schema {
     public static final int MAX_COLUMNS = 256;
 
     private final List<Column> columns;
+    /** The same columns as an array: {@link #column(int)} is on every tuple access. */
+    private final Column[] byIndex;
     private final Map<String, Column> byName;
     private final int nullBitmapBytes;
     private final int tupleSize;
 
     private Schema(List<Column> columns) {
         this.columns = Collections.unmodifiableList(columns);
+        this.byIndex = columns.toArray(new Column[0]);
         this.byName = new HashMap<>();
         for (Column column : columns) {
             byName.put(column.name(), column);
@@ -46,10 +49,10 @@ public final class Schema {
     }
 
     public Column column(int index) {
-        if (index < 0 || index >= columns.size()) {
-            throw new IllegalArgumentException("no such column: index=" + index + " columns=" + columns.size());
+        if (index < 0 || index >= byIndex.length) {
+            throw new IllegalArgumentException("no such column: index=" + index + " columns=" + byIndex.length);
         }
-        return columns.get(index);
+        return byIndex[index];
     }
 
     public Column column(String name) {

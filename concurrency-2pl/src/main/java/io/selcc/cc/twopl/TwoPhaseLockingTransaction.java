@@ -60,8 +60,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     private static final class Held {
         GclHandle handle;
-        /** While shared: versions of the tuples read on this page, checked on upgrade. */
-        final LongMap<ReadMark> readVersions = new LongMap<>(4);
+        /** While shared: versions of the tuples read on this page, checked on upgrade (null: none yet). */
+        LongMap<ReadMark> readVersions;
         /** A B-link leaf a predicate read covered: its version then (checked on upgrade); -1 otherwise. */
         long leafVersion = -1;
 
@@ -88,7 +88,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             return false;
         }
         if (!page.handle.isExclusive()) {
-            page.readVersions.putIfAbsent(rid, new ReadMark(table, row.version(), row.incarnation()));
+            if (page.readVersions == null) {
+                page.readVersions = new LongMap<>(4);
+            }
+            if (!page.readVersions.containsKey(rid)) {
+                page.readVersions.put(rid, new ReadMark(table, row.version(), row.incarnation()));
+            }
         }
         new TupleView(table.schema()).wrap(into).copyFrom(row);
         return true;
@@ -246,7 +251,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }
             h.handle = upgraded;
-            for (int i = 0; i < h.readVersions.size(); i++) {
+            for (int i = 0; h.readVersions != null && i < h.readVersions.size(); i++) {
                 ReadMark read = h.readVersions.valueAt(i);
                 HeapTable table = read.table();
                 TupleView row = view(table).wrap(upgraded, table.slotOf(h.readVersions.keyAt(i)));
@@ -254,7 +259,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                     throw abortWith(AbortReason.UPGRADE_CONFLICT, page); // changed while we held no latch
                 }
             }
-            h.readVersions.clear();
+            h.readVersions = null;
         }
         return h;
     }

@@ -149,6 +149,9 @@ public final class LongMap<V> {
     }
 
     private int find(long key) {
+        if (size == 0) {
+            return -1; // the common case for a transaction's insert and delete sets: no array touched
+        }
         int mask = table.length - 1;
         for (int slot = home(key, mask); ; slot = (slot + 1) & mask) {
             int e = table[slot];
