@@ -48,6 +48,13 @@ import java.util.function.LongSupplier;
  * counters, so they are exact.
  */
 public final class TpccDriver {
+    /**
+     * Bytes the terminal thread allocates per transaction (input, retries and bookkeeping included):
+     * HotSpot counts them exactly per thread (TLAB accounting), so the figure is a count, not a sample.
+     */
+    private static final com.sun.management.ThreadMXBean ALLOCATION =
+        (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+
     private static final long PROGRESS_NANOS = 1_000_000_000L;
 
     private final Database db;
@@ -210,6 +217,7 @@ public final class TpccDriver {
 
         private void execute(TxnType type) {
             long nowMicros = System.currentTimeMillis() * 1000;
+            long allocatedBefore = ALLOCATION.getCurrentThreadAllocatedBytes();
             CounterSnapshot before = node.computeNode().counters().threadSnapshot();
             long started = clock.getAsLong();
             // The input is keyed once; a retry after a conflict resubmits the same transaction.
@@ -240,6 +248,7 @@ public final class TpccDriver {
                 }
             };
             long ended = clock.getAsLong();
+            long allocated = ALLOCATION.getCurrentThreadAllocatedBytes() - allocatedBefore;
             CounterSnapshot cost = node.computeNode().counters().threadSnapshot().minus(before);
             boolean rolledBack = result.outcome().reason() == AbortReason.USER_ABORT;
             boolean completed = result.committed() || rolledBack;
@@ -280,6 +289,7 @@ public final class TpccDriver {
             s.roundTrips += cost.get(Counter.ROUND_TRIPS);
             s.messages += cost.get(Counter.MESSAGES_SENT);
             s.bytesRead += cost.get(Counter.BYTES_READ);
+            s.allocatedBytes += allocated;
         }
 
         private void pause(long nanos) {

@@ -23,6 +23,8 @@ public final class TypeStats {
     long roundTrips;
     long messages;
     long bytesRead;
+    /** Heap bytes the terminal thread allocated for these transactions (see TpccDriver). */
+    long allocatedBytes;
     /** Delivery only: districts with no new order. */
     long skippedDistricts;
 
@@ -35,6 +37,7 @@ public final class TypeStats {
         roundTrips += other.roundTrips;
         messages += other.messages;
         bytesRead += other.bytesRead;
+        allocatedBytes += other.allocatedBytes;
         skippedDistricts += other.skippedDistricts;
     }
 
@@ -70,6 +73,10 @@ public final class TypeStats {
 
     public double roundTripsPerTxn() {
         return ended() == 0 ? 0 : (double) roundTrips / ended();
+    }
+
+    public double allocatedBytesPerTxn() {
+        return ended() == 0 ? 0 : (double) allocatedBytes / ended();
     }
 
     public double messagesPerTxn() {

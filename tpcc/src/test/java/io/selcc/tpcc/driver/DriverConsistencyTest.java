@@ -87,6 +87,9 @@ class DriverConsistencyTest {
             }
             long newOrders = result.stats(TxnType.NEW_ORDER).committed() - result.stats(TxnType.NEW_ORDER).rolledBack();
             assertTrue(newOrders > 0, "no New-Order committed (" + run + ")");
+            // A New-Order copies at least its ten order lines into private buffers: the count is live.
+            assertTrue(result.stats(TxnType.NEW_ORDER).allocatedBytesPerTxn() > 1_000,
+                "allocation per New-Order counted (" + run + ")");
             assertEquals(rows(db.node(0), Order.TABLE) - ordersBefore, newOrders,
                 "ORDER rows the run added vs New-Orders the driver counted as committed, less rollbacks (" + run + ")");
             CheckReport report = new ConsistencyChecker(db.node(0), warehouses).check();
