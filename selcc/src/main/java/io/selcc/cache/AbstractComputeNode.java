@@ -95,7 +95,44 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     }
 
     @Override
+    public final GclHandle optimisticHandle() {
+        return new GclHandle(this);
+    }
+
+    @Override
+    public final boolean tryOptimisticRead(long address, GclHandle handle) {
+        checkOptimistic(handle);
+        handle.released = true;
+        return optimisticRead(checkGcl(address), handle);
+    }
+
+    @Override
+    public final boolean validate(GclHandle handle) {
+        checkOptimistic(handle);
+        if (handle.released) {
+            return false;
+        }
+        handle.released = true; // one validation per read: re-reading needs a new tryOptimisticRead
+        return validateOptimistic(handle);
+    }
+
+    private void checkOptimistic(GclHandle handle) {
+        if (handle.owner != this || !handle.optimistic) {
+            throw new IllegalArgumentException("not an optimistic handle of this node: handle=" + handle + " node=" + nodeId);
+        }
+    }
+
+    /** Binds the handle to a readable cached copy of the line without latching it; false if there is none. */
+    abstract boolean optimisticRead(long address, GclHandle handle);
+
+    /** True if no writer latched the handle's frame since it was bound. */
+    abstract boolean validateOptimistic(GclHandle handle);
+
+    @Override
     public final void unlock(GclHandle handle) {
+        if (handle.optimistic) {
+            throw new IllegalArgumentException("an optimistic handle is validated, never unlocked: " + handle);
+        }
         if (handle.owner != this) {
             throw new IllegalArgumentException("handle belongs to another compute node: handle=" + handle
                 + " node=" + nodeId);

@@ -54,6 +54,21 @@ public interface ComputeNode {
     /** Releases a handle. Throws {@link IllegalStateException} if it was already released. */
     void unlock(GclHandle handle);
 
+    /** A reusable handle for {@link #tryOptimisticRead}; one per thread, not thread-safe. */
+    GclHandle optimisticHandle();
+
+    /**
+     * Reads a line this node caches readable without latching it (no round trip, no shared write):
+     * binds {@code handle} to the cached copy and returns true, or returns false when the line is not
+     * cached readable here or a local writer holds it (then latch it). What is read through the handle
+     * may be torn or changing: act on it only after {@link #validate} returns true, and expect bounds
+     * errors from garbage (catch them, then validate fails). Always false in SEL mode.
+     */
+    boolean tryOptimisticRead(long address, GclHandle handle);
+
+    /** True if what was read through {@code handle} since {@link #tryOptimisticRead} is a consistent copy. */
+    boolean validate(GclHandle handle);
+
     /** Global fetch-and-add on an 8-byte word in a GCL's data region; returns the previous value. */
     long faa(long address, long delta);
 

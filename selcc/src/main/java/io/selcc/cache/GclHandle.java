@@ -19,11 +19,13 @@ public final class GclHandle {
     private static final ValueLayout.OfInt INT = ValueLayout.JAVA_INT_UNALIGNED;
 
     final AbstractComputeNode owner;
-    /** The cache frame (SELCC) or null (SEL). */
-    final CacheFrame frame;
-    final MemorySegment copy;
-    final long address;
+    /** The cache frame (SELCC) or null (SEL); rebound per read for an optimistic handle. */
+    CacheFrame frame;
+    MemorySegment copy;
+    long address;
     final boolean exclusive;
+    /** A reusable handle for optimistic reads (see {@link ComputeNode#tryOptimisticRead}): never unlocked. */
+    final boolean optimistic;
     long stamp;
     boolean released;
     /** The data-region view, made on first use (one per lock, not one per access). */
@@ -38,6 +40,25 @@ public final class GclHandle {
         this.address = address;
         this.exclusive = exclusive;
         this.stamp = stamp;
+        this.optimistic = false;
+    }
+
+    /** An unbound optimistic handle: reads only, bound by each successful optimistic read. */
+    GclHandle(AbstractComputeNode owner) {
+        this.owner = owner;
+        this.exclusive = false;
+        this.optimistic = true;
+        this.released = true; // unusable until bound
+    }
+
+    /** Binds an optimistic handle to a frame read under {@code stamp}. */
+    void bindOptimistic(CacheFrame frame, long address, long stamp) {
+        this.frame = frame;
+        this.copy = frame.copy;
+        this.address = address;
+        this.stamp = stamp;
+        this.dataView = null;
+        this.released = false;
     }
 
     public long address() {
@@ -46,6 +67,11 @@ public final class GclHandle {
 
     public boolean isExclusive() {
         return exclusive;
+    }
+
+    /** True for a handle of optimistic reads: what it reads is trusted only after a successful validate. */
+    public boolean isOptimistic() {
+        return optimistic;
     }
 
     public int dataSize() {

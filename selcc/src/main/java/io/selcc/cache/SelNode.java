@@ -83,4 +83,14 @@ final class SelNode extends AbstractComputeNode {
     void close() {
         arena.close();
     }
+
+    @Override
+    boolean optimisticRead(long address, GclHandle handle) {
+        return false; // nothing cached: every read is a latched remote read
+    }
+
+    @Override
+    boolean validateOptimistic(GclHandle handle) {
+        return false;
+    }
 }

@@ -165,6 +165,31 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
+    @Override
+    boolean optimisticRead(long address, GclHandle handle) {
+        CacheFrame frame = table.getAndTouch(address);
+        if (frame == null) {
+            return false;
+        }
+        long stamp = frame.tryOptimisticRead();
+        // Identity and ownership change only under the X latch, which the stamp's validation detects.
+        if (stamp == 0 || frame.address != address || !frame.ownership().permits(false)) {
+            return false;
+        }
+        handle.bindOptimistic(frame, address, stamp);
+        counters.increment(Counter.OPTIMISTIC_READS);
+        return true;
+    }
+
+    @Override
+    boolean validateOptimistic(GclHandle handle) {
+        if (handle.frame.validate(handle.stamp)) {
+            return true;
+        }
+        counters.increment(Counter.OPTIMISTIC_FAILURES);
+        return false;
+    }
+
     /** A handle for a frame held in X; a shared request converts the latch to S first. */
     private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
         long stamp = exclusive ? writeStamp : frame.tryConvertToReadLock(writeStamp);

@@ -49,7 +49,11 @@ public enum Counter {
     /** Drains that gave up waiting for the local holders (they may be waiting for the drainer). */
     DRAIN_TIMEOUTS,
     /** Remote shared acquires delayed by a starving writer's spin window. */
-    READER_SPIN_WAITS;
+    READER_SPIN_WAITS,
+    /** Latch-free reads of a cached line (an index descent's inner nodes). */
+    OPTIMISTIC_READS,
+    /** Optimistic reads a local writer overlapped (the reader retried, latched). */
+    OPTIMISTIC_FAILURES;
 
     private static final Counter[] VALUES = values();
 

@@ -460,6 +460,11 @@ public final class BLinkTree {
         long address = root;
         boolean mayBeLeaf = true; // the root, or a node whose parent is at level 1
         while (true) {
+            if (readInnerOptimistically(c, address, k, v)) {
+                address = c.optNext;
+                mayBeLeaf = !c.optMovedRight && c.optLevel == LEAF_LEVEL + 1;
+                continue;
+            }
             GclHandle h = mayBeLeaf ? c.guard.latch(node, address, false, true) : node.sLock(address);
             if (h == null) {
                 return null;
@@ -487,6 +492,46 @@ public final class BLinkTree {
         }
     }
 
+    /**
+     * Reads an inner node without latching it (SELCC's cached copy, validated by the frame's latch
+     * stamp): sets {@code c.optLevel}, {@code c.optNext} (the child for (k, v), or the right sibling
+     * when the key is above the node's high key: {@code c.optMovedRight}) and returns true; false when
+     * the node must be latched instead: not cached readable, a leaf (the guard decides about leaves),
+     * or changed while it was read. Inner nodes are never part of a transaction's read set, so nothing
+     * but a consistent copy is needed, and readers then never write the hottest lines (the root).
+     */
+    private boolean readInnerOptimistically(Context c, long address, long k, long v) {
+        GclHandle h = c.optimistic;
+        if (!node.tryOptimisticRead(address, h)) {
+            return false;
+        }
+        int level;
+        long next;
+        boolean movedRight;
+        try {
+            BLinkNode n = c.optView.wrap(h);
+            level = n.level();
+            if (level == LEAF_LEVEL) {
+                node.validate(h);
+                return false;
+            }
+            movedRight = n.isAboveHigh(k, v);
+            next = movedRight ? n.rightLink() : n.child(n.childIndex(k, v));
+        } catch (RuntimeException e) {
+            if (node.validate(h)) {
+                throw e; // a consistent copy: a real bug, not a torn read
+            }
+            return false;
+        }
+        if (!node.validate(h)) {
+            return false;
+        }
+        c.optLevel = level;
+        c.optNext = next;
+        c.optMovedRight = movedRight;
+        return true;
+    }
+
     /** Releases a latch taken through the guard ({@code viaGuard}) or directly. */
     private void unlatch(Context c, GclHandle h, boolean viaGuard) {
         if (viaGuard) {
@@ -506,6 +551,20 @@ public final class BLinkTree {
         long address = root;
         c.pathTop = -1;
         while (true) {
+            if (readInnerOptimistically(c, address, k, v) && c.optLevel > level) {
+                int nodeLevel = c.optLevel;
+                if (c.pathTop < 0) {
+                    c.pathTop = nodeLevel;
+                }
+                if (!c.optMovedRight) {
+                    c.remember(nodeLevel, address);
+                    if (nodeLevel - 1 == level) {
+                        return c.optNext;
+                    }
+                }
+                address = c.optNext;
+                continue;
+            }
             // The root may be a leaf (and held by the transaction): it goes through the guard, which may
             // refuse only where nothing changed yet (a leaf-level operation's start).
             boolean viaGuard = address == root;
@@ -811,7 +870,7 @@ public final class BLinkTree {
     }
 
     private Context newContext() {
-        return new Context(unique, leafCapacity);
+        return new Context(unique, leafCapacity, node.optimisticHandle());
     }
 
     /** Per-thread scratch, reused so the hot paths allocate nothing: node views, descent path, scan buffer. */
@@ -822,6 +881,12 @@ public final class BLinkTree {
         final LeafView leafView = new LeafView();
         final LeafView newLeafView = new LeafView();
         LeafGuard guard = LeafGuard.NONE;
+        /** Optimistic reads of inner nodes: the handle, a view, and the last read's results. */
+        final GclHandle optimistic;
+        final BLinkNode optView;
+        int optLevel;
+        long optNext;
+        boolean optMovedRight;
         final long[] keys;
         final long[] values;
         /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
@@ -829,7 +894,9 @@ public final class BLinkTree {
         int pathTop = -1;
         boolean inUse;
 
-        Context(boolean unique, int leafCapacity) {
+        Context(boolean unique, int leafCapacity, GclHandle optimistic) {
+            this.optimistic = optimistic;
+            this.optView = new BLinkNode(unique);
             this.view = new BLinkNode(unique);
             this.sibling = new BLinkNode(unique);
             this.third = new BLinkNode(unique);

@@ -156,11 +156,15 @@ class BLinkTreeConcurrencyTest {
                 assertEquals(content, scanned, context + " node=" + tree.node().nodeId());
             }
             long evictions = 0;
+            long optimisticReads = 0;
             for (int n = 0; n < NODES; n++) {
                 evictions += cluster.counters(n).get(Counter.EVICTIONS);
+                optimisticReads += cluster.counters(n).get(Counter.OPTIMISTIC_READS);
             }
             if (mode == AccessMode.SELCC) {
                 assertTrue(evictions > 0, "the cache was meant to be too small to hold the tree: " + context);
+                // The descents read inner nodes without latches while writers split them.
+                assertTrue(optimisticReads > 0, "no optimistic inner-node read: " + context);
             }
         }
     }
