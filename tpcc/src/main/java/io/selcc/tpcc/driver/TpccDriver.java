@@ -149,6 +149,11 @@ public final class TpccDriver {
     private void phase(String name, long begin, long end) {
         long[] lastCommits = new long[TxnType.values().length];
         long[] lastAborts = new long[TxnType.values().length];
+        for (TxnType type : TxnType.values()) {
+            // From the phase's start: the run's first line once included every warm-up commit.
+            lastCommits[type.ordinal()] = liveCommits.get(type).sum();
+            lastAborts[type.ordinal()] = liveAborts.get(type).sum();
+        }
         long tick = begin;
         while (!stop && clock.getAsLong() - end < 0) {
             long next = Math.min(tick + PROGRESS_NANOS, end);

@@ -51,6 +51,44 @@ class DriverConsistencyTest {
         runAndCheck(cc, mode, 2, 1, 1_000_000_000L, 1234);
     }
 
+    /**
+     * The per-second progress of the measured phase counts only what completed in it: the lines' sum is
+     * at most the measured commits plus one in-flight transaction per terminal. Shown failing when each
+     * phase's counting started from zero (the run's first line then also held every warm-up commit).
+     */
+    @org.junit.jupiter.api.Test
+    void progressLinesOfTheRunCountOnlyTheRun() throws Exception {
+        int terminalsPerNode = 1;
+        TpccRandom.Constants constants = TpccRandom.Constants.random(5);
+        try (Database db = TpccSchema.define(Database.builder()).cc("2pl").computeNodes(2)
+            .threadsPerNode(terminalsPerNode).cacheFrames(65_536).memoryPerNode(1L << 30).build()) {
+            new TpccLoader(db, 1, 5, constants, terminalsPerNode, null).load();
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            DriverConfig config = new DriverConfig(1, terminalsPerNode, 1_000_000_000L, 1_500_000_000L, 5, Mix.STANDARD,
+                false, constants, RetryPolicy.defaults());
+            DriverResult result = new TpccDriver(db, config, new java.io.PrintStream(out, true)).run();
+            long warmup = 0;
+            long run = 0;
+            for (String line : out.toString().split("\n")) {
+                String[] f = line.trim().split("\\s+");
+                if (f.length > 3 && (f[0].equals("warmup") || f[0].equals("run"))) {
+                    long n = Long.parseLong(f[3].replace(",", ""));
+                    if (f[0].equals("run")) {
+                        run += n;
+                    } else {
+                        warmup += n;
+                    }
+                }
+            }
+            long measured = 0;
+            for (TxnType type : TxnType.values()) {
+                measured += result.stats(type).committed();
+            }
+            assertTrue(warmup > 0 && run > 0, "both phases printed progress: warmup=" + warmup + " run=" + run);
+            assertTrue(run <= measured + 2L * terminalsPerNode, "run lines " + run + " vs measured commits " + measured);
+        }
+    }
+
     /** Longer, busier: 2 warehouses, 2 terminals per node, 20 s per combination (-Pstress). */
     @org.junit.jupiter.api.Tag("stress")
     @ParameterizedTest(name = "{0} {1}")
