@@ -195,24 +195,30 @@ public final class Transaction implements AutoCloseable {
      */
     public boolean insert(Table table, Consumer<TupleView> writer) {
         checkActive();
-        TupleBuffer image = new TupleBuffer(table.schema());
-        TupleView row = new TupleView(table.schema()).wrap(image);
-        for (Column column : table.schema().columns()) {
-            if (column.nullable()) {
-                row.setNull(column.index());
+        Table.Scratch scratch = table.scratch();
+        try {
+            TupleBuffer image = scratch.first;
+            image.clear();
+            TupleView row = scratch.firstView;
+            for (Column column : table.schema().columns()) {
+                if (column.nullable()) {
+                    row.setNull(column.index());
+                }
             }
+            writer.accept(row);
+            long key = table.primaryKey(row);
+            if (locateToInsert(table, key) != NONE) {
+                return false;
+            }
+            long rid = guarded(() -> cc.insert(table.heap(), image));
+            inserted.computeIfAbsent(table, t -> new TreeMap<>()).put(key, rid);
+            for (Index index : table.secondaryIndexes()) {
+                secondaryChanges.add(new IndexChange(index, index.keyOf(row), rid, true));
+            }
+            return true;
+        } finally {
+            scratch.release();
         }
-        writer.accept(row);
-        long key = table.primaryKey(row);
-        if (locateToInsert(table, key) != NONE) {
-            return false;
-        }
-        long rid = guarded(() -> cc.insert(table.heap(), image));
-        inserted.computeIfAbsent(table, t -> new TreeMap<>()).put(key, rid);
-        for (Index index : table.secondaryIndexes()) {
-            secondaryChanges.add(new IndexChange(index, index.keyOf(row), rid, true));
-        }
-        return true;
     }
 
     /**
@@ -227,14 +233,23 @@ public final class Transaction implements AutoCloseable {
         if (rid == NONE) {
             return false;
         }
-        TupleBuffer before = new TupleBuffer(table.schema());
-        TupleBuffer after = new TupleBuffer(table.schema());
+        Table.Scratch scratch = table.scratch();
+        try {
+            return update(table, key, rid, updater, scratch);
+        } finally {
+            scratch.release();
+        }
+    }
+
+    private boolean update(Table table, long key, long rid, Consumer<TupleView> updater, Table.Scratch scratch) {
+        TupleBuffer before = scratch.first;
+        TupleBuffer after = scratch.second;
         boolean found = guarded(() -> cc.update(table.heap(), rid, row -> table.primaryKey(row) == key, updater, before, after));
         if (!found) {
             throw staleEntry(table, key);
         }
-        TupleView oldRow = new TupleView(table.schema()).wrap(before);
-        TupleView newRow = new TupleView(table.schema()).wrap(after);
+        TupleView oldRow = scratch.firstView;
+        TupleView newRow = scratch.secondView;
         if (table.primaryKey(newRow) != key) {
             abortQuietly();
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
@@ -258,12 +273,21 @@ public final class Transaction implements AutoCloseable {
         if (rid == NONE) {
             return false;
         }
-        TupleBuffer before = new TupleBuffer(table.schema());
+        Table.Scratch scratch = table.scratch();
+        try {
+            return delete(table, key, rid, scratch);
+        } finally {
+            scratch.release();
+        }
+    }
+
+    private boolean delete(Table table, long key, long rid, Table.Scratch scratch) {
+        TupleBuffer before = scratch.first;
         boolean found = guarded(() -> cc.delete(table.heap(), rid, row -> table.primaryKey(row) == key, before));
         if (!found) {
             throw staleEntry(table, key);
         }
-        TupleView oldRow = new TupleView(table.schema()).wrap(before);
+        TupleView oldRow = scratch.firstView;
         TreeMap<Long, Long> mine = inserted.get(table);
         if (mine != null && mine.remove(key) != null) {
             secondaryChanges.removeIf(c -> c.rid() == rid);

@@ -16,6 +16,11 @@ public final class TupleBuffer {
         return schema;
     }
 
+    /** Zeroes the whole tuple (header, null bitmap and columns), for reuse as a fresh row. */
+    public void clear() {
+        segment.fill((byte) 0);
+    }
+
     MemorySegment segment() {
         return segment;
     }

@@ -49,6 +49,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     /** Rows this transaction deleted (existing before it): record id -> table; freed at commit. */
     private final LongMap<HeapTable> deletes = new LongMap<>();
     private final Map<HeapTable, TupleView> views = new HashMap<>();
+    private final Map<HeapTable, TupleView> copyViews = new HashMap<>();
     private final LockingGuard guard = new LockingGuard(true);
     /** Undoing its own index changes must not fail: waits instead of refusing where nothing is held. */
     private final LockingGuard undoGuard = new LockingGuard(false);
@@ -95,7 +96,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 page.readVersions.put(rid, new ReadMark(table, row.version(), row.incarnation()));
             }
         }
-        new TupleView(table.schema()).wrap(into).copyFrom(row);
+        copyView(table).wrap(into).copyFrom(row);
         return true;
     }
 
@@ -108,10 +109,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             return false;
         }
         saveUndo(table, rid, row);
-        new TupleView(table.schema()).wrap(before).copyFrom(row);
+        copyView(table).wrap(before).copyFrom(row);
         TupleView next = new TupleView(table.schema()).wrap(after);
         next.copyFrom(row);
         updater.accept(next);
+        // Re-wrapped: the updater may have read this table through the shared page view meanwhile.
+        row = view(table).wrap(page.handle, table.slotOf(rid));
         row.copyColumnsFrom(next); // the CC header stays ours, whatever the updater did
         row.version(row.version() + 1);
         return true;
@@ -218,6 +221,11 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     private TupleView view(HeapTable table) {
         return views.computeIfAbsent(table, t -> new TupleView(t.schema()));
+    }
+
+    /** A view for one copy into a caller's buffer, used and dropped before any callback runs. */
+    private TupleView copyView(HeapTable table) {
+        return copyViews.computeIfAbsent(table, t -> new TupleView(t.schema()));
     }
 
     private void saveUndo(HeapTable table, long rid, TupleView row) {
