@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * @param text what was written, for messages
  * @param amount frames, or bytes when {@code inBytes}
  */
-record CacheSize(String text, long amount, boolean inBytes) {
+public record CacheSize(String text, long amount, boolean inBytes) {
     private static final Pattern SIZE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*([a-z]*)");
     private static final long KILO = 1_000L;
     private static final long KIBI = 1L << 10;
@@ -26,7 +26,7 @@ record CacheSize(String text, long amount, boolean inBytes) {
         + " e.g. 25000, 64MB, 1GiB";
 
     /** @throws IllegalArgumentException naming the text when it is not a size */
-    static CacheSize parse(String text) {
+    public static CacheSize parse(String text) {
         Matcher m = SIZE.matcher(text.strip().toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + text + "' is not a cache size: " + EXPECTED);

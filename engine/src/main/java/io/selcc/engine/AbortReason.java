@@ -2,7 +2,10 @@ package io.selcc.engine;
 
 /** Why a transaction aborted. All but {@link #USER_ABORT} are conflicts worth a retry. */
 public enum AbortReason {
-    /** No-wait 2PL: a latch another transaction holds. */
+    /**
+     * No-wait 2PL: a latch another transaction holds. TO: an older transaction will write the tuple
+     * (its write intent), so a younger one may not read it now.
+     */
     LOCK_CONFLICT(true),
     /** No-wait 2PL: a shared page changed while its latch was upgraded. */
     UPGRADE_CONFLICT(true),
@@ -22,7 +25,12 @@ public enum AbortReason {
      */
     DUPLICATE_KEY(true),
     /** The application called {@link Transaction#abort()}. */
-    USER_ABORT(false);
+    USER_ABORT(false),
+    /**
+     * A row or index node could not be allocated: every memory node is full. The transaction changed
+     * nothing; retrying cannot help until shared memory is enlarged.
+     */
+    SHARED_MEMORY_FULL(false);
 
     private final boolean retryable;
 

@@ -1,5 +1,7 @@
 package io.selcc.engine;
 
+import io.selcc.cache.SharedMemoryFullException;
+
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.index.InsertOutcome;
@@ -210,7 +212,14 @@ public final class Transaction implements AutoCloseable {
             if (locateToInsert(table, key) != NONE) {
                 return false;
             }
-            long rid = guarded(() -> cc.insert(table.heap(), image));
+            long rid;
+            try {
+                rid = guarded(() -> cc.insert(table.heap(), image));
+            } catch (SharedMemoryFullException e) {
+                // No page for the row: nothing of it was written (allocation comes first). Roll back.
+                abortQuietly();
+                throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
+            }
             inserted.computeIfAbsent(table, t -> new TreeMap<>()).put(key, rid);
             for (Index index : table.secondaryIndexes()) {
                 secondaryChanges.add(new IndexChange(index, index.keyOf(row), rid, true));
@@ -484,7 +493,12 @@ public final class Transaction implements AutoCloseable {
         }
 
         private AbortReason add(Index index, long key, long rid) {
-            InsertOutcome outcome = index.tree().insert(key, rid, cc.leafGuard());
+            InsertOutcome outcome;
+            try {
+                outcome = index.tree().insert(key, rid, cc.leafGuard());
+            } catch (SharedMemoryFullException e) {
+                return fail(AbortReason.SHARED_MEMORY_FULL); // the tree changed nothing (see BLinkTree.insert)
+            }
             if (outcome == InsertOutcome.REFUSED) {
                 return cc.indexRefusal();
             }

@@ -175,7 +175,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
                 return address;
             }
         }
-        throw new IllegalStateException("shared memory is full: every memory node is out of GCLs: memoryNodes="
+        throw new SharedMemoryFullException("shared memory is full: every memory node is out of GCLs: memoryNodes="
             + memoryNodes + " bytesPerMemoryNode=" + capacities[0] + " gclSize=" + gclSize);
     }
 

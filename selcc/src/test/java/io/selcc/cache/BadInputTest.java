@@ -111,12 +111,12 @@ class BadInputTest {
             .accessMode(mode).allocationChunk(3).build()) {
             ComputeNode n = small.node(0);
             int allocated = 0;
-            IllegalStateException full = null;
+            SharedMemoryFullException full = null;
             for (int i = 0; i < 100 && full == null; i++) {
                 try {
                     n.allocate();
                     allocated++;
-                } catch (IllegalStateException e) {
+                } catch (SharedMemoryFullException e) {
                     full = e;
                 }
             }

@@ -87,7 +87,8 @@ final class TpccReport {
             .field("failed", result.failed())
             .field("txnPerSec", result.txnPerSec())
             .field("tpmC", result.tpmC())
-            .field("roundTripsPerTxn", result.roundTripsPerTxn());
+            .field("roundTripsPerTxn", result.roundTripsPerTxn())
+            .field("stoppedBySharedMemoryFull", result.sharedMemoryFull());
         json.name("perType").beginObject();
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);

@@ -22,6 +22,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.util.Locale;
 import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
 
@@ -98,6 +99,14 @@ public final class TpccRunCommand implements Callable<Integer> {
                 out.println("wrote " + run.json());
             }
             out.flush();
+            if (result.sharedMemoryFull()) {
+                // Stopped early, the results above cover the run until then; what committed is in the database.
+                err.printf(Locale.ROOT, "selcc: shared memory is full: the run stopped after %.1f s of measurement;"
+                    + " raise --memory (now %s per memory node)%n", result.seconds(),
+                    TpccSetup.mebibytes(TpccSetup.memoryPerNode(cluster, tpcc)));
+                err.flush();
+                return 1;
+            }
             return check == null || check.passed() ? 0 : 1;
         }
     }

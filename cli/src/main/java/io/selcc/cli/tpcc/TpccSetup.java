@@ -1,5 +1,7 @@
 package io.selcc.cli.tpcc;
 
+import io.selcc.cache.SharedMemoryFullException;
+import io.selcc.cli.CliFailure;
 import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.Flags;
@@ -45,7 +47,16 @@ final class TpccSetup {
         return cluster;
     }
 
-    /** Memory per memory node: twice the initial population plus headroom, spread over the memory nodes. */
+    static String mebibytes(long bytes) {
+        return String.format(Locale.ROOT, "%.0fMiB", bytes / (double) (1 << 20));
+    }
+
+    /** Memory per memory node: --memory, or by default twice the initial population plus headroom, spread. */
+    static long memoryPerNode(ClusterSettings cluster, TpccOptions options) {
+        return options.memoryPerNode > 0 ? options.memoryPerNode : memoryPerNode(cluster, options.warehouses);
+    }
+
+    /** The default memory per memory node: twice the initial population plus headroom, spread over the memory nodes. */
     static long memoryPerNode(ClusterSettings cluster, int warehouses) {
         long total = 2 * BYTES_PER_WAREHOUSE * warehouses + HEADROOM_BYTES;
         long perNode = total / cluster.memoryNodes() + cluster.gclSize();
@@ -68,7 +79,7 @@ final class TpccSetup {
             .cacheFrames(cluster.cacheFrames())
             .latency(cluster.latency())
             .fairness(cluster.fairness())
-            .memoryPerNode(memoryPerNode(cluster, options.warehouses));
+            .memoryPerNode(memoryPerNode(cluster, options));
         return builder.build();
     }
 
@@ -80,7 +91,13 @@ final class TpccSetup {
             constants.cId(), constants.olIId());
         out.flush();
         PrintStream progress = printStream(out);
-        LoadReport report = new TpccLoader(db, options.warehouses, seed, constants, cluster.threads(), progress).load();
+        LoadReport report;
+        try {
+            report = new TpccLoader(db, options.warehouses, seed, constants, cluster.threads(), progress).load();
+        } catch (SharedMemoryFullException e) {
+            throw new CliFailure("shared memory is full while loading " + options.warehouses + " warehouse(s): raise"
+                + " --memory (now " + mebibytes(memoryPerNode(cluster, options)) + " per memory node)", e);
+        }
         out.printf(Locale.ROOT, "loaded in %.1f s, %,d MB in use; rows %s%n", report.millis() / 1000.0,
             report.memoryBytesUsed() >> 20, report.rowsPerTable());
         out.flush();

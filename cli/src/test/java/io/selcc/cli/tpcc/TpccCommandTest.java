@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** tpcc subcommands: bad input exits 2 naming the problem; a short run writes the report. */
@@ -54,6 +55,45 @@ class TpccCommandTest {
     @Test
     void aCacheTooSmallForTheLatchesIsRefused() {
         assertBadInput(CliRun.of("tpcc", "run", "--cache", "64"), "--cache", "1024 frames per terminal");
+    }
+
+    @Test
+    void badMemorySizes() {
+        assertBadInput(CliRun.of("tpcc", "run", "--memory", "12"), "--memory", "needs a unit");
+        assertBadInput(CliRun.of("tpcc", "run", "--memory", "1MB"), "--memory", "at least 64MiB");
+        assertBadInput(CliRun.of("tpcc", "load", "--memory", "lots"), "--memory");
+    }
+
+    /**
+     * A run that fills shared memory stops early: the report of what ran, one line naming --memory,
+     * exit code 1, no stack trace, and the database still passes every consistency check (the
+     * transaction that found memory full changed nothing). Before: an IllegalStateException with a
+     * stack trace and no report (the driver counted it as a terminal failure). Shown failing, too, with
+     * the commit's index maintenance letting the exception escape instead of undoing its index changes.
+     */
+    @Test
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRunThatFillsSharedMemoryStopsCleanly(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("full.json");
+        CliRun run = CliRun.of("tpcc", "run", "--warehouses", "1", "--memory", "150MB", "--mix", "50,50,0,0,0",
+            "--duration", "120s", "--check", "--json", json.toString());
+        assertEquals(1, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("shared memory is full") && run.err().contains("raise --memory"), run.err());
+        assertFalse(run.err().contains("Exception") || run.err().contains("\tat "), "no stack trace: " + run.err());
+        assertTrue(run.out().contains("tpmC"), "the report of what ran: " + run.out());
+        assertTrue(run.out().contains("consistency: all conditions passed"), run.out());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
+        assertEquals(Boolean.TRUE, report.get("stoppedBySharedMemoryFull"), report.toString());
+        assertTrue(((Number) report.get("committed")).longValue() > 0, "it ran before memory ran out");
+    }
+
+    @Test
+    void aLoadThatDoesNotFitNamesTheFlag() {
+        CliRun run = CliRun.of("tpcc", "load", "--warehouses", "1", "--memory", "64MiB");
+        assertEquals(1, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("shared memory is full while loading") && run.err().contains("--memory"), run.err());
+        assertFalse(run.err().contains("\tat "), "no stack trace: " + run.err());
     }
 
     @Test

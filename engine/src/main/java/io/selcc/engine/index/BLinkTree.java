@@ -2,6 +2,7 @@ package io.selcc.engine.index;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
+import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.fabric.GlobalAddress;
 
 import java.util.Arrays;
@@ -665,11 +666,23 @@ public final class BLinkTree {
                 unlatchAt(c, h, level);
                 return;
             }
-            if (n.isRoot()) {
-                splitRoot(c, h, k, v, newChild);
+            boolean posting = !leaf; // the leaf change is done; this is a separator going up
+            long rightAddress;
+            try {
+                if (n.isRoot()) {
+                    splitRoot(c, h, k, v, newChild);
+                    return;
+                }
+                rightAddress = allocateOrUnlatch(c, h, level);
+            } catch (SharedMemoryFullException e) {
+                if (!posting) {
+                    throw e; // nothing changed: the caller's insert fails as a whole
+                }
+                // Shared memory ran out between the leaf split and its parent's. The separator stays
+                // unposted: the new node is reachable through its left sibling's right link, which is
+                // all a B-link search needs, and the entry is in.
                 return;
             }
-            long rightAddress = allocateOrUnlatch(c, h, level);
             long separatorKey;
             long separatorValue;
             GclHandle rh = node.xLock(rightAddress);

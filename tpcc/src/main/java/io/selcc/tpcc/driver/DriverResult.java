@@ -12,9 +12,11 @@ import java.util.Map;
  * @param measuredNanos       from the end of the warm-up until the last terminal stopped
  * @param completedByTerminal transactions each terminal completed in the measured interval (committed or
  *                            rolled back), by terminal index (compute node x terminals per node + terminal)
+ * @param sharedMemoryFull    the run stopped early because shared memory was full (the figures cover
+ *                            the time until then)
  */
 public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType,
-                           InputShares inputShares, List<Long> completedByTerminal) {
+                           InputShares inputShares, List<Long> completedByTerminal, boolean sharedMemoryFull) {
     public DriverResult {
         completedByTerminal = List.copyOf(completedByTerminal);
     }
@@ -41,16 +43,16 @@ public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType,
 
     /** Completed transactions of all types per second. */
     public double txnPerSec() {
-        return committed() / seconds();
+        return measuredNanos == 0 ? 0 : committed() / seconds();
     }
 
     public double txnPerSec(TxnType type) {
-        return perType.get(type).committed() / seconds();
+        return measuredNanos == 0 ? 0 : perType.get(type).committed() / seconds();
     }
 
     /** New-Orders completed per minute, rollbacks included, truncated ([SPEC] 5.4). */
     public long tpmC() {
-        return (long) (perType.get(TxnType.NEW_ORDER).committed() / (seconds() / 60));
+        return measuredNanos == 0 ? 0 : (long) (perType.get(TxnType.NEW_ORDER).committed() / (seconds() / 60));
     }
 
     public double roundTripsPerTxn() {

@@ -1,5 +1,6 @@
 package io.selcc.tpcc.driver;
 
+import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.AbortReason;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
@@ -62,6 +63,8 @@ public final class TpccDriver {
     private final PrintStream progress;
     private final LongSupplier clock;
     private volatile boolean stop;
+    /** Set when a transaction found shared memory full: the run stops early with its results so far. */
+    private volatile boolean sharedMemoryFull;
     /** Start of the measured interval (clock nanos), set before any terminal starts. */
     private volatile long measureFrom;
     private final Map<TxnType, LongAdder> liveCommits = new EnumMap<>(TxnType.class);
@@ -107,6 +110,9 @@ public final class TpccDriver {
                 threads.add(Thread.ofPlatform().name("tpcc-terminal-" + index).start(() -> {
                     try {
                         terminal.loop();
+                    } catch (SharedMemoryFullException e) {
+                        sharedMemoryFull = true; // not a terminal failure: the run ends early, results kept
+                        stop = true;
                     } catch (Throwable e) {
                         failures.add(e);
                         stop = true;
@@ -142,7 +148,8 @@ public final class TpccDriver {
             shares.merge(terminal.shares);
             completedByTerminal.add(terminal.stats.values().stream().mapToLong(TypeStats::committed).sum());
         }
-        return new DriverResult(config, Math.max(0, measuredEnd - measuredStart), merged, shares, completedByTerminal);
+        return new DriverResult(config, Math.max(0, measuredEnd - measuredStart), merged, shares, completedByTerminal,
+            sharedMemoryFull);
     }
 
     /** Waits until {@code end}, printing a progress line each second. */
@@ -253,6 +260,10 @@ public final class TpccDriver {
                 }
             };
             long ended = clock.getAsLong();
+            if (result.outcome().reason() == AbortReason.SHARED_MEMORY_FULL) {
+                sharedMemoryFull = true;
+                stop = true;
+            }
             long allocated = ALLOCATION.getCurrentThreadAllocatedBytes() - allocatedBefore;
             CounterSnapshot cost = node.computeNode().counters().threadSnapshot().minus(before);
             boolean rolledBack = result.outcome().reason() == AbortReason.USER_ABORT;

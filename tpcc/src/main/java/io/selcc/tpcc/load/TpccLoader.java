@@ -1,5 +1,7 @@
 package io.selcc.tpcc.load;
 
+import io.selcc.cache.SharedMemoryFullException;
+import io.selcc.engine.AbortReason;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
@@ -242,6 +244,9 @@ public final class TpccLoader {
                 }
                 return null;
             });
+            if (result.outcome().reason() == AbortReason.SHARED_MEMORY_FULL) {
+                throw new SharedMemoryFullException("shared memory is full at load batch " + batch);
+            }
             if (!result.committed()) {
                 throw new IllegalStateException("load batch did not commit: batch=" + batch + " rows=" + batch.size()
                     + " outcome=" + result.outcome().reason() + " attempts=" + result.attempts()
