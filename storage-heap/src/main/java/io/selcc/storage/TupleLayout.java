@@ -7,7 +7,7 @@ package io.selcc.storage;
  * offset  size  field
  * 0       8     version: OCC version / TO write timestamp of the last committed write
  * 8       8     read timestamp (TO: the largest timestamp that read this tuple)
- * 16      4     flags: {@link #USED} | {@link #VISIBLE}
+ * 16      4     flags: {@link #USED} | {@link #VISIBLE} | {@link #WRITE_INTENT}
  * 20      4     incarnation: +1 each time the slot takes a new tuple, so a record id read before a
  *               delete cannot be mistaken for the unrelated tuple that reuses its slot (ABA)
  * 24      b     null bitmap, one bit per column (b = ceil(columns / 8))
@@ -16,6 +16,8 @@ package io.selcc.storage;
  *
  * A slot is {@link #USED} from insert until its tuple is removed; it is {@link #VISIBLE} once the
  * inserting transaction committed. Readers skip tuples that are used but not visible.
+ * {@link #WRITE_INTENT} is TO's prewrite mark: the transaction whose timestamp is the read timestamp
+ * will write this tuple when it commits.
  */
 public final class TupleLayout {
     public static final int VERSION_OFFSET = 0;
@@ -28,6 +30,11 @@ public final class TupleLayout {
     public static final int USED = 1;
     /** The tuple's insert committed. */
     public static final int VISIBLE = 1 << 1;
+    /**
+     * TO: the transaction whose timestamp is the read timestamp has read this tuple to update or delete
+     * it and will install its write at commit; a younger transaction must not read it meanwhile.
+     */
+    public static final int WRITE_INTENT = 1 << 2;
 
     private TupleLayout() {
     }

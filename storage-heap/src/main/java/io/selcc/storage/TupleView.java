@@ -92,6 +92,16 @@ public final class TupleView {
         return (flags() & (TupleLayout.USED | TupleLayout.VISIBLE)) == (TupleLayout.USED | TupleLayout.VISIBLE);
     }
 
+    /** TO's prewrite mark ({@link TupleLayout#WRITE_INTENT}). */
+    public boolean hasWriteIntent() {
+        return (flags() & TupleLayout.WRITE_INTENT) != 0;
+    }
+
+    public void writeIntent(boolean set) {
+        int flags = flags();
+        flags(set ? flags | TupleLayout.WRITE_INTENT : flags & ~TupleLayout.WRITE_INTENT);
+    }
+
     /** Which tuple this slot holds: +1 each time the slot is filled (see {@link TupleLayout}). */
     public int incarnation() {
         return getIntAt(TupleLayout.INCARNATION_OFFSET);

@@ -61,39 +61,95 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
 
     @Override
     protected boolean readShared(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        return readRow(table, rid, expected, into, false);
+    }
+
+    @Override
+    protected boolean readToWrite(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        return readRow(table, rid, expected, into, true);
+    }
+
+    /**
+     * The read rule; {@code toWrite} also checks the write rule now (a younger reader already makes the
+     * write too late) and sets the write intent, so no younger transaction reads the row until this
+     * one commits or rolls back.
+     */
+    private boolean readRow(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into, boolean toWrite) {
         long pageAddress = table.pageOf(rid);
-        GclHandle page = node.sLock(pageAddress);
-        TupleView row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
-        if (row.isVisible() && expected.test(row) && row.version() <= ts && row.readTimestamp() < ts) {
+        int slot = table.slotOf(rid);
+        boolean exclusive = toWrite;
+        GclHandle page = exclusive ? node.xLock(pageAddress) : node.sLock(pageAddress);
+        TupleView row = new TupleView(table.schema()).wrap(page, slot);
+        if (!exclusive && row.isVisible() && expected.test(row) && row.version() <= ts && row.readTimestamp() < ts
+                && !row.hasWriteIntent()) {
             // rts must rise: that is a write to the page.
             node.unlock(page);
             page = node.xLock(pageAddress);
-            row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
+            exclusive = true;
+            row = new TupleView(table.schema()).wrap(page, slot);
         }
-        boolean tooOld;
+        AbortReason refused;
         try {
             // First the slot's write timestamp, whatever the slot holds: a younger delete (or a younger
             // insert into the freed slot) means this transaction should still see the row it looks for.
-            tooOld = row.version() > ts;
-            if (tooOld || !row.isVisible() || !expected.test(row)) {
-                if (!tooOld) {
-                    return false;
-                }
+            if (row.version() > ts) {
+                refused = AbortReason.TIMESTAMP_TOO_OLD;
+            } else if (!row.isVisible() || !expected.test(row)) {
+                return false;
+            } else if (row.hasWriteIntent() && row.readTimestamp() < ts) {
+                refused = AbortReason.LOCK_CONFLICT; // an older transaction writes it at its commit
+            } else if (toWrite && row.readTimestamp() > ts) {
+                refused = AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction read it
             } else {
-                if (row.readTimestamp() < ts) {
+                if (exclusive && row.readTimestamp() < ts) {
                     row.readTimestamp(ts);
                 }
+                if (toWrite) {
+                    row.writeIntent(true);
+                }
                 new TupleView(table.schema()).wrap(into).copyFrom(row);
+                return true;
             }
         } finally {
             node.unlock(page);
         }
-        if (tooOld) {
-            // Roll back only with no latch held: the rollback latches this transaction's insert pages,
-            // which may be the page just read (latches are not reentrant).
-            throw abortWith(AbortReason.TIMESTAMP_TOO_OLD, "ts=" + ts);
+        // Roll back only with no latch held: the rollback latches this transaction's insert pages,
+        // which may be the page just read (latches are not reentrant).
+        throw abortWith(refused, "ts=" + ts);
+    }
+
+    /** Takes back the write intents of a transaction that rolls back before its commit. */
+    @Override
+    protected void rolledBack() {
+        for (Map.Entry<Long, WriteSet.Entry> e : writes.entries().entrySet()) {
+            WriteSet.Entry write = e.getValue();
+            if (write.touchesSharedRow()) {
+                HeapTable table = write.table();
+                GclHandle page = node.xLock(table.pageOf(e.getKey()));
+                try {
+                    dropIntent(new TupleView(table.schema()).wrap(page, table.slotOf(e.getKey())), write);
+                } finally {
+                    node.unlock(page);
+                }
+            }
         }
-        return true;
+    }
+
+    /** Clears this transaction's write intent on {@code row} (if it still holds the row this write read). */
+    private void dropIntent(TupleView row, WriteSet.Entry write) {
+        if (row.isUsed() && row.incarnation() == write.incarnation() && row.hasWriteIntent() && row.readTimestamp() == ts) {
+            row.writeIntent(false);
+        }
+    }
+
+    /** In a commit, with every written page latched: clears every intent this transaction set. */
+    private void dropIntents(TreeMap<Long, GclHandle> latched) {
+        for (Map.Entry<Long, WriteSet.Entry> e : writes.entries().entrySet()) {
+            WriteSet.Entry write = e.getValue();
+            if (write.touchesSharedRow()) {
+                dropIntent(writes.row(e.getKey(), write, latched), write);
+            }
+        }
     }
 
     @Override
@@ -136,8 +192,11 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
     public CommitOutcome commit(CommitHook hook) {
         beginCommit();
         TreeMap<Long, GclHandle> latched = new TreeMap<>();
+        boolean installed = false;
+        boolean latchedAll = false;
         try {
             latched = writes.latchPages();
+            latchedAll = true;
             Set<Long> obsolete = new HashSet<>();
             for (Map.Entry<Long, WriteSet.Entry> e : writes.entries().entrySet()) {
                 WriteSet.Entry write = e.getValue();
@@ -150,9 +209,11 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                     }
                     continue;
                 }
-                if (!row.isVisible() || row.incarnation() != write.incarnation() || row.readTimestamp() > ts) {
-                    writes.freeInserts(latched);
-                    return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
+                if (!row.isVisible() || row.incarnation() != write.incarnation() || !row.hasWriteIntent()
+                        || row.readTimestamp() != ts) {
+                    // The intent keeps younger readers and every writer off the row: losing it is a bug.
+                    throw new IllegalStateException("TO write intent lost on record " + e.getKey() + " ts=" + ts
+                        + " rts=" + row.readTimestamp() + " visible=" + row.isVisible());
                 }
                 if (row.version() > ts) {
                     if (thomasWriteRule && write.kind() == WriteSet.Kind.UPDATE) {
@@ -169,9 +230,14 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 writes.freeInserts(latched);
                 return CommitOutcome.aborted(refused);
             }
+            dropIntents(latched); // in the same latch hold as the install: nobody sees the gap
             writes.install(latched, version -> ts, obsolete);
+            installed = true;
             return CommitOutcome.COMMITTED;
         } finally {
+            if (!installed && latchedAll) {
+                dropIntents(latched); // a failed commit: the rows stay as they were, without the intents
+            }
             releaseChangedLeaves();
             writes.release(latched);
         }

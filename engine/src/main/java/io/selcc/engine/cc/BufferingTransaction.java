@@ -30,6 +30,18 @@ public abstract class BufferingTransaction implements CcTransaction {
     /** Reads a row this transaction has not written (the algorithm's read rule). */
     protected abstract boolean readShared(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into);
 
+    /**
+     * Reads a row this transaction has not written, to update or delete it. By default the read rule;
+     * TO marks the row here (its prewrite).
+     */
+    protected boolean readToWrite(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        return readShared(table, rid, expected, into);
+    }
+
+    /** Called once when the transaction rolls back before its commit, with no latch held. */
+    protected void rolledBack() {
+    }
+
     @Override
     public final boolean read(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
         checkActive();
@@ -37,10 +49,16 @@ public abstract class BufferingTransaction implements CcTransaction {
         return own != null ? writes.readOwn(own, expected, into) : readShared(table, rid, expected, into);
     }
 
+    private boolean readForWrite(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        checkActive();
+        WriteSet.Entry own = writes.get(rid);
+        return own != null ? writes.readOwn(own, expected, into) : readToWrite(table, rid, expected, into);
+    }
+
     @Override
     public final boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                                 TupleBuffer before, TupleBuffer after) {
-        if (!read(table, rid, expected, before)) {
+        if (!readForWrite(table, rid, expected, before)) {
             return false;
         }
         TupleView next = new TupleView(table.schema()).wrap(after);
@@ -52,7 +70,7 @@ public abstract class BufferingTransaction implements CcTransaction {
 
     @Override
     public final boolean delete(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer before) {
-        if (!read(table, rid, expected, before)) {
+        if (!readForWrite(table, rid, expected, before)) {
             return false;
         }
         writes.delete(table, rid, before);
@@ -99,6 +117,7 @@ public abstract class BufferingTransaction implements CcTransaction {
         if (active) {
             active = false;
             writes.freeInserts();
+            rolledBack();
         }
     }
 

@@ -382,6 +382,7 @@ abstract class TpccTransactionsContractTest {
         System.out.println("concurrentMixKeepsTheCountersConsistent: cc=" + cc() + " seed=" + seed);
         java.util.concurrent.ConcurrentLinkedQueue<Object> committed = new java.util.concurrent.ConcurrentLinkedQueue<>();
         java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ConcurrentLinkedQueue<String> failures = new java.util.concurrent.ConcurrentLinkedQueue<>();
         java.util.concurrent.ConcurrentLinkedQueue<Throwable> errors = new java.util.concurrent.ConcurrentLinkedQueue<>();
         java.util.concurrent.atomic.AtomicIntegerArray done = new java.util.concurrent.atomic.AtomicIntegerArray(threads);
         List<Thread> workers = new java.util.ArrayList<>();
@@ -418,6 +419,7 @@ abstract class TpccTransactionsContractTest {
                             committed.add(r.value());
                         } else {
                             failed.incrementAndGet();
+                            failures.add(r.outcome().reason() + " after " + r.attempts() + " attempts " + r.aborts());
                         }
                         done.incrementAndGet(worker);
                     }
@@ -437,7 +439,7 @@ abstract class TpccTransactionsContractTest {
         for (int t = 0; t < threads; t++) {
             assertEquals(perThread, done.get(t), "transactions worker " + t + " ran, seed=" + seed);
         }
-        assertEquals(0, failed.get(), "transactions that never committed, seed=" + seed);
+        assertEquals(0, failed.get(), "transactions that never committed " + failures + ", seed=" + seed);
 
         int newOrders = 0;
         long paid = 0;
