@@ -216,6 +216,29 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         }
     }
 
+    @Override
+    public final long takenGcls() {
+        long gcls = 0;
+        for (int memoryNode = 0; memoryNode < capacities.length; memoryNode++) {
+            long bumped = endpoint.remoteFaa(GlobalAddress.of(memoryNode, 0), 0);
+            long capacity = capacities[memoryNode];
+            long usable = capacity - capacity % gclSize - gclSize * (memoryNode == 0 ? 2L : 1L);
+            gcls += Math.min(bumped, usable) / gclSize; // the bump word runs past the end once a node is full
+        }
+        return gcls;
+    }
+
+    @Override
+    public final long idleGcls() {
+        long gcls = 0;
+        for (MemoryNodeChunk chunk : chunks) {
+            synchronized (chunk) {
+                gcls += Math.max(0, chunk.end - chunk.next) / gclSize + chunk.freeCount;
+            }
+        }
+        return gcls;
+    }
+
     /** This node's allocation state for one memory node; guarded by its monitor. */
     private final class MemoryNodeChunk {
         long next;

@@ -35,6 +35,18 @@ public interface ComputeNode {
     /** Frees a GCL. Throws {@link IllegalStateException} if it is not allocated (double free). */
     void free(long address);
 
+    /**
+     * GCLs the compute nodes have taken from the memory nodes so far, in allocation chunks: one FAA of 0
+     * on each memory node's bump word (for reports, not for hot paths).
+     */
+    long takenGcls();
+
+    /**
+     * GCLs this node has taken but does not use: the rest of its allocation chunks and its freed GCLs
+     * waiting for reuse. Local, no round trip.
+     */
+    long idleGcls();
+
     /** Shared access; blocks until granted. */
     GclHandle sLock(long address);
 

@@ -93,6 +93,18 @@ public final class SelccCluster implements AutoCloseable {
         return node(computeNode).counters().snapshot();
     }
 
+    /**
+     * GCLs in use across the cluster: taken from the memory nodes, less what compute nodes hold idle
+     * (chunk remainders, freed GCLs). Times the GCL size, the shared memory the data occupies.
+     */
+    public long gclsInUse() {
+        long idle = 0;
+        for (int i = 0; i < computeNodeCount(); i++) {
+            idle += node(i).idleGcls();
+        }
+        return node(0).takenGcls() - idle;
+    }
+
     /** Counters summed over all compute nodes. */
     public CounterSnapshot totalCounters() {
         CounterSnapshot sum = CounterSnapshot.zero();

@@ -57,4 +57,43 @@ class AllocationTest {
             assertEquals(0, SequentialConsistencyTest.read(node, again), "reused GCL is zeroed");
         }
     }
+
+    /**
+     * The cluster's count of GCLs in use follows allocations and frees exactly, across compute nodes
+     * and memory nodes, whatever the allocation chunks hold idle; a full node's bump word runs past
+     * its end and must not count.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void gclsInUseCountsAllocationsAndFrees(AccessMode mode) {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).memoryNodes(2).accessMode(mode).build()) {
+            assertEquals(0, cluster.gclsInUse());
+            long[] gcls = new long[301];
+            for (int i = 0; i < gcls.length; i++) {
+                gcls[i] = cluster.node(i % 2).allocate();
+            }
+            assertEquals(301, cluster.gclsInUse());
+            for (int i = 0; i < 100; i++) {
+                cluster.node(1).free(gcls[i]);
+            }
+            assertEquals(201, cluster.gclsInUse());
+            cluster.node(0).allocate();
+            assertEquals(202, cluster.gclsInUse());
+        }
+        int gclSize = 2048;
+        try (SelccCluster full = SelccCluster.builder().computeNodes(2).memoryPerNode(40L * gclSize).gclSize(gclSize)
+                .allocationChunk(8).accessMode(mode).build()) {
+            int allocated = 0;
+            try {
+                while (true) {
+                    full.node(allocated / 8 % 2).allocate();
+                    allocated++;
+                }
+            } catch (SharedMemoryFullException expected) {
+                // every GCL is handed out
+            }
+            assertTrue(allocated > 30, "allocated=" + allocated);
+            assertEquals(allocated, full.gclsInUse());
+        }
+    }
 }
