@@ -242,6 +242,18 @@ final class BLinkNode {
         handle.putLong(LOW_VALUE_OFFSET, fenceValue(lowValue));
         handle.putLong(VERSION_OFFSET, 0);
         timestamps(0, 0);
+        setLastInsert(0);
+    }
+
+    /** 1 + the index of the latest leaf insert, 0 = none since the last format, split or removal. */
+    int lastInsert() {
+        return Byte.toUnsignedInt(handle.getByte(BLinkNodeLayout.LAST_INSERT_OFFSET))
+            | Byte.toUnsignedInt(handle.getByte(BLinkNodeLayout.LAST_INSERT_OFFSET + 1)) << 8;
+    }
+
+    private void setLastInsert(int value) {
+        handle.putByte(BLinkNodeLayout.LAST_INSERT_OFFSET, (byte) value);
+        handle.putByte(BLinkNodeLayout.LAST_INSERT_OFFSET + 1, (byte) (value >>> 8));
     }
 
     void setCount(int n) {
@@ -274,12 +286,14 @@ final class BLinkNode {
         handle.putLong(at + ENTRY_KEY_OFFSET, k);
         handle.putLong(at + ENTRY_VALUE_OFFSET, v);
         setCount(n + 1);
+        setLastInsert(i + 1);
     }
 
     void removeEntry(int i) {
         int n = count();
         shift(entryOffset(i + 1), entryOffset(i), (n - i - 1) * entrySize);
         setCount(n - 1);
+        setLastInsert(0);
     }
 
     /**
@@ -319,6 +333,7 @@ final class BLinkNode {
         }
         target.setCount(n - from);
         setCount(from);
+        setLastInsert(0);
     }
 
     private void openGap(int i, int n) {

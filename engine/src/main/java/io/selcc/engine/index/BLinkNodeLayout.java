@@ -20,10 +20,18 @@ package io.selcc.engine.index;
  * 56      8     read timestamp: TO only, the largest timestamp of a transaction whose predicate read
  *               (scan, or lookup that found nothing) covered this leaf
  * 64      8     write timestamp: TO only, the largest timestamp of a transaction that changed its entries
- * 72      ...   n entries, sorted ascending:
- *                 leaf     (level 0): entry i at 72 + 16 i = [key 8][value 8]
- *                 internal (level &gt; 0): entry i at 72 + 24 i = [separator key 8][separator value 8][child 8]
+ * 72      2     last insert: leaves only, 1 + the index the latest insert went to; 0 = none since the node
+ *               was formatted, split or had an entry removed (the split point heuristic, below)
+ * 74      6     unused (entries start 8-aligned)
+ * 80      ...   n entries, sorted ascending:
+ *                 leaf     (level 0): entry i at 80 + 16 i = [key 8][value 8]
+ *                 internal (level &gt; 0): entry i at 80 + 24 i = [separator key 8][separator value 8][child 8]
  * </pre>
+ *
+ * <p><b>Split point.</b> A full node splits in half, except a leaf whose new entry goes right after the
+ * entry the previous insert added (ascending inserts at one spot: a loader, or the newest orders of a
+ * district): it splits at the insertion point, so the left node keeps every entry below it and stays
+ * full instead of half empty.</p>
  *
  * <p><b>Predicate protection.</b> The version, read and write timestamps matter on leaves; a split's new
  * sibling inherits both timestamps from the node it splits from (it covers part of that node's range).
@@ -55,7 +63,8 @@ final class BLinkNodeLayout {
     static final int VERSION_OFFSET = 48;
     static final int READ_TIMESTAMP_OFFSET = 56;
     static final int WRITE_TIMESTAMP_OFFSET = 64;
-    static final int ENTRIES_OFFSET = 72;
+    static final int LAST_INSERT_OFFSET = 72;
+    static final int ENTRIES_OFFSET = 80;
 
     /** Set on the tree's root only; {@link BLinkTree#open} requires it. */
     static final int FLAG_ROOT = 1;

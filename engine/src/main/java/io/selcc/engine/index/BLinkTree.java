@@ -691,9 +691,29 @@ public final class BLinkTree {
             }
             try {
                 BLinkNode right = c.sibling.wrap(rh);
-                int m = n.count() / 2;
-                separatorKey = n.key(m - 1);
-                separatorValue = n.value(m - 1);
+                // In half, except a leaf whose new entry goes right after the previous insert's (a run of
+                // ascending inserts at one spot): it splits at the insertion point, so the run's leaves
+                // end up full (a loader's; a district's newest orders), see BLinkNodeLayout.
+                int count = n.count();
+                int p = leaf ? n.lowerBound(k, v) : -1;
+                boolean run = p > 0 && p == n.lastInsert();
+                int m = run ? p : count / 2;
+                if (run && p < count) {
+                    // The run grows in front of other entries: those move right, and the left node's range
+                    // reaches just below them, so it takes this entry and the ones that follow.
+                    if (unique) {
+                        separatorKey = n.key(p) - 1;
+                        separatorValue = 0;
+                    } else {
+                        long after = n.value(p);
+                        separatorKey = after == Long.MIN_VALUE ? n.key(p) - 1 : n.key(p);
+                        separatorValue = after == Long.MIN_VALUE ? Long.MAX_VALUE : after - 1;
+                    }
+                } else {
+                    // In half, or at a run's end: every entry stays and the new one starts the right node.
+                    separatorKey = n.key(m - 1);
+                    separatorValue = n.value(m - 1);
+                }
                 long versionBefore = n.version();
                 right.format(level, BLinkNodeLayout.flags(false, unique, false, n.highInfinite()),
                     separatorKey, separatorValue, n.highKey(), n.highValue(), n.rightLink());
