@@ -50,6 +50,8 @@ final class TpccReport {
                 check.sample() == 0 ? " (n/a)" : check.within() ? "" : " OUTSIDE [" + check.min() + ", " + check.max() + "]"));
         }
         out.println(checks);
+        out.printf(Locale.ROOT, "shared memory taken during the run: %,.1f MiB, %,.0f bytes per New-Order%n",
+            result.sharedBytesGrown() / (double) (1 << 20), result.sharedBytesPerNewOrder());
         out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   round trips/txn %.2f   measured %.1f s%n",
             result.tpmC(), result.txnPerSec(), result.roundTripsPerTxn(), result.seconds());
         out.flush();
@@ -88,6 +90,8 @@ final class TpccReport {
             .field("txnPerSec", result.txnPerSec())
             .field("tpmC", result.tpmC())
             .field("roundTripsPerTxn", result.roundTripsPerTxn())
+            .field("sharedBytesGrown", result.sharedBytesGrown())
+            .field("sharedBytesPerNewOrder", result.sharedBytesPerNewOrder())
             .field("stoppedBySharedMemoryFull", result.sharedMemoryFull());
         json.name("perType").beginObject();
         for (TxnType type : TxnType.values()) {

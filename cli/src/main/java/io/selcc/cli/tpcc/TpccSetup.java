@@ -98,8 +98,9 @@ final class TpccSetup {
             throw new CliFailure("shared memory is full while loading " + options.warehouses + " warehouse(s): raise"
                 + " --memory (now " + mebibytes(memoryPerNode(cluster, options)) + " per memory node)", e);
         }
-        out.printf(Locale.ROOT, "loaded in %.1f s, %,d MB in use; rows %s%n", report.millis() / 1000.0,
-            report.memoryBytesUsed() >> 20, report.rowsPerTable());
+        out.printf(Locale.ROOT, "loaded in %.1f s, %,d MiB of shared memory in use (heap pages %,d MiB, indexes %,d MiB);"
+                + " rows %s%n", report.millis() / 1000.0, report.sharedBytesInUse() >> 20, report.memoryBytesUsed() >> 20,
+            report.indexBytes() >> 20, report.rowsPerTable());
         out.flush();
         return report;
     }

@@ -14,9 +14,11 @@ import java.util.Map;
  *                            rolled back), by terminal index (compute node x terminals per node + terminal)
  * @param sharedMemoryFull    the run stopped early because shared memory was full (the figures cover
  *                            the time until then)
+ * @param sharedBytesGrown    shared memory (GCLs in use x GCL size) taken during the measured interval
  */
 public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType,
-                           InputShares inputShares, List<Long> completedByTerminal, boolean sharedMemoryFull) {
+                           InputShares inputShares, List<Long> completedByTerminal, boolean sharedMemoryFull,
+                           long sharedBytesGrown) {
     public DriverResult {
         completedByTerminal = List.copyOf(completedByTerminal);
     }
@@ -59,6 +61,16 @@ public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType,
         long ended = perType.values().stream().mapToLong(TypeStats::ended).sum();
         long roundTrips = perType.values().stream().mapToLong(s -> s.roundTrips).sum();
         return ended == 0 ? 0 : (double) roundTrips / ended;
+    }
+
+    /**
+     * Shared memory taken during the run per New-Order completed: every type's growth (New-Order's
+     * rows and index entries, Payment's history) over the New-Orders, the figure that says how long a
+     * run the memory nodes last.
+     */
+    public double sharedBytesPerNewOrder() {
+        long newOrders = perType.get(TxnType.NEW_ORDER).committed();
+        return newOrders == 0 ? 0 : (double) sharedBytesGrown / newOrders;
     }
 
     /** Share of {@code type} among completed transactions, in percent. */

@@ -120,8 +120,10 @@ public final class TpccDriver {
                 }));
             }
         }
+        long gclsAtStart = 0;
         try {
             phase("warmup", start, measuredStart);
+            gclsAtStart = db.cluster().gclsInUse();
             phase("run", measuredStart, measuredStart + config.durationNanos());
         } finally {
             stop = true;
@@ -148,8 +150,9 @@ public final class TpccDriver {
             shares.merge(terminal.shares);
             completedByTerminal.add(terminal.stats.values().stream().mapToLong(TypeStats::committed).sum());
         }
+        long sharedBytesGrown = (db.cluster().gclsInUse() - gclsAtStart) * db.node(0).computeNode().gclSize();
         return new DriverResult(config, Math.max(0, measuredEnd - measuredStart), merged, shares, completedByTerminal,
-            sharedMemoryFull);
+            sharedMemoryFull, sharedBytesGrown);
     }
 
     /** Waits until {@code end}, printing a progress line each second. */

@@ -150,11 +150,13 @@ public final class TpccLoader {
         }
         long millis = (System.nanoTime() - startNanos) / 1_000_000;
         long memory = heapBytes(db.node(0));
+        long shared = db.cluster().gclsInUse() * db.node(0).computeNode().gclSize();
         long total = totalRows();
-        print("load: done warehouses=%d rows=%,d in %.1f s (%,.0f rows/s); heap pages of the tables %,d bytes"
-                + " (%.1f MiB, pages x GCL size, indexes not counted)", warehouses, total, millis / 1e3,
-            total / Math.max(millis / 1e3, 1e-3), memory, memory / (double) (1 << 20));
-        return new LoadReport(warehouses, rowsPerTable(), millis, memory);
+        print("load: done warehouses=%d rows=%,d in %.1f s (%,.0f rows/s); shared memory in use %.1f MiB: heap pages"
+                + " %.1f MiB, indexes and catalog %.1f MiB", warehouses, total, millis / 1e3,
+            total / Math.max(millis / 1e3, 1e-3), shared / (double) (1 << 20), memory / (double) (1 << 20),
+            (shared - memory) / (double) (1 << 20));
+        return new LoadReport(warehouses, rowsPerTable(), millis, memory, shared);
     }
 
     /** All units, biggest first so the small ones fill the tail. */

@@ -63,6 +63,7 @@ class TpccLoaderTest {
         assertEquals(olCntSum[0], lines, "order_line rows vs sum(O_OL_CNT)");
         assertEquals(1, report.warehouses());
         assertTrue(report.memoryBytesUsed() > 0, "memory=" + report.memoryBytesUsed());
+        assertTrue(report.indexBytes() > 0, "the indexes take shared memory too: " + report);
     }
 
     @Test
