@@ -152,8 +152,11 @@ public final class Transaction implements AutoCloseable {
         // Local entries beyond the last fetched key belong to a later batch.
         long localLow = forward || exhausted ? low : lastKey;
         long localHigh = !forward || exhausted ? high : lastKey;
-        List<Entry> result = new ArrayList<>(fromTree);
         Table table = index.table();
+        if (!hasLocalChanges(index, table)) {
+            return fromTree; // already in scan order: the tree orders by (key, record id)
+        }
+        List<Entry> result = new ArrayList<>(fromTree);
         if (index.isPrimary()) {
             Map<Long, Long> gone = deleted.getOrDefault(table, Map.of());
             result.removeIf(e -> gone.containsKey(e.key()) && gone.get(e.key()) == e.rid());
@@ -179,6 +182,21 @@ public final class Transaction implements AutoCloseable {
         Comparator<Entry> order = Comparator.comparingLong(Entry::key).thenComparingLong(Entry::rid);
         result.sort(forward ? order : order.reversed());
         return result;
+    }
+
+    /** Whether this transaction inserted or deleted rows of {@code table} that {@code index} covers. */
+    private boolean hasLocalChanges(Index index, Table table) {
+        if (index.isPrimary()) {
+            Map<Long, Long> gone = deleted.get(table);
+            TreeMap<Long, Long> mine = inserted.get(table);
+            return (gone != null && !gone.isEmpty()) || (mine != null && !mine.isEmpty());
+        }
+        for (IndexChange change : secondaryChanges) {
+            if (change.index() == index) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private TupleView readByIndex(Index index, Entry entry) {
