@@ -5,13 +5,16 @@ import io.selcc.cache.GclHandle;
 import io.selcc.fabric.GlobalAddress;
 
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.ArrayDeque;
+import java.util.HashSet;
 import java.util.function.Consumer;
 
 /**
  * A heap table: fixed-size tuples packed into GCL pages in insertion order. One instance per compute
- * node and table, shared by the node's threads. Each compute node (indeed each of its threads) fills
- * its own open page, so inserts do not contend; pages where this node freed slots are filled first.
+ * node and table, shared by the node's threads. Each thread of each compute node fills its own open
+ * page, so inserts do not contend; pages where the thread freed slots are filled first, by it alone
+ * (shared among a node's threads, one freed page drew every thread's next insert, and under no-wait
+ * 2PL each collision aborted and freed more slots).
  *
  * <p>The table's root GCL ({@link TableRootLayout}) holds its schema and the head of its page chain,
  * so any compute node can {@link #open} it from the root address.
@@ -29,9 +32,15 @@ public final class HeapTable {
     private final int slotsPerPage;
     private final int gclSize;
     private final byte[] zeroTuple;
-    private final ConcurrentLinkedDeque<Long> pagesWithFreeSlots = new ConcurrentLinkedDeque<>();
-    /** This thread's open page (0 = none yet). */
-    private final ThreadLocal<long[]> openPage = ThreadLocal.withInitial(() -> new long[1]);
+    /** This thread's insert targets. */
+    private final ThreadLocal<InsertPages> insertPages = ThreadLocal.withInitial(InsertPages::new);
+
+    /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
+    private static final class InsertPages {
+        long open;
+        final ArrayDeque<Long> reusable = new ArrayDeque<>();
+        final HashSet<Long> queued = new HashSet<>();
+    }
 
     private HeapTable(ComputeNode node, long rootAddress, int tableId, String name, Schema schema, int slotsPerPage) {
         this.node = node;
@@ -191,17 +200,17 @@ public final class HeapTable {
     }
 
     /**
-     * The page the calling thread should insert into next: a page where this node freed slots, else
+     * The page the calling thread should insert into next: a page where this thread freed slots, else
      * the thread's own open page (created on first use). Threads have their own open pages so that
      * transactions holding their insert page until commit do not collide.
      */
     public long targetPage() {
-        Long reusable = pagesWithFreeSlots.peekFirst();
+        InsertPages mine = insertPages.get();
+        Long reusable = mine.reusable.peekFirst();
         if (reusable != null) {
             return reusable;
         }
-        long page = openPage.get()[0];
-        return page != 0 ? page : newOpenPage();
+        return mine.open != 0 ? mine.open : newOpenPage();
     }
 
     /**
@@ -248,12 +257,13 @@ public final class HeapTable {
 
     /** {@code page} turned out full: stop offering it (a reusable page) or open a new page for this thread. */
     public void pageFull(long page) {
-        if (pagesWithFreeSlots.remove(page)) {
+        InsertPages mine = insertPages.get();
+        if (mine.queued.remove(page)) {
+            mine.reusable.remove(page);
             return;
         }
-        long[] mine = openPage.get();
-        if (mine[0] == page) {
-            mine[0] = 0;
+        if (mine.open == page) {
+            mine.open = 0;
         }
     }
 
@@ -270,7 +280,7 @@ public final class HeapTable {
         root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + 1);
         node.unlock(root);
         node.unlock(h);
-        openPage.get()[0] = page;
+        insertPages.get().open = page;
         return page;
     }
 
@@ -285,8 +295,8 @@ public final class HeapTable {
     }
 
     /**
-     * Frees a slot of a page the caller holds in X (delete committed, or insert rolled back); this
-     * node fills the page again before opening new ones.
+     * Frees a slot of a page the caller holds in X (delete committed, or insert rolled back); the
+     * calling thread fills the page again before opening new ones.
      */
     public void freeSlot(GclHandle page, int slot) {
         TupleView view = new TupleView(schema).wrap(page, slot);
@@ -296,7 +306,10 @@ public final class HeapTable {
         }
         view.flags(0);
         page.putInt(HeapPageLayout.USED_OFFSET, page.getInt(HeapPageLayout.USED_OFFSET) - 1);
-        pagesWithFreeSlots.addLast(page.address());
+        InsertPages mine = insertPages.get();
+        if (mine.queued.add(page.address())) {
+            mine.reusable.addLast(page.address());
+        }
     }
 
     /** The first page of the table's chain (0 if it has none). Takes a short S latch on the root. */
