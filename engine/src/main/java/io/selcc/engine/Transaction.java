@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * A serializable transaction on one compute node, run by one thread. Rows are found by key through
@@ -73,16 +74,41 @@ public final class Transaction implements AutoCloseable {
     /** The row with primary key {@code key}, or null. */
     public TupleView get(Table table, long key) {
         checkActive();
+        TupleBuffer buffer = new TupleBuffer(table.schema());
+        Predicate<TupleView> hasKey = row -> table.primaryKey(row) == key;
+        long hinted = hint(table, key);
+        if (hinted != NONE) {
+            if (guarded(() -> cc.read(table.heap(), hinted, hasKey, buffer))) {
+                return new TupleView(table.schema()).wrap(buffer);
+            }
+            table.ridHints().forget(key);
+        }
         long rid = locate(table, key);
         if (rid == NONE) {
             return null;
         }
-        TupleBuffer buffer = new TupleBuffer(table.schema());
-        boolean found = guarded(() -> cc.read(table.heap(), rid, row -> table.primaryKey(row) == key, buffer));
+        boolean found = guarded(() -> cc.read(table.heap(), rid, hasKey, buffer));
         if (!found) {
             throw staleEntry(table, key);
         }
+        table.ridHints().put(key, rid);
         return new TupleView(table.schema()).wrap(buffer);
+    }
+
+    /**
+     * Where this thread last found {@code key}'s row (0 if unknown), when the transaction changed no
+     * row of the table itself (its own inserts and deletes are answered by {@link #locate}). The
+     * caller reads the row with the key as the expected predicate and falls back to the index.
+     */
+    private long hint(Table table, long key) {
+        if (inserted.containsKey(table) || deleted.containsKey(table)) {
+            return NONE;
+        }
+        long rid = table.ridHints().get(key);
+        if (rid != NONE) {
+            table.ridHints().hits++;
+        }
+        return rid;
     }
 
     /** Forward scan of {@code index} over keys in [low, high]; at most {@code limit} rows. Returns rows delivered. */
@@ -256,23 +282,37 @@ public final class Transaction implements AutoCloseable {
      */
     public boolean update(Table table, long key, Consumer<TupleView> updater) {
         checkActive();
-        long rid = locate(table, key);
-        if (rid == NONE) {
-            return false;
-        }
         Table.Scratch scratch = table.scratch();
         try {
-            return update(table, key, rid, updater, scratch);
+            long hinted = hint(table, key);
+            if (hinted != NONE) {
+                if (update(table, key, hinted, updater, scratch, false)) {
+                    return true;
+                }
+                table.ridHints().forget(key);
+            }
+            long rid = locate(table, key);
+            if (rid == NONE) {
+                return false;
+            }
+            update(table, key, rid, updater, scratch, true);
+            table.ridHints().put(key, rid);
+            return true;
         } finally {
             scratch.release();
         }
     }
 
-    private boolean update(Table table, long key, long rid, Consumer<TupleView> updater, Table.Scratch scratch) {
+    /** False only for a hint ({@code fromIndex} false) whose row is not the key's. */
+    private boolean update(Table table, long key, long rid, Consumer<TupleView> updater, Table.Scratch scratch,
+                           boolean fromIndex) {
         TupleBuffer before = scratch.first;
         TupleBuffer after = scratch.second;
         boolean found = guarded(() -> cc.update(table.heap(), rid, row -> table.primaryKey(row) == key, updater, before, after));
         if (!found) {
+            if (!fromIndex) {
+                return false;
+            }
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
