@@ -64,7 +64,7 @@ final class SelccNode extends AbstractComputeNode {
         this.counters = endpoint.counters();
         this.copyLength = gclSize - GclLayout.COPY_OFFSET;
         int n = settings.cacheFrames();
-        MemorySegment pool = arena.allocate((long) n * gclSize, 64);
+        MemorySegment pool = io.selcc.fabric.OffHeap.zeroed(arena, (long) n * gclSize, 64); // resident as frames fill
         this.frames = new CacheFrame[n];
         this.free = new FreeFrames(n);
         this.table = new FrameTable(settings.shards(), n);

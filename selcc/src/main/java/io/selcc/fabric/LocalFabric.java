@@ -46,7 +46,7 @@ public final class LocalFabric implements Fabric {
         this.latency = latency;
         this.memoryNodes = new MemorySegment[memoryNodeCount];
         for (int i = 0; i < memoryNodeCount; i++) {
-            memoryNodes[i] = arena.allocate(bytesPerMemoryNode, 4096);
+            memoryNodes[i] = OffHeap.zeroed(arena, bytesPerMemoryNode, 4096); // resident only where touched
         }
         this.endpoints = new LocalEndpoint[computeNodeCount];
         for (int i = 0; i < computeNodeCount; i++) {

@@ -1,0 +1,100 @@
+package io.selcc.fabric;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.SymbolLookup;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandle;
+import java.util.Locale;
+
+/**
+ * Large zeroed off-heap regions (memory nodes, cache pools) that cost resident memory only where
+ * they are touched. {@link Arena#allocate} writes every byte to zero it, so a memory node sized
+ * for a long run was resident, and paid for, from the start. On Linux an anonymous private mapping
+ * is zero by definition and the kernel supplies its pages on first touch; elsewhere, or when the
+ * native call is not permitted, this falls back to {@code Arena.allocate}. Either way the region is
+ * zeroed and freed when its arena closes.
+ *
+ * <p>The native calls are restricted methods: the launcher and the tests run with
+ * {@code --enable-native-access=ALL-UNNAMED}; without it the JDK warns once (or, when denied, this
+ * class uses the fallback).
+ */
+@SuppressWarnings("restricted")
+public final class OffHeap {
+    private static final int PROT_READ_WRITE = 0x1 | 0x2;
+    /** MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE (the same values on x86-64 and AArch64 Linux). */
+    private static final int MAP_FLAGS = 0x02 | 0x20 | 0x4000;
+    private static final long MAP_FAILED = -1L;
+
+    private static final MethodHandle MMAP;
+    private static final MethodHandle MUNMAP;
+
+    static {
+        MethodHandle mmap = null;
+        MethodHandle munmap = null;
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        if (os.contains("linux")) {
+            try {
+                Linker linker = Linker.nativeLinker();
+                SymbolLookup libc = linker.defaultLookup();
+                mmap = linker.downcallHandle(libc.find("mmap").orElseThrow(), FunctionDescriptor.of(ValueLayout.ADDRESS,
+                    ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT, ValueLayout.JAVA_INT,
+                    ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
+                munmap = linker.downcallHandle(libc.find("munmap").orElseThrow(),
+                    FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+            } catch (RuntimeException | LinkageError e) {
+                // No native access (or no libc symbol): the portable path below is correct, only eager.
+                mmap = null;
+                munmap = null;
+            }
+        }
+        MMAP = mmap;
+        MUNMAP = munmap;
+    }
+
+    private OffHeap() {
+    }
+
+    /** Whether regions are mapped lazily here (Linux with native access), else allocated and zeroed at once. */
+    public static boolean lazilyZeroed() {
+        return MMAP != null;
+    }
+
+    /**
+     * A zeroed region of {@code bytes}, aligned to {@code alignment} (at most 4096), freed when
+     * {@code arena} closes.
+     */
+    public static MemorySegment zeroed(Arena arena, long bytes, long alignment) {
+        if (alignment > 4096 || Long.bitCount(alignment) != 1) {
+            throw new IllegalArgumentException("alignment must be a power of two <= 4096: alignment=" + alignment);
+        }
+        if (MMAP != null) {
+            MemorySegment mapped;
+            try {
+                mapped = (MemorySegment) MMAP.invokeExact(MemorySegment.NULL, bytes, PROT_READ_WRITE, MAP_FLAGS, -1, 0L);
+            } catch (Throwable e) {
+                throw new IllegalStateException("mmap of " + bytes + " bytes failed", e);
+            }
+            if (mapped.address() != MAP_FAILED) {
+                return mapped.reinterpret(bytes, arena, unused -> unmap(mapped.address(), bytes));
+            }
+            // Out of address space or refused: try the ordinary allocator, which reports it properly.
+        }
+        return arena.allocate(bytes, alignment);
+    }
+
+    private static void unmap(long address, long bytes) {
+        try {
+            int result = (int) MUNMAP.invokeExact(MemorySegment.ofAddress(address), bytes);
+            if (result != 0) {
+                throw new IllegalStateException("munmap failed: address=0x" + Long.toHexString(address) + " bytes=" + bytes);
+            }
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException("munmap failed", e);
+        }
+    }
+}
