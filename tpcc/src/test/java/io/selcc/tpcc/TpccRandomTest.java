@@ -103,4 +103,37 @@ class TpccRandomTest {
             assertEquals(a.alphaString(8, 16), b.alphaString(8, 16));
         }
     }
+
+    /**
+     * a-strings use all 52 letters evenly and n-strings all 10 digits, with lengths in range. Shown
+     * failing with a scaling that drops the top half of the alphabet (bits >>> 33).
+     */
+    @Test
+    void randomStringsCoverTheirAlphabetEvenly() {
+        System.out.println("randomStringsCoverTheirAlphabetEvenly: seed=" + SEED);
+        int[] letters = new int[128];
+        int[] digits = new int[128];
+        int total = 0;
+        for (int i = 0; i < 5_000; i++) {
+            String a = random.alphaString(8, 16);
+            assertTrue(a.length() >= 8 && a.length() <= 16, a);
+            for (char ch : a.toCharArray()) {
+                assertTrue(Character.isLetter(ch) && ch < 128, a);
+                letters[ch]++;
+                total++;
+            }
+            String n = random.numericString(4, 4);
+            assertEquals(4, n.length());
+            for (char ch : n.toCharArray()) {
+                digits[ch]++;
+            }
+        }
+        double expected = total / 52.0;
+        for (char ch : "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ".toCharArray()) {
+            assertTrue(Math.abs(letters[ch] - expected) < 6 * Math.sqrt(expected), ch + ": " + letters[ch] + " vs " + expected);
+        }
+        for (char ch = '0'; ch <= '9'; ch++) {
+            assertTrue(Math.abs(digits[ch] - 2_000) < 6 * Math.sqrt(2_000), ch + ": " + digits[ch]);
+        }
+    }
 }
