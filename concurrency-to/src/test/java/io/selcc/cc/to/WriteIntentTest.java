@@ -106,12 +106,18 @@ class WriteIntentTest {
             AbortException tooOld = assertThrows(AbortException.class, () -> value(second, onA, 3));
             assertEquals(AbortReason.TIMESTAMP_TOO_OLD, tooOld.reason());
 
-            Transaction reader = db.node(1).begin();
-            assertEquals(10, value(reader, onB, 1));
-            assertEquals(20, value(reader, onB, 2));
-            assertTrue(reader.update(onB, 1, row -> row.setLong(1, 12)), "no stale intent keeps a writer off");
-            assertEquals(CommitOutcome.COMMITTED, reader.commit());
+            assertUntouchedAndFreeToWrite(db);
         }
+    }
+
+    /** Rows 1 and 2 hold their loaded values and a younger transaction can read and write them. */
+    private static void assertUntouchedAndFreeToWrite(Database db) {
+        Table onB = db.node(1).table("item");
+        Transaction reader = db.node(1).begin();
+        assertEquals(10, value(reader, onB, 1));
+        assertEquals(20, value(reader, onB, 2));
+        assertTrue(reader.update(onB, 1, row -> row.setLong(1, 12)), "no stale intent keeps a writer off");
+        assertEquals(CommitOutcome.COMMITTED, reader.commit());
     }
 
     @Test
@@ -128,10 +134,7 @@ class WriteIntentTest {
             CommitOutcome outcome = loser.commit();
             assertFalse(outcome.committed(), "the loser's key is taken: " + outcome);
 
-            Transaction reader = db.node(1).begin();
-            assertEquals(10, value(reader, onB, 1));
-            assertTrue(reader.update(onB, 1, row -> row.setLong(1, 12)), "no stale intent keeps a writer off");
-            assertEquals(CommitOutcome.COMMITTED, reader.commit());
+            assertUntouchedAndFreeToWrite(db);
         }
     }
 }
