@@ -61,8 +61,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     private static final class Held {
         GclHandle handle;
-        /** While shared: versions of the tuples read on this page, checked on upgrade (null: none yet). */
-        LongMap<ReadMark> readVersions;
+        /** While shared: this transaction read tuples here (their marks are in readMarks, checked on upgrade). */
+        boolean hasReads;
         /** A B-link leaf a predicate read covered: its version then (checked on upgrade); -1 otherwise. */
         long leafVersion = -1;
 
@@ -77,6 +77,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     private record ReadMark(HeapTable table, long version, int incarnation) {
     }
 
+    /**
+     * Tuples read under shared page latches: version and incarnation then, checked when their page is
+     * upgraded. One map per transaction rather than one per page: most pages hold one or two reads.
+     */
+    private final LongMap<ReadMark> readMarks = new LongMap<>(16);
+
     TwoPhaseLockingTransaction(ComputeNode node) {
         this.node = node;
     }
@@ -88,13 +94,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         if (!readable(row, rid) || !expected.test(row)) {
             return false;
         }
-        if (!page.handle.isExclusive()) {
-            if (page.readVersions == null) {
-                page.readVersions = new LongMap<>(4);
-            }
-            if (!page.readVersions.containsKey(rid)) {
-                page.readVersions.put(rid, new ReadMark(table, row.version(), row.incarnation()));
-            }
+        if (!page.handle.isExclusive() && !readMarks.containsKey(rid)) {
+            readMarks.put(rid, new ReadMark(table, row.version(), row.incarnation()));
+            page.hasReads = true;
         }
         copyView(table).wrap(into).copyFrom(row);
         return true;
@@ -259,15 +261,19 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }
             h.handle = upgraded;
-            for (int i = 0; h.readVersions != null && i < h.readVersions.size(); i++) {
-                ReadMark read = h.readVersions.valueAt(i);
+            for (int i = 0; h.hasReads && i < readMarks.size(); i++) {
+                ReadMark read = readMarks.valueAt(i);
                 HeapTable table = read.table();
-                TupleView row = view(table).wrap(upgraded, table.slotOf(h.readVersions.keyAt(i)));
+                long rid = readMarks.keyAt(i);
+                if (table.pageOf(rid) != page) {
+                    continue;
+                }
+                TupleView row = view(table).wrap(upgraded, table.slotOf(rid));
                 if (row.version() != read.version() || row.incarnation() != read.incarnation()) {
                     throw abortWith(AbortReason.UPGRADE_CONFLICT, page); // changed while we held no latch
                 }
             }
-            h.readVersions = null;
+            h.hasReads = false;
         }
         return h;
     }
