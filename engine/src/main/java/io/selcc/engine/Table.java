@@ -5,6 +5,7 @@ import io.selcc.storage.HeapTable;
 import io.selcc.storage.Schema;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
+import io.selcc.threads.PerThread;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -17,9 +18,9 @@ public final class Table {
     private final Index primary;
     private final List<Index> secondaries = new ArrayList<>();
     /** Per-thread hints from primary key to record id (see {@link RidHints}). */
-    private final ThreadLocal<RidHints> ridHints = ThreadLocal.withInitial(RidHints::new);
+    private final PerThread<RidHints> ridHints = PerThread.withInitial(RidHints::new);
     /** Per-thread row buffers for one statement at a time (see {@link #scratch()}). */
-    private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(heap().schema()));
+    private final PerThread<Scratch> scratch = PerThread.withInitial(() -> new Scratch(heap().schema()));
 
     Table(TableDefinition definition, HeapTable heap, BLinkTree primaryTree) {
         this.definition = definition;

@@ -5,6 +5,7 @@ import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.GclLayout;
 import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.VerbBatch;
+import io.selcc.threads.PerThread;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -17,8 +18,8 @@ import java.util.ArrayDeque;
  */
 final class SelNode extends AbstractComputeNode {
     private final Arena arena = Arena.ofShared();
-    private final ThreadLocal<ArrayDeque<MemorySegment>> buffers = ThreadLocal.withInitial(ArrayDeque::new);
-    private final ThreadLocal<VerbBatch> batches = ThreadLocal.withInitial(VerbBatch::new);
+    private final PerThread<ArrayDeque<MemorySegment>> buffers = PerThread.withInitial(ArrayDeque::new);
+    private final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
 
     SelNode(Settings settings, FabricEndpoint endpoint, long[] capacities) {
         super(settings, endpoint, capacities);

@@ -8,6 +8,7 @@ import io.selcc.fabric.GlobalAddress;
 import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.LatencyModel;
 import io.selcc.fabric.LocalFabric;
+import io.selcc.threads.EngineThread;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -49,8 +50,7 @@ public final class SelccCluster implements AutoCloseable {
         }
         for (AbstractComputeNode node : nodes) {
             if (node instanceof SelccNode selcc) {
-                Thread worker = Thread.ofPlatform().daemon().name("selcc-evict-" + node.nodeId())
-                    .start(selcc::runEvictionWorker);
+                Thread worker = EngineThread.start("selcc-evict-" + node.nodeId(), true, selcc::runEvictionWorker);
                 workers.add(worker);
             }
         }

@@ -9,6 +9,7 @@ import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.NodeCounters;
 import io.selcc.fabric.VerbBatch;
+import io.selcc.threads.PerThread;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,9 +39,9 @@ final class SelccNode extends AbstractComputeNode {
     private final FrameTable table;
     private final FreeFrames free;
     private final NodeCounters counters;
-    private final ThreadLocal<VerbBatch> batches = ThreadLocal.withInitial(VerbBatch::new);
+    private final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
     /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
-    private final ThreadLocal<long[]> tryAges = ThreadLocal.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
+    private final PerThread<long[]> tryAges = PerThread.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
     private final AtomicInteger evictionCursor = new AtomicInteger();
     private final int copyLength;
     private volatile Thread evictionWorker;

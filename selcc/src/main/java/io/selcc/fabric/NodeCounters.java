@@ -1,5 +1,6 @@
 package io.selcc.fabric;
 
+import io.selcc.threads.PerThread;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -14,7 +15,7 @@ public final class NodeCounters {
 
     private final int nodeId;
     private final CopyOnWriteArrayList<long[]> blocks = new CopyOnWriteArrayList<>();
-    private final ThreadLocal<long[]> local = ThreadLocal.withInitial(this::newBlock);
+    private final PerThread<long[]> local = PerThread.withInitial(this::newBlock);
     private volatile long[] baseline = new long[Counter.count()];
 
     public NodeCounters(int nodeId) {

@@ -3,6 +3,7 @@ package io.selcc.storage;
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
 import io.selcc.fabric.GlobalAddress;
+import io.selcc.threads.PerThread;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -33,7 +34,7 @@ public final class HeapTable {
     private final int gclSize;
     private final byte[] zeroTuple;
     /** This thread's insert targets. */
-    private final ThreadLocal<InsertPages> insertPages = ThreadLocal.withInitial(InsertPages::new);
+    private final PerThread<InsertPages> insertPages = PerThread.withInitial(InsertPages::new);
 
     /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
     private static final class InsertPages {

@@ -1,6 +1,7 @@
 package io.selcc.cli.micro;
 
 import io.selcc.cache.SelccCluster;
+import io.selcc.threads.EngineThread;
 
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -71,7 +72,7 @@ final class GclSpace {
         Thread[] threads = new Thread[nodes];
         for (int p = 0; p < nodes; p++) {
             int node = p;
-            threads[p] = Thread.ofPlatform().daemon().name("micro-alloc-" + node).start(() -> {
+            threads[p] = EngineThread.start("micro-alloc-" + node, true, () -> {
                 try {
                     for (int i = node; i < addresses.length; i += nodes) {
                         addresses[i] = cluster.node(node).allocate();

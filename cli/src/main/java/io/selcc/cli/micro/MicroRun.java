@@ -3,6 +3,7 @@ package io.selcc.cli.micro;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cache.SelccCluster;
 import io.selcc.fabric.CounterSnapshot;
+import io.selcc.threads.EngineThread;
 import org.HdrHistogram.Histogram;
 
 import java.io.PrintWriter;
@@ -94,7 +95,7 @@ final class MicroRun {
                 AccessPattern pattern = new AccessPattern(space, node, zipf, scramble, config.locality(), random);
                 MicroWorker worker = new MicroWorker(cluster.node(node), pattern, config.readPercent(node), random, control);
                 workers.add(worker);
-                threads.add(Thread.ofPlatform().daemon().name("micro-n" + node + "-t" + t).start(worker));
+                threads.add(EngineThread.start("micro-n" + node + "-t" + t, true, worker));
             }
         }
     }

@@ -4,6 +4,7 @@ import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.fabric.GlobalAddress;
+import io.selcc.threads.PerThread;
 
 import java.util.Arrays;
 import java.util.Objects;
@@ -64,7 +65,7 @@ public final class BLinkTree {
     private final boolean unique;
     private final int leafCapacity;
     private final int internalCapacity;
-    private final ThreadLocal<Context> contexts;
+    private final PerThread<Context> contexts;
 
     private BLinkTree(ComputeNode node, long root, boolean unique) {
         this.node = node;
@@ -72,7 +73,7 @@ public final class BLinkTree {
         this.unique = unique;
         this.leafCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL);
         this.internalCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL + 1);
-        this.contexts = ThreadLocal.withInitial(this::newContext);
+        this.contexts = PerThread.withInitial(this::newContext);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.TxnResult;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.CounterSnapshot;
+import io.selcc.threads.EngineThread;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.txn.DeliveryInput;
 import io.selcc.tpcc.txn.DeliveryResult;
@@ -107,7 +108,7 @@ public final class TpccDriver {
                 int index = n * config.terminalsPerNode() + t;
                 Terminal terminal = new Terminal(node, index, seeds.split());
                 terminals.add(terminal);
-                threads.add(Thread.ofPlatform().name("tpcc-terminal-" + index).start(() -> {
+                threads.add(EngineThread.start("tpcc-terminal-" + index, () -> {
                     try {
                         terminal.loop();
                     } catch (SharedMemoryFullException e) {

@@ -6,6 +6,7 @@ import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
 import io.selcc.engine.TxnResult;
+import io.selcc.threads.EngineThread;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema;
 
@@ -107,7 +108,7 @@ public final class TpccLoader {
         for (int t = 0; t < threads; t++) {
             DatabaseNode node = db.node(t % nodes);
             Worker worker = new Worker(node, generator, units, failure);
-            workers.add(Thread.ofPlatform().name("tpcc-load-n" + (t % nodes) + "-t" + (t / nodes)).start(() -> {
+            workers.add(EngineThread.start("tpcc-load-n" + (t % nodes) + "-t" + (t / nodes), () -> {
                 try {
                     worker.run();
                 } catch (Throwable e) {

@@ -1,0 +1,35 @@
+package io.selcc.threads;
+
+/**
+ * A platform thread with a small direct-mapped cache of its {@link PerThread} values. The engine's
+ * own threads (terminals, loaders, evictors, micro-benchmark workers) are started here; any other
+ * thread works too, it only reads its per-thread values through the {@link ThreadLocal} map.
+ *
+ * <p>Why: one probe of the {@code ThreadLocal} map on every counter increment and latch took 11.5%
+ * of a TPC-C run's samples (docs/benchmarks.md, issue 8); a field load and an identity compare do
+ * the same job.
+ */
+public final class EngineThread extends Thread {
+    /** Slots, a power of two: per-thread values in use at once must rarely share one. */
+    static final int SLOTS = 256;
+
+    /** Interleaved {owner, value} pairs, indexed by {@code 2 * (PerThread.id & (SLOTS - 1))}. */
+    final Object[] slots = new Object[2 * SLOTS];
+
+    private EngineThread(Runnable task, String name) {
+        super(null, task, name);
+    }
+
+    /** Starts a non-daemon engine thread. */
+    public static Thread start(String name, Runnable task) {
+        return start(name, false, task);
+    }
+
+    /** Starts an engine thread; a daemon does not keep the JVM alive. */
+    public static Thread start(String name, boolean daemon, Runnable task) {
+        EngineThread thread = new EngineThread(task, name);
+        thread.setDaemon(daemon);
+        thread.start();
+        return thread;
+    }
+}

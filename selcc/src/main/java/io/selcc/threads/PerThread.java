@@ -1,0 +1,75 @@
+package io.selcc.threads;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * A {@link ThreadLocal} that an {@link EngineThread} reads from a slot of its own array: the slot
+ * holds this object and its value, so a hit is an array load and an identity compare. Two values
+ * that map to the same slot take turns in it; the thread's {@code ThreadLocal} map keeps every value,
+ * so a value pushed out of its slot is found there again, never lost or re-initialised.
+ *
+ * <p>Ids are handed out in order, so the few dozen values of one database never share a slot.
+ */
+public final class PerThread<T> extends ThreadLocal<T> {
+    private static final AtomicInteger NEXT_ID = new AtomicInteger();
+
+    private final int slot = 2 * (NEXT_ID.getAndIncrement() & (EngineThread.SLOTS - 1));
+    private final Supplier<? extends T> initial;
+
+    private PerThread(Supplier<? extends T> initial) {
+        this.initial = initial;
+    }
+
+    public static <T> PerThread<T> withInitial(Supplier<? extends T> initial) {
+        if (initial == null) {
+            throw new NullPointerException("initial");
+        }
+        return new PerThread<>(initial);
+    }
+
+    /** The slot this value uses in an engine thread's array (tests check collisions with it). */
+    int slotIndex() {
+        return slot;
+    }
+
+    @Override
+    protected T initialValue() {
+        return initial.get();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public T get() {
+        if (Thread.currentThread() instanceof EngineThread thread) {
+            Object[] slots = thread.slots;
+            if (slots[slot] == this) {
+                return (T) slots[slot + 1];
+            }
+            T value = super.get();
+            slots[slot] = this;
+            slots[slot + 1] = value;
+            return value;
+        }
+        return super.get();
+    }
+
+    @Override
+    public void set(T value) {
+        super.set(value);
+        forgetSlot();
+    }
+
+    @Override
+    public void remove() {
+        super.remove();
+        forgetSlot();
+    }
+
+    private void forgetSlot() {
+        if (Thread.currentThread() instanceof EngineThread thread && thread.slots[slot] == this) {
+            thread.slots[slot] = null;
+            thread.slots[slot + 1] = null;
+        }
+    }
+}
