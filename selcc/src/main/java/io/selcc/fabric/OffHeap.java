@@ -27,13 +27,19 @@ public final class OffHeap {
     /** MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE (the same values on x86-64 and AArch64 Linux). */
     private static final int MAP_FLAGS = 0x02 | 0x20 | 0x4000;
     private static final long MAP_FAILED = -1L;
+    /** madvise advice: back the range with transparent huge pages where the kernel allows it. */
+    private static final int MADV_HUGEPAGE = 14;
+    /** Regions below one huge page gain nothing from the advice. */
+    private static final long HUGE_PAGE = 2L << 20;
 
     private static final MethodHandle MMAP;
     private static final MethodHandle MUNMAP;
+    private static final MethodHandle MADVISE;
 
     static {
         MethodHandle mmap = null;
         MethodHandle munmap = null;
+        MethodHandle madvise = null;
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         if (os.contains("linux")) {
             try {
@@ -44,14 +50,18 @@ public final class OffHeap {
                     ValueLayout.JAVA_INT, ValueLayout.JAVA_LONG));
                 munmap = linker.downcallHandle(libc.find("munmap").orElseThrow(),
                     FunctionDescriptor.of(ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG));
+                madvise = linker.downcallHandle(libc.find("madvise").orElseThrow(), FunctionDescriptor.of(
+                    ValueLayout.JAVA_INT, ValueLayout.ADDRESS, ValueLayout.JAVA_LONG, ValueLayout.JAVA_INT));
             } catch (RuntimeException | LinkageError e) {
                 // No native access (or no libc symbol): the portable path below is correct, only eager.
                 mmap = null;
                 munmap = null;
+                madvise = null;
             }
         }
         MMAP = mmap;
         MUNMAP = munmap;
+        MADVISE = madvise;
     }
 
     private OffHeap() {
@@ -78,11 +88,29 @@ public final class OffHeap {
                 throw new IllegalStateException("mmap of " + bytes + " bytes failed", e);
             }
             if (mapped.address() != MAP_FAILED) {
+                adviseHugePages(mapped, bytes);
                 return mapped.reinterpret(bytes, arena, unused -> unmap(mapped.address(), bytes));
             }
             // Out of address space or refused: try the ordinary allocator, which reports it properly.
         }
         return arena.allocate(bytes, alignment);
+    }
+
+    /**
+     * Asks for transparent huge pages: rows, B-link nodes and cached lines are reached at random over
+     * hundreds of MiB, and with 4 KiB pages nearly every such access also missed the TLB (a costly
+     * walk under virtualisation). Advice only: where the kernel has huge pages off ({@code never}) or
+     * refuses, the region keeps small pages and works the same.
+     */
+    private static void adviseHugePages(MemorySegment mapped, long bytes) {
+        if (bytes < HUGE_PAGE) {
+            return;
+        }
+        try {
+            int ignored = (int) MADVISE.invokeExact(mapped, bytes, MADV_HUGEPAGE);
+        } catch (Throwable e) {
+            // Advice is optional: a region without huge pages is only slower.
+        }
     }
 
     private static void unmap(long address, long bytes) {

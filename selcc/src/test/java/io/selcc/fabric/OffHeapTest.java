@@ -5,11 +5,17 @@ import org.junit.jupiter.api.Test;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HexFormat;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class OffHeapTest {
     /**
@@ -36,5 +42,39 @@ class OffHeapTest {
         }
         assertFalse(region.scope().isAlive(), "freed with the arena");
         assertThrows(IllegalArgumentException.class, () -> OffHeap.zeroed(Arena.global(), 4096, 8192));
+    }
+
+    /**
+     * Regions of a huge page or more carry the huge-page advice ("hg" in the mapping's VmFlags in
+     * /proc/self/smaps); whether the kernel then backs them with huge pages is its choice. Fails if
+     * the advice is not given (checked by removing the call).
+     */
+    @Test
+    void largeRegionsAreAdvisedToUseHugePages() throws IOException {
+        assumeTrue(OffHeap.lazilyZeroed(), "mapped lazily only on Linux");
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment large = OffHeap.zeroed(arena, 64L << 20, 4096);
+            MemorySegment small = OffHeap.zeroed(arena, 64L << 10, 4096);
+            assertTrue(vmFlags(large.address()).contains("hg"), "advised: " + vmFlags(large.address()));
+            assertFalse(vmFlags(small.address()).contains("hg"), "not advised: " + vmFlags(small.address()));
+        }
+    }
+
+    /** The VmFlags of the mapping that holds {@code address}, as /proc/self/smaps lists them. */
+    private static List<String> vmFlags(long address) throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("/proc/self/smaps"));
+        boolean inside = false;
+        for (String line : lines) {
+            int dash = line.indexOf('-');
+            int space = line.indexOf(' ');
+            if (dash > 0 && space > dash && line.substring(0, dash).chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+                long start = HexFormat.fromHexDigitsToLong(line.substring(0, dash));
+                long end = HexFormat.fromHexDigitsToLong(line.substring(dash + 1, space));
+                inside = Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
+            } else if (inside && line.startsWith("VmFlags:")) {
+                return List.of(line.substring("VmFlags:".length()).trim().split(" +"));
+            }
+        }
+        throw new AssertionError("no mapping holds 0x" + Long.toHexString(address));
     }
 }
