@@ -333,6 +333,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         }
 
         @Override
+        public GclHandle heldLatch(long address) {
+            Held h = held.get(address);
+            return h == null ? null : h.handle;
+        }
+
+        @Override
         public boolean latchesLeafToInsert() {
             return true;
         }

@@ -160,7 +160,7 @@ public final class BLinkTree {
         Context c = acquire();
         try {
             c.guard = guard;
-            long start = descendTo(c, LEAF_LEVEL, key, value);
+            long start = startOfLeafLevel(c, key, value);
             GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
             if (h == null) {
                 return InsertOutcome.REFUSED;
@@ -248,7 +248,7 @@ public final class BLinkTree {
             c.guard = guard;
             GclHandle h;
             if (exclusive) {
-                long start = descendTo(c, LEAF_LEVEL, key, 0);
+                long start = startOfLeafLevel(c, key, 0);
                 h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, 0);
             } else {
                 h = sLatchLeaf(c, key, 0);
@@ -459,10 +459,11 @@ public final class BLinkTree {
      * a split this descent raced with. Returns the held leaf handle.
      */
     private GclHandle sLatchLeaf(Context c, long k, long v) {
-        long address = root;
-        boolean mayBeLeaf = true; // the root, or a node whose parent is at level 1
+        long hinted = hintedLeaf(c, k, v);
+        long address = hinted != 0 ? hinted : root;
+        boolean mayBeLeaf = true; // the root, a hinted leaf, or a node whose parent is at level 1
         while (true) {
-            if (readInnerOptimistically(c, address, k, v)) {
+            if (address != hinted && readInnerOptimistically(c, address, k, v)) {
                 address = c.optNext;
                 mayBeLeaf = !c.optMovedRight && c.optLevel == LEAF_LEVEL + 1;
                 continue;
@@ -479,6 +480,7 @@ public final class BLinkTree {
                     next = n.rightLink();
                     nextMayBeLeaf = n.isLeaf();
                 } else if (n.isLeaf()) {
+                    c.reachedLeaf(address);
                     return h;
                 } else {
                     next = n.child(n.childIndex(k, v));
@@ -492,6 +494,56 @@ public final class BLinkTree {
             address = next;
             mayBeLeaf = nextMayBeLeaf;
         }
+    }
+
+    /**
+     * Where a leaf-level operation on (k, v) starts: the leaf this thread's previous operation on the
+     * tree ended at when (k, v) is still in its range (no inner node read), else the leaf-level node
+     * a descent from the root finds. Either way {@link #xLatchAt} then latches and re-checks it.
+     */
+    private long startOfLeafLevel(Context c, long k, long v) {
+        long hinted = hintedLeaf(c, k, v);
+        if (hinted != 0) {
+            c.pathTop = -1; // no path: a split posts its separator by a descent from the root
+            return hinted;
+        }
+        return descendTo(c, LEAF_LEVEL, k, v);
+    }
+
+    /**
+     * The leaf this thread last reached in this tree, if an optimistic read shows (k, v) in its range
+     * (low, high]; 0 otherwise, or when hints have been missing for this thread's recent operations
+     * (random keys: the check would only add a read). A leaf's low fence never changes and nodes are
+     * never freed, so a leaf that held the range holds it or moved part of it right by a split, which
+     * the latching move-right handles; the root, which may stop being a leaf, is re-checked by level.
+     */
+    private long hintedLeaf(Context c, long k, long v) {
+        long address = c.leafHint;
+        if (address == 0 || c.hintScore < 0) {
+            return 0;
+        }
+        GclHandle held = c.guard.heldLatch(address);
+        if (held != null) {
+            // The transaction holds it (2PL keeps the leaves it inserted into): a stable read, and an
+            // optimistic one would fail on the held latch.
+            BLinkNode n = c.optView.wrap(held);
+            return n.level() == LEAF_LEVEL && !n.isAtOrBelowLow(k, v) && !n.isAboveHigh(k, v) ? c.tookHint(address) : 0;
+        }
+        GclHandle h = c.optimistic;
+        if (!node.tryOptimisticRead(address, h)) {
+            return 0;
+        }
+        boolean inRange;
+        try {
+            BLinkNode n = c.optView.wrap(h);
+            inRange = n.level() == LEAF_LEVEL && !n.isAtOrBelowLow(k, v) && !n.isAboveHigh(k, v);
+        } catch (RuntimeException e) {
+            if (node.validate(h)) {
+                throw e; // a consistent copy: a real bug, not a torn read
+            }
+            return 0;
+        }
+        return node.validate(h) && inRange ? c.tookHint(address) : 0;
     }
 
     /**
@@ -630,6 +682,9 @@ public final class BLinkTree {
                 } else if (n.isAboveHigh(k, v)) {
                     next = n.rightLink();
                 } else {
+                    if (level == LEAF_LEVEL) {
+                        c.reachedLeaf(address);
+                    }
                     return h;
                 }
             } catch (RuntimeException | Error e) {
@@ -737,7 +792,10 @@ public final class BLinkTree {
             // leaf): the sibling is reachable through the right link meanwhile, and no thread waits
             // for an internal node while holding another, which rules out deadlock.
             int parentLevel = level + 1;
-            long start = parentLevel <= c.pathTop ? c.path[parentLevel] : root;
+            // Without a recorded path (the leaf came from a hint) the parent is found by an optimistic
+            // descent: starting at the root would X-latch it, invalidating every other node's copy.
+            long start = parentLevel <= c.pathTop ? c.path[parentLevel]
+                : descendTo(c, parentLevel, separatorKey, separatorValue);
             h = xLatchAt(c, start, parentLevel, separatorKey, separatorValue);
             level = parentLevel;
             k = separatorKey;
@@ -828,7 +886,7 @@ public final class BLinkTree {
         Context c = acquire();
         try {
             c.guard = guard;
-            long start = descendTo(c, LEAF_LEVEL, key, value);
+            long start = startOfLeafLevel(c, key, value);
             GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
             if (h == null) {
                 return false;
@@ -880,6 +938,11 @@ public final class BLinkTree {
         return node;
     }
 
+    /** Leaf-level operations of the calling thread on this tree that started at a hinted leaf. */
+    long leafHintsTaken() {
+        return contexts.get().hintsTaken;
+    }
+
     int leafCapacity() {
         return leafCapacity;
     }
@@ -907,6 +970,9 @@ public final class BLinkTree {
         return new Context(unique, leafCapacity, node.optimisticHandle());
     }
 
+    /** Bounds the hint score: a thread that turns from random keys to a run trusts hints again soon. */
+    private static final int HINT_SCORE_LIMIT = 8;
+
     /** Per-thread scratch, reused so the hot paths allocate nothing: node views, descent path, scan buffer. */
     private static final class Context {
         final BLinkNode view;
@@ -923,6 +989,16 @@ public final class BLinkTree {
         boolean optMovedRight;
         final long[] keys;
         final long[] values;
+        /** The leaf this thread's last leaf-level operation on the tree ended at (0: none yet). */
+        long leafHint;
+        /**
+         * Whether the hint pays: +1 when an operation ends at the hinted leaf, -1 when elsewhere,
+         * within [-HINT_SCORE_LIMIT, HINT_SCORE_LIMIT]; the hint is tried only while it is not negative.
+         * Learned without reading anything: the leaf an operation reached is compared with the hint.
+         */
+        int hintScore;
+        /** Operations that started at the hinted leaf (tests assert that hints were used). */
+        long hintsTaken;
         /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
         long[] path = new long[8];
         int pathTop = -1;
@@ -936,6 +1012,21 @@ public final class BLinkTree {
             this.third = new BLinkNode(unique);
             this.keys = new long[leafCapacity];
             this.values = new long[leafCapacity];
+        }
+
+        long tookHint(long address) {
+            hintsTaken++;
+            return address;
+        }
+
+        void reachedLeaf(long address) {
+            if (leafHint == 0) {
+                leafHint = address; // nothing to learn from a first operation
+                return;
+            }
+            boolean hit = address == leafHint;
+            hintScore = Math.max(-HINT_SCORE_LIMIT, Math.min(HINT_SCORE_LIMIT, hintScore + (hit ? 1 : -1)));
+            leafHint = address;
         }
 
         void remember(int level, long address) {

@@ -190,6 +190,36 @@ class BLinkTreeTest {
         assertTrue(shuffled > 0.55 && shuffled < 0.9, "random order splits in half: fill=" + shuffled);
     }
 
+    /**
+     * Leaf hints: operations that stay in one leaf start there (no inner node read), and a key just
+     * outside the hinted leaf's range, on either side, is still found in its own leaf. Each key is
+     * looked up twice (the second starts at the hint), then its neighbours, which cross a fence
+     * whenever the key is first or last in its leaf. Planted bug caught: skipping the low-fence check
+     * (11 tests failed, keys below a hinted leaf came back absent). Skipping the high-fence check is
+     * not a wrong answer (the latched step moves right past a high fence), only a longer walk.
+     */
+    @Test
+    void leafHintsStartAtTheLastLeafAndRespectItsFences() {
+        BLinkTree tree = BLinkTree.create(node, true);
+        int keys = 3_000;
+        for (long k = 0; k < keys; k++) {
+            assertEquals(InsertOutcome.INSERTED, tree.insert(k * 2, k));
+        }
+        long hintsAfterLoad = tree.leafHintsTaken();
+        assertTrue(hintsAfterLoad > keys * 9L / 10, "ascending inserts start at the hinted leaf: " + hintsAfterLoad);
+        assertTrue(BLinkTreeChecker.check(tree).height() >= 3);
+        for (long k = 1; k < keys - 1; k++) {
+            assertEquals(k, tree.lookup(k * 2, -1), "key " + k * 2);
+            assertEquals(k, tree.lookup(k * 2, -1), "key " + k * 2 + " again");
+            assertEquals(k - 1, tree.lookup(k * 2 - 2, -1), "left neighbour of " + k * 2);
+            assertEquals(-1, tree.lookup(k * 2 - 1, -1), "absent key " + (k * 2 - 1));
+            assertEquals(k + 1, tree.lookup(k * 2 + 2, -1), "right neighbour of " + k * 2);
+        }
+        long hints = tree.leafHintsTaken() - hintsAfterLoad;
+        assertTrue(hints > keys * 3L, "lookups started at hinted leaves: " + hints);
+        BLinkTreeChecker.check(tree);
+    }
+
     /** Entries per leaf slot over the whole leaf level (the checker also proves the tree valid). */
     private static double leafFill(BLinkTree tree) {
         BLinkTreeChecker.Report report = BLinkTreeChecker.check(tree);
