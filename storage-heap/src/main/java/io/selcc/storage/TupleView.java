@@ -199,13 +199,23 @@ public final class TupleView {
 
     /** Copies the whole tuple (header included) into {@code image} (length = tuple size). */
     public void copyTo(byte[] image) {
-        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base, image, 0, schema.tupleSize());
+        copyTo(image, 0);
+    }
+
+    /** Copies the whole tuple (header included) into {@code image} from {@code offset} on. */
+    public void copyTo(byte[] image, int offset) {
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base, image, offset, schema.tupleSize());
     }
 
     /** Overwrites the whole tuple (header included) from {@code image}. */
     public void copyFrom(byte[] image) {
+        copyFrom(image, 0);
+    }
+
+    /** Overwrites the whole tuple (header included) from {@code image}, starting at {@code offset}. */
+    public void copyFrom(byte[] image, int offset) {
         checkWritable();
-        MemorySegment.copy(image, 0, segment, ValueLayout.JAVA_BYTE, base, schema.tupleSize());
+        MemorySegment.copy(image, offset, segment, ValueLayout.JAVA_BYTE, base, schema.tupleSize());
         dirty(base, schema.tupleSize());
     }
 

@@ -3,6 +3,7 @@ package io.selcc.cc.twopl;
 import io.selcc.engine.cc.CcEnvironment;
 import io.selcc.engine.cc.ConcurrencyControl;
 import io.selcc.engine.cc.ConcurrencyControlProvider;
+import io.selcc.threads.PerThread;
 
 /** Provides "2pl". */
 public final class TwoPhaseLockingProvider implements ConcurrencyControlProvider {
@@ -15,6 +16,8 @@ public final class TwoPhaseLockingProvider implements ConcurrencyControlProvider
 
     @Override
     public ConcurrencyControl create(CcEnvironment environment) {
-        return ConcurrencyControl.named(NAME, () -> new TwoPhaseLockingTransaction(environment.node()));
+        PerThread<TwoPhaseLockingTransaction.Workspace> workspaces =
+            PerThread.withInitial(TwoPhaseLockingTransaction.Workspace::new);
+        return ConcurrencyControl.named(NAME, () -> new TwoPhaseLockingTransaction(environment.node(), workspaces));
     }
 }

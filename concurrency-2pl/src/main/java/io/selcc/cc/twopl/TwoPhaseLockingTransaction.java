@@ -16,9 +16,8 @@ import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleLayout;
 import io.selcc.storage.TupleView;
 
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -39,17 +38,18 @@ import java.util.function.Predicate;
  */
 final class TwoPhaseLockingTransaction implements CcTransaction {
     private final ComputeNode node;
+    /** The thread's collections, lent for this transaction's lifetime (see {@link Workspace}). */
+    private final Workspace workspace;
     /** Latches held, by page address, in acquisition order. */
-    private final LongMap<Held> held = new LongMap<>(16);
-    private final List<Undo> undo = new ArrayList<>();
-    /** Record ids whose before-image is saved (the value is unused). */
-    private final LongMap<Undo> undoTaken = new LongMap<>();
+    private final LongMap<Held> held;
+    /** Before-images of the rows this transaction changed, in change order. */
+    private final UndoLog undo;
     /** This transaction's inserts still alive: record id -> table. */
-    private final LongMap<HeapTable> inserts = new LongMap<>();
+    private final LongMap<HeapTable> inserts;
     /** Rows this transaction deleted (existing before it): record id -> table; freed at commit. */
-    private final LongMap<HeapTable> deletes = new LongMap<>();
-    private final Map<HeapTable, TupleView> views = new HashMap<>();
-    private final Map<HeapTable, TupleView> copyViews = new HashMap<>();
+    private final LongMap<HeapTable> deletes;
+    private final Map<HeapTable, TupleView> views;
+    private final Map<HeapTable, TupleView> copyViews;
     private final LockingGuard guard = new LockingGuard(true);
     /** Undoing its own index changes must not fail: waits instead of refusing where nothing is held. */
     private final LockingGuard undoGuard = new LockingGuard(false);
@@ -71,9 +71,6 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         }
     }
 
-    private record Undo(HeapTable table, long rid, byte[] image) {
-    }
-
     private record ReadMark(HeapTable table, long version, int incarnation) {
     }
 
@@ -81,10 +78,113 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * Tuples read under shared page latches: version and incarnation then, checked when their page is
      * upgraded. One map per transaction rather than one per page: most pages hold one or two reads.
      */
-    private final LongMap<ReadMark> readMarks = new LongMap<>(16);
+    private final LongMap<ReadMark> readMarks;
 
-    TwoPhaseLockingTransaction(ComputeNode node) {
+    /**
+     * @param workspaces the calling thread's workspace, borrowed when free (a thread runs one
+     *                   transaction at a time; a nested one gets a fresh workspace)
+     */
+    TwoPhaseLockingTransaction(ComputeNode node, ThreadLocal<Workspace> workspaces) {
         this.node = node;
+        Workspace ws = workspaces.get();
+        if (ws.inUse) {
+            ws = new Workspace();
+        }
+        ws.inUse = true;
+        this.workspace = ws;
+        this.held = ws.held;
+        this.undo = ws.undo;
+        this.inserts = ws.inserts;
+        this.deletes = ws.deletes;
+        this.views = ws.views;
+        this.copyViews = ws.copyViews;
+        this.readMarks = ws.readMarks;
+    }
+
+    /**
+     * The per-transaction collections, kept per thread and cleared between transactions: maps keep
+     * their arrays, views their tables, and before-images share one growing byte array, so a
+     * transaction allocates little beyond its first run on a thread (issue 8: these were about a
+     * fifth of New-Order's allocated bytes). A transaction that ended gives its workspace back and
+     * never touches it again (every entry point checks that it is active).
+     */
+    static final class Workspace {
+        final LongMap<Held> held = new LongMap<>(16);
+        final UndoLog undo = new UndoLog();
+        final LongMap<HeapTable> inserts = new LongMap<>();
+        final LongMap<HeapTable> deletes = new LongMap<>();
+        final Map<HeapTable, TupleView> views = new HashMap<>();
+        final Map<HeapTable, TupleView> copyViews = new HashMap<>();
+        final LongMap<ReadMark> readMarks = new LongMap<>(16);
+        boolean inUse;
+
+        void release() {
+            held.clear();
+            undo.clear();
+            inserts.clear();
+            deletes.clear();
+            readMarks.clear();
+            inUse = false;
+        }
+    }
+
+    /** Before-images: record ids and tables in arrays, the images back to back in one byte array. */
+    static final class UndoLog {
+        /** Record ids with a saved image (value unused): one image per row, the first. */
+        private final LongMap<Boolean> taken = new LongMap<>();
+        private HeapTable[] tables = new HeapTable[16];
+        private long[] rids = new long[16];
+        private int[] offsets = new int[16];
+        private byte[] images = new byte[4096];
+        private int count;
+        private int used;
+
+        boolean has(long rid) {
+            return taken.containsKey(rid);
+        }
+
+        void save(HeapTable table, long rid, TupleView row) {
+            int size = table.schema().tupleSize();
+            if (count == rids.length) {
+                tables = Arrays.copyOf(tables, count * 2);
+                rids = Arrays.copyOf(rids, count * 2);
+                offsets = Arrays.copyOf(offsets, count * 2);
+            }
+            if (used + size > images.length) {
+                images = Arrays.copyOf(images, Math.max(images.length * 2, used + size));
+            }
+            row.copyTo(images, used);
+            tables[count] = table;
+            rids[count] = rid;
+            offsets[count] = used;
+            count++;
+            used += size;
+            taken.put(rid, Boolean.TRUE);
+        }
+
+        int size() {
+            return count;
+        }
+
+        HeapTable table(int i) {
+            return tables[i];
+        }
+
+        long rid(int i) {
+            return rids[i];
+        }
+
+        /** Restores entry {@code i} into {@code row}. */
+        void restore(int i, TupleView row) {
+            row.copyFrom(images, offsets[i]);
+        }
+
+        void clear() {
+            Arrays.fill(tables, 0, count, null);
+            count = 0;
+            used = 0;
+            taken.clear();
+        }
     }
 
     @Override
@@ -231,12 +331,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     }
 
     private void saveUndo(HeapTable table, long rid, TupleView row) {
-        if (!inserts.containsKey(rid) && !undoTaken.containsKey(rid)) {
-            byte[] image = new byte[table.schema().tupleSize()];
-            row.copyTo(image);
-            Undo u = new Undo(table, rid, image);
-            undo.add(u);
-            undoTaken.put(rid, u);
+        if (!inserts.containsKey(rid) && !undo.has(rid)) {
+            undo.save(table, rid, row);
         }
     }
 
@@ -292,6 +388,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
         @Override
         public GclHandle latch(ComputeNode computeNode, long address, boolean exclusive, boolean mayRefuseHere) {
+            checkActive(); // an ended transaction's workspace belongs to the thread's next one
             boolean mayRefuse = refuses && mayRefuseHere;
             Held h = held.get(address);
             if (h != null) {
@@ -334,6 +431,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
         @Override
         public GclHandle heldLatch(long address) {
+            if (!active) {
+                return null;
+            }
             Held h = held.get(address);
             return h == null ? null : h.handle;
         }
@@ -390,9 +490,10 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     /** Restores before-images, frees this transaction's inserts, releases every latch. */
     private void rollback() {
         for (int i = undo.size() - 1; i >= 0; i--) {
-            Undo u = undo.get(i);
-            Held page = held.get(u.table().pageOf(u.rid()));
-            view(u.table()).wrap(page.handle, u.table().slotOf(u.rid())).copyFrom(u.image());
+            HeapTable table = undo.table(i);
+            long rid = undo.rid(i);
+            Held page = held.get(table.pageOf(rid));
+            undo.restore(i, view(table).wrap(page.handle, table.slotOf(rid)));
         }
         for (int i = 0; i < inserts.size(); i++) {
             HeapTable table = inserts.valueAt(i);
@@ -406,8 +507,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         for (int i = 0; i < held.size(); i++) {
             node.unlock(held.valueAt(i).handle);
         }
-        held.clear();
         active = false;
+        workspace.release();
     }
 
     private void checkActive() {
