@@ -338,6 +338,57 @@ abstract class TpccTransactionsContractTest {
         assertEquals(-10_00 + 10_10, c.getMoney(Customer.C_BALANCE));
     }
 
+    /**
+     * An attempt that rolls back after finding the oldest orders leaves them for the next Delivery.
+     * Planted bug caught: a floor set past the order found (the retry skipped it).
+     */
+    @Test
+    void deliveryRolledBackLeavesItsOrdersForTheNext() {
+        try (Transaction tx = node.begin()) {
+            DeliveryResult rolledBack = txns.delivery(tx, new DeliveryInput(1, 7, 1));
+            assertEquals(2, rolledBack.delivered());
+            tx.abort();
+        }
+        DeliveryResult r = run(node, tx -> txns.delivery(tx, new DeliveryInput(1, 7, 2)));
+        assertEquals(List.of(new DeliveryResult.Delivered(1, 2, 1, 25_00), new DeliveryResult.Delivered(2, 1, 1, 6_00)),
+            r.orders(), "the same oldest orders as if nothing had happened");
+    }
+
+    /**
+     * Delivered orders leave empty leaves in the new-order index (B-link nodes never merge); Delivery
+     * must not walk them: its 500th run latches no more nodes than its 10th (plus one leaf at a
+     * boundary). Planted bug caught: scanning from order 0 (the 500th took 4 to 8 more latches).
+     */
+    @Test
+    void deliveryCostDoesNotGrowWithDeliveredOrders() {
+        int orders = 600;
+        for (int o = 0; o < orders; o++) {
+            run(node, tx -> txns.newOrder(tx, new NewOrderInput(1, 3, 1, new int[] {5}, new int[] {1}, new int[] {1}, 1)));
+        }
+        long first = 0; // the 10th: the first ones also deliver the other districts' loaded orders
+        long last = 0;
+        for (int i = 1; i <= 500; i++) {
+            long latches = deliveryLatches(i);
+            first = i == 10 ? latches : first;
+            last = latches;
+        }
+        System.out.println("deliveryCostDoesNotGrowWithDeliveredOrders: latches 10th=" + first + " 500th=" + last);
+        assertTrue(last <= first + 1, "10th=" + first + " 500th=" + last);
+    }
+
+    /**
+     * Latches (cache hits and misses) of one committed Delivery of warehouse 1: leaves and rows. Inner
+     * nodes are read optimistically and not counted here (their number follows the trees' height).
+     */
+    private long deliveryLatches(int carrier) {
+        try (Transaction tx = node.begin()) {
+            txns.delivery(tx, new DeliveryInput(1, 1 + carrier % 10, carrier));
+            io.selcc.fabric.CounterSnapshot c = tx.counters();
+            assertTrue(tx.commit().committed());
+            return c.get(io.selcc.fabric.Counter.CACHE_HITS) + c.get(io.selcc.fabric.Counter.CACHE_MISSES);
+        }
+    }
+
     // ================================================================ Stock-Level
 
     @Test
