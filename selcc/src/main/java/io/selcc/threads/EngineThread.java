@@ -10,8 +10,9 @@ package io.selcc.threads;
  * the same job.
  */
 public final class EngineThread extends Thread {
-    /** Slots, a power of two: per-thread values in use at once must rarely share one. */
-    static final int SLOTS = 256;
+    /** Slots, a power of two: per-thread values in use at once must rarely share one (a TPC-C run on
+     * two nodes creates a few hundred: tables, trees, counters and batches per node). */
+    static final int SLOTS = 1024;
 
     /** Interleaved {owner, value} pairs, indexed by {@code 2 * (PerThread.id & (SLOTS - 1))}. */
     final Object[] slots = new Object[2 * SLOTS];
