@@ -19,7 +19,8 @@ public final class TpccOptions {
 
     @Option(names = "--memory", paramLabel = "SIZE",
         description = "Shared memory per memory node, bytes with a unit (4GiB, 1500MB). Default: twice the"
-            + " initial population plus 512 MiB, spread over the memory nodes. A run that fills it stops early"
+            + " initial population plus 512 MiB, spread over the memory nodes; for run, plus 64 MiB per compute node"
+            + " and second of warm-up and run (Linux, where it is mapped lazily). A run that fills it stops early"
             + " with its results so far (exit code 1).")
     String memory;
     /** Parsed --memory after {@link #validate}: bytes per memory node, 0 for the default. */

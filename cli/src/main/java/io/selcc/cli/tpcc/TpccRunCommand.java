@@ -85,6 +85,10 @@ public final class TpccRunCommand implements Callable<Integer> {
         });
         DriverConfig config = new DriverConfig(tpcc.warehouses, cluster.threads(), run.durationNanos(),
             run.warmupNanos(), run.seed(), weights, waitTimes, constants, retry);
+        if (tpcc.memoryPerNode == 0) {
+            tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc.warehouses,
+                (run.durationNanos() + run.warmupNanos()) / 1e9);
+        }
         try (Database db = TpccSetup.open(cluster, tpcc)) {
             TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out);
             db.cluster().resetCounters();
