@@ -107,7 +107,8 @@ public final class Table {
         /** Pairs: key at 2i, record id at 2i + 1 (0 = empty); one cache line holds both. */
         private long[] pairs = new long[2 << MIN_BITS];
         private int missesSinceGrowth;
-        long hits;
+        /** Hints returned to a reader (right or stale: the reader checks); tests assert they were used. */
+        long tries;
 
         private int slot(long key) {
             return (int) ((key * 0x9E3779B97F4A7C15L) >>> (64 - bits)) << 1;

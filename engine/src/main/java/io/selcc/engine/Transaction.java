@@ -1,7 +1,6 @@
 package io.selcc.engine;
 
 import io.selcc.cache.SharedMemoryFullException;
-
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.index.InsertOutcome;
@@ -106,7 +105,7 @@ public final class Transaction implements AutoCloseable {
         }
         long rid = table.ridHints().get(key);
         if (rid != NONE) {
-            table.ridHints().hits++;
+            table.ridHints().tries++;
         }
         return rid;
     }

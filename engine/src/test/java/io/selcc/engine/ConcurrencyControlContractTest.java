@@ -742,10 +742,10 @@ public abstract class ConcurrencyControlContractTest {
             DatabaseNode node = db.node(0);
             Table table = node.table("account");
             load(node, 3, 100);
-            long before = table.ridHints().hits;
+            long before = table.ridHints().tries;
             assertEquals(100, balance(node, 1));
             assertEquals(100, balance(node, 1));
-            assertTrue(table.ridHints().hits > before, "the second read used the hint");
+            assertTrue(table.ridHints().tries > before, "the second read used the hint");
 
             assertTrue(node.run(tx -> tx.delete(table, 1)).committed());
             assertTrue(node.run(tx -> {
@@ -757,10 +757,10 @@ public abstract class ConcurrencyControlContractTest {
                 return null;
             }).committed());
             assertTrue(node.run(tx -> tx.delete(table, 3)).committed());
-            long hitsBefore = table.ridHints().hits;
+            long hitsBefore = table.ridHints().tries;
             assertEquals(55, balance(node, 1), "key 1 moved: its hint is stale");
             assertEquals(-1, balance(node, 3), "key 3 is gone");
-            assertTrue(table.ridHints().hits > hitsBefore, "the stale hints were tried");
+            assertTrue(table.ridHints().tries > hitsBefore, "the stale hints were tried");
             assertTrue(node.run(tx -> tx.update(table, 1, r -> r.setMoney(BALANCE, 56))).committed());
             assertEquals(56, balance(node, 1));
             assertEquals(7, balance(node, 2_000), "the row in key 1's old slot is untouched");

@@ -221,8 +221,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         long gcls = 0;
         for (int memoryNode = 0; memoryNode < capacities.length; memoryNode++) {
             long bumped = endpoint.remoteFaa(GlobalAddress.of(memoryNode, 0), 0);
-            long capacity = capacities[memoryNode];
-            long usable = capacity - capacity % gclSize - gclSize * (memoryNode == 0 ? 2L : 1L);
+            long usable = usableEnd(memoryNode) - reservedBytes(memoryNode);
             gcls += Math.min(bumped, usable) / gclSize; // the bump word runs past the end once a node is full
         }
         return gcls;
@@ -237,6 +236,17 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
             }
         }
         return gcls;
+    }
+
+    /** Bytes before a memory node's first allocatable GCL: the bump word's GCL, and on node 0 the catalog root. */
+    private long reservedBytes(int memoryNode) {
+        return gclSize * (memoryNode == 0 ? 2L : 1L);
+    }
+
+    /** Where a memory node's last whole GCL ends. */
+    private long usableEnd(int memoryNode) {
+        long capacity = capacities[memoryNode];
+        return capacity - capacity % gclSize;
     }
 
     /** This node's allocation state for one memory node; guarded by its monitor. */
@@ -266,11 +276,9 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
                 }
                 long chunkBytes = (long) settings.allocationChunk() * gclSize;
                 long previous = endpoint.remoteFaa(GlobalAddress.of(memoryNode, 0), chunkBytes);
-                long capacity = capacities[memoryNode];
-                // The first GCL-sized region holds the bump word; memory node 0 also reserves the catalog root.
-                long start = gclSize * (memoryNode == 0 ? 2L : 1L) + previous;
+                long start = reservedBytes(memoryNode) + previous;
                 next = start;
-                end = Math.min(start + chunkBytes, capacity - capacity % gclSize);
+                end = Math.min(start + chunkBytes, usableEnd(memoryNode));
                 if (start + gclSize > end) {
                     full = true;
                     return GlobalAddress.NULL;

@@ -8,6 +8,7 @@ import io.selcc.fabric.GlobalAddress;
 import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.NodeCounters;
+import io.selcc.fabric.OffHeap;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
 
@@ -65,7 +66,7 @@ final class SelccNode extends AbstractComputeNode {
         this.counters = endpoint.counters();
         this.copyLength = gclSize - GclLayout.COPY_OFFSET;
         int n = settings.cacheFrames();
-        MemorySegment pool = io.selcc.fabric.OffHeap.zeroed(arena, (long) n * gclSize, 64); // resident as frames fill
+        MemorySegment pool = OffHeap.zeroed(arena, (long) n * gclSize, 64); // resident as frames fill
         this.frames = new CacheFrame[n];
         this.free = new FreeFrames(n);
         this.table = new FrameTable(settings.shards(), n);

@@ -6,6 +6,7 @@ import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.Flags;
 import io.selcc.engine.Database;
+import io.selcc.fabric.OffHeap;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema;
 import io.selcc.tpcc.check.CheckReport;
@@ -68,20 +69,25 @@ final class TpccSetup {
      * address space, not resident memory, until used). Elsewhere the load's default, as before.
      */
     static long runMemoryPerNode(ClusterSettings cluster, int warehouses, double seconds) {
-        long base = memoryPerNode(cluster, warehouses);
-        if (!io.selcc.fabric.OffHeap.lazilyZeroed()) {
-            return base;
+        long total = loadMemory(warehouses);
+        if (OffHeap.lazilyZeroed()) {
+            total += (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes();
         }
-        long growth = (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes()
-            / cluster.memoryNodes();
-        long perNode = base + growth;
-        return perNode - perNode % 8;
+        return spread(cluster, total);
     }
 
     /** The default memory per memory node: twice the initial population plus headroom, spread over the memory nodes. */
     static long memoryPerNode(ClusterSettings cluster, int warehouses) {
-        long total = 2 * BYTES_PER_WAREHOUSE * warehouses + HEADROOM_BYTES;
-        long perNode = total / cluster.memoryNodes() + cluster.gclSize();
+        return spread(cluster, loadMemory(warehouses));
+    }
+
+    private static long loadMemory(int warehouses) {
+        return 2 * BYTES_PER_WAREHOUSE * warehouses + HEADROOM_BYTES;
+    }
+
+    /** {@code totalBytes} spread over the memory nodes, plus one GCL each, 8-aligned. */
+    private static long spread(ClusterSettings cluster, long totalBytes) {
+        long perNode = totalBytes / cluster.memoryNodes() + cluster.gclSize();
         return perNode - perNode % 8;
     }
 

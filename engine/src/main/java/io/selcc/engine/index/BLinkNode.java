@@ -85,6 +85,11 @@ final class BLinkNode {
         return !lowInfinite() && compare(k, v, lowKey(), lowValue()) <= 0;
     }
 
+    /** A leaf whose range (low, high] holds (k, v). */
+    boolean isLeafHolding(long k, long v) {
+        return isLeaf() && !isAtOrBelowLow(k, v) && !isAboveHigh(k, v);
+    }
+
     // ---------------------------------------------------------------- header
 
     int magic() {

@@ -526,8 +526,7 @@ public final class BLinkTree {
         if (held != null) {
             // The transaction holds it (2PL keeps the leaves it inserted into): a stable read, and an
             // optimistic one would fail on the held latch.
-            BLinkNode n = c.optView.wrap(held);
-            return n.level() == LEAF_LEVEL && !n.isAtOrBelowLow(k, v) && !n.isAboveHigh(k, v) ? c.tookHint(address) : 0;
+            return c.optView.wrap(held).isLeafHolding(k, v) ? c.tookHint(address) : 0;
         }
         GclHandle h = c.optimistic;
         if (!node.tryOptimisticRead(address, h)) {
@@ -535,8 +534,7 @@ public final class BLinkTree {
         }
         boolean inRange;
         try {
-            BLinkNode n = c.optView.wrap(h);
-            inRange = n.level() == LEAF_LEVEL && !n.isAtOrBelowLow(k, v) && !n.isAboveHigh(k, v);
+            inRange = c.optView.wrap(h).isLeafHolding(k, v);
         } catch (RuntimeException e) {
             if (node.validate(h)) {
                 throw e; // a consistent copy: a real bug, not a torn read
