@@ -39,6 +39,8 @@ final class CacheFrame extends StampedLock {
 
     final int index;
     final MemorySegment copy;
+    /** Where {@link #copy} starts in its node's frame pool (see {@link GclHandle}). */
+    final long base;
     volatile long address = NO_ADDRESS;
     private volatile Ownership ownership = Ownership.INVALID;
 
@@ -70,9 +72,10 @@ final class CacheFrame extends StampedLock {
     volatile long readerHoldOffUntil;
     volatile boolean readerHoldOff;
 
-    CacheFrame(int index, MemorySegment copy) {
+    CacheFrame(int index, MemorySegment copy, long base) {
         this.index = index;
         this.copy = copy;
+        this.base = base;
     }
 
     Ownership ownership() {

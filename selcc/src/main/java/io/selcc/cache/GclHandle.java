@@ -21,7 +21,15 @@ public final class GclHandle {
     final AbstractComputeNode owner;
     /** The cache frame (SELCC) or null (SEL); rebound per read for an optimistic handle. */
     CacheFrame frame;
+    /** The GCL's own segment (remote reads and writes, allocation state). */
     MemorySegment copy;
+    /**
+     * Where the accessors read: a node's whole frame pool with this GCL at {@link #base}, so a cache
+     * hit touches the pool's one hot segment object instead of a per-frame slice (one memory miss
+     * fewer per access when frames are too many for the CPU caches); SEL's buffer at base 0.
+     */
+    private MemorySegment memory;
+    private long base;
     long address;
     final boolean exclusive;
     /** A reusable handle for optimistic reads (see {@link ComputeNode#tryOptimisticRead}): never unlocked. */
@@ -33,10 +41,13 @@ public final class GclHandle {
     int dirtyLow = CacheFrame.CLEAN;
     int dirtyHigh;
 
-    GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, long address, boolean exclusive, long stamp) {
+    GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,
+              long address, boolean exclusive, long stamp) {
         this.owner = owner;
         this.frame = frame;
         this.copy = copy;
+        this.memory = memory;
+        this.base = base;
         this.address = address;
         this.exclusive = exclusive;
         this.stamp = stamp;
@@ -52,9 +63,11 @@ public final class GclHandle {
     }
 
     /** Binds an optimistic handle to a frame read under {@code stamp}. */
-    void bindOptimistic(CacheFrame frame, long address, long stamp) {
+    void bindOptimistic(CacheFrame frame, MemorySegment pool, long address, long stamp) {
         this.frame = frame;
         this.copy = frame.copy;
+        this.memory = pool;
+        this.base = frame.base;
         this.address = address;
         this.stamp = stamp;
         this.dataView = null;
@@ -75,39 +88,39 @@ public final class GclHandle {
     }
 
     public int dataSize() {
-        return (int) copy.byteSize() - GclLayout.DATA_OFFSET;
+        return owner.gclSize - GclLayout.DATA_OFFSET;
     }
 
     public long getLong(int offset) {
-        return copy.get(LONG, position(offset, 8));
+        return memory.get(LONG, at(position(offset, 8)));
     }
 
     public void putLong(int offset, long value) {
-        copy.set(LONG, writePosition(offset, 8), value);
+        memory.set(LONG, at(writePosition(offset, 8)), value);
     }
 
     public int getInt(int offset) {
-        return copy.get(INT, position(offset, 4));
+        return memory.get(INT, at(position(offset, 4)));
     }
 
     public void putInt(int offset, int value) {
-        copy.set(INT, writePosition(offset, 4), value);
+        memory.set(INT, at(writePosition(offset, 4)), value);
     }
 
     public byte getByte(int offset) {
-        return copy.get(ValueLayout.JAVA_BYTE, position(offset, 1));
+        return memory.get(ValueLayout.JAVA_BYTE, at(position(offset, 1)));
     }
 
     public void putByte(int offset, byte value) {
-        copy.set(ValueLayout.JAVA_BYTE, writePosition(offset, 1), value);
+        memory.set(ValueLayout.JAVA_BYTE, at(writePosition(offset, 1)), value);
     }
 
     public void getBytes(int offset, byte[] dst, int dstOffset, int length) {
-        MemorySegment.copy(copy, ValueLayout.JAVA_BYTE, position(offset, length), dst, dstOffset, length);
+        MemorySegment.copy(memory, ValueLayout.JAVA_BYTE, at(position(offset, length)), dst, dstOffset, length);
     }
 
     public void putBytes(int offset, byte[] src, int srcOffset, int length) {
-        MemorySegment.copy(src, srcOffset, copy, ValueLayout.JAVA_BYTE, writePosition(offset, length), length);
+        MemorySegment.copy(src, srcOffset, memory, ValueLayout.JAVA_BYTE, at(writePosition(offset, length)), length);
     }
 
     /** A view of the data region; read-only under a shared latch. Declare writes with {@link #markDirty}. */
@@ -123,6 +136,11 @@ public final class GclHandle {
     /** Records that {@code length} bytes at data offset {@code offset} were written through {@link #data()}. */
     public void markDirty(int offset, int length) {
         writePosition(offset, length);
+    }
+
+    /** The byte index in {@link #memory} of data offset {@code offset}, after the checks of {@link #position}. */
+    private long at(long gclPosition) {
+        return base + gclPosition;
     }
 
     private long position(int offset, int length) {

@@ -36,6 +36,8 @@ final class SelccNode extends AbstractComputeNode {
     private static final long DRAIN_WAIT_FACTOR = 10;
 
     private final Arena arena = Arena.ofShared();
+    /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
+    private final MemorySegment pool;
     private final CacheFrame[] frames;
     private final FrameTable table;
     private final FreeFrames free;
@@ -66,12 +68,12 @@ final class SelccNode extends AbstractComputeNode {
         this.counters = endpoint.counters();
         this.copyLength = gclSize - GclLayout.COPY_OFFSET;
         int n = settings.cacheFrames();
-        MemorySegment pool = OffHeap.zeroed(arena, (long) n * gclSize, 64); // resident as frames fill
+        this.pool = OffHeap.zeroed(arena, (long) n * gclSize, 64); // resident as frames fill
         this.frames = new CacheFrame[n];
         this.free = new FreeFrames(n);
         this.table = new FrameTable(settings.shards(), n);
         for (int i = n - 1; i >= 0; i--) {
-            frames[i] = new CacheFrame(i, pool.asSlice((long) i * gclSize, gclSize));
+            frames[i] = new CacheFrame(i, pool.asSlice((long) i * gclSize, gclSize), (long) i * gclSize);
             free.push(frames[i]);
         }
         endpoint.register(MessageKind.INVALIDATION, (from, request) -> onInvalidation((InvalidationRequest) request));
@@ -124,7 +126,7 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (frame.ownership().permits(exclusive)) {
                 counters.increment(Counter.CACHE_HITS);
-                return new GclHandle(this, frame, frame.copy, address, exclusive, stamp);
+                return new GclHandle(this, frame, frame.copy, pool, frame.base, address, exclusive, stamp);
             }
             if (!exclusive) {
                 // A remote acquire needs the frame to itself.
@@ -178,7 +180,7 @@ final class SelccNode extends AbstractComputeNode {
         if (stamp == 0 || frame.address != address || !frame.ownership().permits(false)) {
             return false;
         }
-        handle.bindOptimistic(frame, address, stamp);
+        handle.bindOptimistic(frame, pool, address, stamp);
         counters.increment(Counter.OPTIMISTIC_READS);
         return true;
     }
@@ -195,7 +197,7 @@ final class SelccNode extends AbstractComputeNode {
     /** A handle for a frame held in X; a shared request converts the latch to S first. */
     private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
         long stamp = exclusive ? writeStamp : frame.tryConvertToReadLock(writeStamp);
-        return new GclHandle(this, frame, frame.copy, frame.address, exclusive, stamp);
+        return new GclHandle(this, frame, frame.copy, pool, frame.base, frame.address, exclusive, stamp);
     }
 
     private static long tryLatch(CacheFrame frame, boolean exclusive) {
