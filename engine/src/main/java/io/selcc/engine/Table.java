@@ -10,6 +10,7 @@ import io.selcc.threads.PerThread;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.Predicate;
 
 /** A table opened on one compute node: its heap, primary index and secondary indexes. */
 public final class Table {
@@ -68,11 +69,19 @@ public final class Table {
         return s;
     }
 
-    static final class Scratch {
+    Scratch scratchFor(long key) {
+        Scratch s = scratch();
+        s.hasKey.key = key;
+        return s;
+    }
+
+    final class Scratch {
         final TupleBuffer first;
         final TupleBuffer second;
         final TupleView firstView;
         final TupleView secondView;
+        /** The statement's check that a row is the key's (set by {@link #scratchFor}). */
+        final HasKey hasKey = new HasKey();
         private boolean inUse;
 
         Scratch(Schema schema) {
@@ -84,6 +93,16 @@ public final class Table {
 
         void release() {
             inUse = false;
+        }
+    }
+
+    /** True for a row whose primary key is {@link #key}: a reusable predicate instead of a capturing lambda. */
+    final class HasKey implements Predicate<TupleView> {
+        long key;
+
+        @Override
+        public boolean test(TupleView row) {
+            return primaryKey(row) == key;
         }
     }
 

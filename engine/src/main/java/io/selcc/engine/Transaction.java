@@ -95,6 +95,49 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
+     * Reads the row with primary key {@code key} into the statement's scratch copy and hands it to
+     * {@code reader}; false (reader not called) when there is none. The point read of hot paths: a
+     * row already cached on this node is read without allocating (no row buffer, view or predicate
+     * per call), where {@link #get} returns a copy the caller may keep. A read nested in the reader's
+     * call works but allocates its own scratch.
+     */
+    public boolean read(Table table, long key, RowReader reader) {
+        checkActive();
+        Table.Scratch scratch = table.scratchFor(key);
+        try {
+            long hinted = hint(table, key);
+            if (hinted != NONE) {
+                if (readRow(table, hinted, scratch.hasKey, scratch.first)) {
+                    reader.read(scratch.firstView);
+                    return true;
+                }
+                table.ridHints().forget(key);
+            }
+            long rid = locate(table, key);
+            if (rid == NONE) {
+                return false;
+            }
+            if (!readRow(table, rid, scratch.hasKey, scratch.first)) {
+                throw staleEntry(table, key);
+            }
+            table.ridHints().put(key, rid);
+            reader.read(scratch.firstView);
+            return true;
+        } finally {
+            scratch.release();
+        }
+    }
+
+    /** The algorithm's read, with its abort turned into the transaction's end (no lambda: hot path). */
+    private boolean readRow(Table table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        try {
+            return cc.read(table.heap(), rid, expected, into);
+        } catch (AbortException e) {
+            throw ended(e);
+        }
+    }
+
+    /**
      * Where this thread last found {@code key}'s row (0 if unknown), when the transaction changed no
      * row of the table itself (its own inserts and deletes are answered by {@link #locate}). The
      * caller reads the row with the key as the expected predicate and falls back to the index.

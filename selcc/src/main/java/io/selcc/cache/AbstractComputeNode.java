@@ -4,7 +4,9 @@ import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.GclLayout;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.fabric.NodeCounters;
+import io.selcc.threads.PerThread;
 
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -26,6 +28,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     private final long[] capacities;
     private final MemoryNodeChunk[] chunks;
     private final AtomicInteger roundRobin = new AtomicInteger();
+    private final PerThread<HandlePool> handlePools = PerThread.withInitial(HandlePool::new);
 
     AbstractComputeNode(Settings settings, FabricEndpoint endpoint, long[] memoryNodeCapacities) {
         this.settings = settings;
@@ -128,6 +131,31 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     /** True if no writer latched the handle's frame since it was bound. */
     abstract boolean validateOptimistic(GclHandle handle);
 
+    /**
+     * A handle for a latch just taken: one this thread's earlier unlocks gave back, else a new one.
+     * A row access then allocates no handle (issue 8). A caller that keeps a handle past its unlock
+     * breaks the contract anyway; reuse only means such a bug is caught until the handle's next latch
+     * ("used after unlock") instead of for ever.
+     */
+    final GclHandle handle(CacheFrame frame, MemorySegment copy, MemorySegment memory, long base, long address,
+                           boolean exclusive, long stamp) {
+        HandlePool pool = handlePools.get();
+        if (pool.count == 0) {
+            return new GclHandle(this, frame, copy, memory, base, address, exclusive, stamp);
+        }
+        GclHandle h = pool.handles[--pool.count];
+        pool.handles[pool.count] = null;
+        h.rebind(frame, copy, memory, base, address, exclusive, stamp);
+        return h;
+    }
+
+    /** Handles unlocked by one thread; bounded, so a thread that only unlocks others' latches cannot hoard. */
+    private static final class HandlePool {
+        private static final int CAPACITY = 256;
+        final GclHandle[] handles = new GclHandle[CAPACITY];
+        int count;
+    }
+
     @Override
     public final void unlock(GclHandle handle) {
         if (handle.optimistic) {
@@ -142,6 +170,10 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         }
         handle.released = true;
         release(handle);
+        HandlePool pool = handlePools.get();
+        if (pool.count < HandlePool.CAPACITY) {
+            pool.handles[pool.count++] = handle;
+        }
     }
 
     abstract void release(GclHandle handle);

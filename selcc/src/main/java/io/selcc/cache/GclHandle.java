@@ -31,7 +31,7 @@ public final class GclHandle {
     private MemorySegment memory;
     private long base;
     long address;
-    final boolean exclusive;
+    boolean exclusive;
     /** A reusable handle for optimistic reads (see {@link ComputeNode#tryOptimisticRead}): never unlocked. */
     final boolean optimistic;
     long stamp;
@@ -52,6 +52,22 @@ public final class GclHandle {
         this.exclusive = exclusive;
         this.stamp = stamp;
         this.optimistic = false;
+    }
+
+    /** Makes a handle given back by unlock the handle of a new latch (see {@link AbstractComputeNode#handle}). */
+    void rebind(CacheFrame frame, MemorySegment copy, MemorySegment memory, long base, long address, boolean exclusive,
+                long stamp) {
+        this.frame = frame;
+        this.copy = copy;
+        this.memory = memory;
+        this.base = base;
+        this.address = address;
+        this.exclusive = exclusive;
+        this.stamp = stamp;
+        this.released = false;
+        this.dataView = null;
+        this.dirtyLow = CacheFrame.CLEAN;
+        this.dirtyHigh = 0;
     }
 
     /** An unbound optimistic handle: reads only, bound by each successful optimistic read. */
@@ -131,6 +147,22 @@ public final class GclHandle {
             dataView = exclusive ? data : data.asReadOnly();
         }
         return dataView;
+    }
+
+    /**
+     * The segment the data region lives in, for flyweights that must not allocate a view per latch
+     * (a row read through {@link #data()} cost two segment objects per lock). It may hold other GCLs
+     * too (a node's frame pool): callers stay within {@link #dataStart()} plus {@link #dataSize()},
+     * write only under X, and declare writes with {@link #markDirty} in data-region offsets.
+     */
+    public MemorySegment backingSegment() {
+        checkHeld();
+        return memory;
+    }
+
+    /** Where data offset 0 is in {@link #backingSegment()}. */
+    public long dataStart() {
+        return base + GclLayout.DATA_OFFSET;
     }
 
     /** Records that {@code length} bytes at data offset {@code offset} were written through {@link #data()}. */

@@ -40,7 +40,7 @@ final class SelNode extends AbstractComputeNode {
             endpoint.post(batch);
             long previous = batch.result(atomic);
             if (exclusive ? previous == LatchWord.FREE : !LatchWord.hasWriter(previous)) {
-                return new GclHandle(this, null, copy, copy, 0, address, exclusive, 0);
+                return handle(null, copy, copy, 0, address, exclusive, 0);
             }
             if (!exclusive) {
                 endpoint.remoteFaa(latch, -LatchWord.SEL_READER_UNIT);

@@ -126,7 +126,7 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (frame.ownership().permits(exclusive)) {
                 counters.increment(Counter.CACHE_HITS);
-                return new GclHandle(this, frame, frame.copy, pool, frame.base, address, exclusive, stamp);
+                return handle(frame, frame.copy, pool, frame.base, address, exclusive, stamp);
             }
             if (!exclusive) {
                 // A remote acquire needs the frame to itself.
@@ -197,7 +197,7 @@ final class SelccNode extends AbstractComputeNode {
     /** A handle for a frame held in X; a shared request converts the latch to S first. */
     private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
         long stamp = exclusive ? writeStamp : frame.tryConvertToReadLock(writeStamp);
-        return new GclHandle(this, frame, frame.copy, pool, frame.base, frame.address, exclusive, stamp);
+        return handle(frame, frame.copy, pool, frame.base, frame.address, exclusive, stamp);
     }
 
     private static long tryLatch(CacheFrame frame, boolean exclusive) {

@@ -22,6 +22,8 @@ public final class TupleView {
     private long base;
     /** The page handle whose dirty range writes extend; null for buffers. */
     private GclHandle page;
+    /** Where the page's data region starts in {@link #segment} (0 for buffers): dirty ranges are relative to it. */
+    private long dataStart;
     private boolean writable;
 
     public TupleView(Schema schema) {
@@ -35,10 +37,11 @@ public final class TupleView {
         if (slot < 0 || slot >= slots) {
             throw new IllegalArgumentException("slot out of range: slot=" + slot + " slotsPerPage=" + slots);
         }
-        this.segment = latchedPage.data();
+        this.segment = latchedPage.backingSegment(); // no view object per latch: reads stay allocation-free
         this.page = latchedPage;
         this.writable = latchedPage.isExclusive();
-        this.base = HeapPageLayout.slotOffset(slot, schema.tupleSize());
+        this.dataStart = latchedPage.dataStart();
+        this.base = dataStart + HeapPageLayout.slotOffset(slot, schema.tupleSize());
         return this;
     }
 
@@ -49,6 +52,7 @@ public final class TupleView {
         }
         this.segment = buffer.segment();
         this.page = null;
+        this.dataStart = 0;
         this.writable = true;
         this.base = 0;
         return this;
@@ -171,6 +175,30 @@ public final class TupleView {
         return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 
+    /**
+     * True when the string column holds {@code needle} (ISO-8859-1, as stored) anywhere; false when
+     * null. Searches the stored bytes, so a check like TPC-C's "ORIGINAL" decodes no String.
+     */
+    public boolean stringContains(int column, String needle) {
+        Column c = checked(column);
+        if (isNull(column)) {
+            return false;
+        }
+        long start = stringStart(c);
+        int length = stringLength(c);
+        int n = needle.length();
+        for (int i = 0; i + n <= length; i++) {
+            int j = 0;
+            while (j < n && (segment.get(ValueLayout.JAVA_BYTE, start + i + j) & 0xFF) == needle.charAt(j)) {
+                j++;
+            }
+            if (j == n) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     public void setString(int column, String value) {
         Column c = checked(column);
         if (!c.type().isString()) {
@@ -205,6 +233,11 @@ public final class TupleView {
     /** Copies the whole tuple (header included) into {@code image} from {@code offset} on. */
     public void copyTo(byte[] image, int offset) {
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base, image, offset, schema.tupleSize());
+    }
+
+    /** Copies the whole tuple (header included) into {@code into}, a buffer of the same schema. */
+    public void copyTo(TupleBuffer into) {
+        MemorySegment.copy(segment, base, into.segment(), 0, schema.tupleSize());
     }
 
     /** Overwrites the whole tuple (header included) from {@code image}. */
@@ -328,7 +361,7 @@ public final class TupleView {
     /** Extends the page's dirty range (positions are relative to the data region). */
     private void dirty(long position, int length) {
         if (page != null) {
-            page.markDirty((int) position, length);
+            page.markDirty((int) (position - dataStart), length);
         }
     }
 

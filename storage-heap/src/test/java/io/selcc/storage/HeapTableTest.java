@@ -79,6 +79,21 @@ class HeapTableTest {
         a.unlock(page);
     }
 
+    /** The byte search agrees with String.contains: start, middle, end, absent, prefix past the end, NULL. */
+    @Test
+    void stringContainsSearchesTheStoredBytes() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long rid = table.insert(t -> t.setString(6, "xORIGINALx"));
+        GclHandle page = a.xLock(table.pageOf(rid));
+        TupleView t = new TupleView(ITEM).wrap(page, table.slotOf(rid));
+        for (String needle : new String[] {"ORIGINAL", "xO", "ALx", "ORIGINALxy", "ORIGX", "xORIGINALxz", "", "G"}) {
+            assertEquals(t.getString(6).contains(needle), t.stringContains(6, needle), "needle " + needle);
+        }
+        t.setNull(6);
+        assertFalse(t.stringContains(6, ""), "NULL contains nothing");
+        a.unlock(page);
+    }
+
     @Test
     void nullsAndBadValuesNameTheColumn() {
         HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);

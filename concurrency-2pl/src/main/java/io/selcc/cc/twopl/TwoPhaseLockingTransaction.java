@@ -8,6 +8,7 @@ import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.LongMap;
+import io.selcc.engine.cc.ReadSet;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.engine.index.LeafView;
 import io.selcc.fabric.GlobalAddress;
@@ -71,14 +72,11 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         }
     }
 
-    private record ReadMark(HeapTable table, long version, int incarnation) {
-    }
-
     /**
      * Tuples read under shared page latches: version and incarnation then, checked when their page is
      * upgraded. One map per transaction rather than one per page: most pages hold one or two reads.
      */
-    private final LongMap<ReadMark> readMarks;
+    private final ReadSet readMarks;
 
     /**
      * @param workspaces the calling thread's workspace, borrowed when free (a thread runs one
@@ -115,10 +113,33 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         final LongMap<HeapTable> deletes = new LongMap<>();
         final Map<HeapTable, TupleView> views = new HashMap<>();
         final Map<HeapTable, TupleView> copyViews = new HashMap<>();
-        final LongMap<ReadMark> readMarks = new LongMap<>(16);
+        final ReadSet readMarks = new ReadSet();
+        /** Latch records of ended transactions, for the next ones: a page latched allocates none. */
+        private Held[] spareHeld = new Held[16];
+        private int spareCount;
         boolean inUse;
 
+        Held newHeld(GclHandle handle) {
+            if (spareCount == 0) {
+                return new Held(handle);
+            }
+            Held h = spareHeld[--spareCount];
+            spareHeld[spareCount] = null;
+            h.handle = handle;
+            h.hasReads = false;
+            h.leafVersion = -1;
+            return h;
+        }
+
         void release() {
+            for (int i = 0; i < held.size(); i++) {
+                if (spareCount == spareHeld.length) {
+                    spareHeld = Arrays.copyOf(spareHeld, spareCount * 2);
+                }
+                Held h = held.valueAt(i);
+                h.handle = null;
+                spareHeld[spareCount++] = h;
+            }
             held.clear();
             undo.clear();
             inserts.clear();
@@ -194,8 +215,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         if (!readable(row, rid) || !expected.test(row)) {
             return false;
         }
-        if (!page.handle.isExclusive() && !readMarks.containsKey(rid)) {
-            readMarks.put(rid, new ReadMark(table, row.version(), row.incarnation()));
+        if (!page.handle.isExclusive() && readMarks.indexOf(rid) < 0) {
+            readMarks.add(rid, table, row.version(), row.incarnation());
             page.hasReads = true;
         }
         copyView(table).wrap(into).copyFrom(row);
@@ -345,7 +366,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             if (handle == null) {
                 throw abortWith(AbortReason.LOCK_CONFLICT, page);
             }
-            h = new Held(handle);
+            h = workspace.newHeld(handle);
             held.put(page, h);
             return h;
         }
@@ -358,14 +379,13 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             }
             h.handle = upgraded;
             for (int i = 0; h.hasReads && i < readMarks.size(); i++) {
-                ReadMark read = readMarks.valueAt(i);
-                HeapTable table = read.table();
-                long rid = readMarks.keyAt(i);
+                HeapTable table = readMarks.table(i);
+                long rid = readMarks.rid(i);
                 if (table.pageOf(rid) != page) {
                     continue;
                 }
                 TupleView row = view(table).wrap(upgraded, table.slotOf(rid));
-                if (row.version() != read.version() || row.incarnation() != read.incarnation()) {
+                if (!readMarks.unchanged(i, row.version(), row.incarnation())) {
                     throw abortWith(AbortReason.UPGRADE_CONFLICT, page); // changed while we held no latch
                 }
             }
@@ -445,7 +465,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
         @Override
         public void adopt(GclHandle newLeaf) {
-            held.put(newLeaf.address(), new Held(newLeaf));
+            held.put(newLeaf.address(), workspace.newHeld(newLeaf));
         }
 
         @Override
@@ -475,7 +495,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         private Held keep(LeafView leaf) {
             Held h = held.get(leaf.address());
             if (h == null) {
-                h = new Held(leaf.handle());
+                h = workspace.newHeld(leaf.handle());
                 held.put(leaf.address(), h);
             }
             return h;

@@ -7,6 +7,8 @@ import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.CommitLeaves;
+import io.selcc.engine.cc.ReadSet;
+import io.selcc.engine.cc.RowViews;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.engine.index.LeafView;
 import io.selcc.storage.HeapTable;
@@ -32,18 +34,41 @@ import java.util.function.Predicate;
  * leaf adds the new sibling.
  */
 final class OptimisticTransaction extends BufferingTransaction {
-    /** Rows as first read, by record id. */
-    private final Map<Long, Read> reads = new HashMap<>();
+    /** A finished transaction's read set, for the thread's next one (recording a read then allocates nothing). */
+    private static final ThreadLocal<ReadSet> SPARE_READS = new ThreadLocal<>();
+
+    /** Rows as first read, by record id: borrowed from the thread (a nested transaction gets a fresh one). */
+    private final ReadSet reads;
+    private boolean readsReturned;
     /** Leaves covered by predicate reads: address -> version seen (or after this transaction's own change). */
     private final Map<Long, Long> nodeSet = new HashMap<>();
     private final NodeSetGuard guard = new NodeSetGuard();
 
-    /** A row as first read: its version and its slot's incarnation (a reused slot is another row). */
-    private record Read(HeapTable table, long version, int incarnation) {
-    }
-
     OptimisticTransaction(ComputeNode node) {
         super(node);
+        ReadSet spare = SPARE_READS.get();
+        if (spare != null) {
+            SPARE_READS.set(null);
+            reads = spare;
+        } else {
+            reads = new ReadSet();
+        }
+    }
+
+    /** Gives the read set back to the thread once the transaction is over (committed or rolled back). */
+    private void returnReads() {
+        if (!readsReturned) {
+            readsReturned = true;
+            reads.clear();
+            if (SPARE_READS.get() == null) {
+                SPARE_READS.set(reads);
+            }
+        }
+    }
+
+    @Override
+    protected void rolledBack() {
+        returnReads();
     }
 
     @Override
@@ -51,14 +76,18 @@ final class OptimisticTransaction extends BufferingTransaction {
         GclHandle page = node.sLock(table.pageOf(rid));
         boolean changed = false;
         try {
-            TupleView row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
+            TupleView row = RowViews.of(table).wrap(page, table.slotOf(rid));
             if (!row.isVisible() || !expected.test(row)) {
                 return false;
             }
-            Read first = reads.putIfAbsent(rid, new Read(table, row.version(), row.incarnation()));
-            changed = first != null && (first.version() != row.version() || first.incarnation() != row.incarnation());
+            int first = reads.indexOf(rid);
+            if (first < 0) {
+                reads.add(rid, table, row.version(), row.incarnation());
+            } else {
+                changed = !reads.unchanged(first, row.version(), row.incarnation());
+            }
             if (!changed) {
-                new TupleView(table.schema()).wrap(into).copyFrom(row);
+                row.copyTo(into);
             }
         } finally {
             node.unlock(page);
@@ -108,6 +137,7 @@ final class OptimisticTransaction extends BufferingTransaction {
         } finally {
             releaseChangedLeaves();
             writes.release(latched);
+            returnReads();
         }
     }
 
@@ -171,11 +201,11 @@ final class OptimisticTransaction extends BufferingTransaction {
     }
 
     private boolean validate(TreeMap<Long, GclHandle> latched) {
-        for (Map.Entry<Long, Read> read : reads.entrySet()) {
-            HeapTable table = read.getValue().table();
-            long rid = read.getKey();
+        for (int i = 0; i < reads.size(); i++) {
+            HeapTable table = reads.table(i);
+            long rid = reads.rid(i);
             long pageAddress = table.pageOf(rid);
-            GclHandle page = latched.get(pageAddress);
+            GclHandle page = latched.isEmpty() ? null : latched.get(pageAddress); // no boxed key when read-only
             boolean mine = page != null;
             if (!mine) {
                 page = node.trySLock(pageAddress);
@@ -184,9 +214,8 @@ final class OptimisticTransaction extends BufferingTransaction {
                 }
             }
             try {
-                TupleView row = new TupleView(table.schema()).wrap(page, table.slotOf(rid));
-                if (!row.isVisible() || row.version() != read.getValue().version()
-                    || row.incarnation() != read.getValue().incarnation()) {
+                TupleView row = RowViews.of(table).wrap(page, table.slotOf(rid));
+                if (!row.isVisible() || !reads.unchanged(i, row.version(), row.incarnation())) {
                     return false;
                 }
             } finally {

@@ -6,6 +6,7 @@ import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.cc.RowViews;
 import io.selcc.engine.cc.WriteSet;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.engine.index.LeafView;
@@ -79,14 +80,14 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         int slot = table.slotOf(rid);
         boolean exclusive = toWrite;
         GclHandle page = exclusive ? node.xLock(pageAddress) : node.sLock(pageAddress);
-        TupleView row = new TupleView(table.schema()).wrap(page, slot);
+        TupleView row = RowViews.of(table).wrap(page, slot);
         if (!exclusive && row.isVisible() && expected.test(row) && row.version() <= ts && row.readTimestamp() < ts
                 && !row.hasWriteIntent()) {
             // rts must rise: that is a write to the page.
             node.unlock(page);
             page = node.xLock(pageAddress);
             exclusive = true;
-            row = new TupleView(table.schema()).wrap(page, slot);
+            row = RowViews.of(table).wrap(page, slot);
         }
         AbortReason refused;
         try {
@@ -107,7 +108,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 if (toWrite) {
                     row.writeIntent(true);
                 }
-                new TupleView(table.schema()).wrap(into).copyFrom(row);
+                row.copyTo(into);
                 return true;
             }
         } finally {

@@ -56,6 +56,11 @@ public final class LongMap<V> {
         return at < 0 ? null : (V) values[at];
     }
 
+    /** The dense position of {@code key}'s entry, or -1 if absent. */
+    public int indexOf(long key) {
+        return find(key);
+    }
+
     public boolean containsKey(long key) {
         return find(key) >= 0;
     }

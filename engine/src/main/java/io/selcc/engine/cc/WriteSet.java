@@ -57,6 +57,8 @@ public final class WriteSet {
 
     private final ComputeNode node;
     private final Map<Long, Entry> entries = new LinkedHashMap<>();
+    /** The same entries by primitive record id: a read's check for its own write boxes no key. */
+    private final LongMap<Entry> byRid = new LongMap<>();
     /** Every slot this transaction took, to free on abort. */
     private final Map<Long, HeapTable> inserted = new HashMap<>();
 
@@ -70,7 +72,7 @@ public final class WriteSet {
 
     /** This transaction's own version of a row: null if it has not written it. */
     public Entry get(long rid) {
-        return entries.get(rid);
+        return byRid.get(rid);
     }
 
     /**
@@ -91,21 +93,21 @@ public final class WriteSet {
 
     /** Buffers {@code next} as the row's new columns; {@code before} is the row as read (with its header). */
     public void update(HeapTable table, long rid, TupleBuffer before, TupleView next) {
-        Entry own = entries.get(rid);
+        Entry own = byRid.get(rid);
         if (own != null) {
             new TupleView(table.schema()).wrap(own.image).copyColumnsFrom(next);
             return;
         }
         TupleBuffer image = new TupleBuffer(table.schema());
         new TupleView(table.schema()).wrap(image).copyFrom(next);
-        entries.put(rid, new Entry(table, Kind.UPDATE, image, incarnation(table, before)));
+        put(rid, new Entry(table, Kind.UPDATE, image, incarnation(table, before)));
     }
 
     /** Buffers the deletion of a row read into {@code before}. */
     public void delete(HeapTable table, long rid, TupleBuffer before) {
-        Entry own = entries.get(rid);
+        Entry own = byRid.get(rid);
         if (own == null) {
-            entries.put(rid, new Entry(table, Kind.DELETE, null, incarnation(table, before)));
+            put(rid, new Entry(table, Kind.DELETE, null, incarnation(table, before)));
         } else {
             own.kind = own.kind == Kind.INSERT ? Kind.DROP : Kind.DELETE;
         }
@@ -117,9 +119,14 @@ public final class WriteSet {
         long rid = table.insert(slot -> slot.copyColumnsFrom(source));
         TupleBuffer image = new TupleBuffer(table.schema());
         new TupleView(table.schema()).wrap(image).copyFrom(source);
-        entries.put(rid, new Entry(table, Kind.INSERT, image, 0));
+        put(rid, new Entry(table, Kind.INSERT, image, 0));
         inserted.put(rid, table);
         return rid;
+    }
+
+    private void put(long rid, Entry entry) {
+        entries.put(rid, entry);
+        byRid.put(rid, entry);
     }
 
     /** X-latches every page this write set touches, in global address order (committers cannot deadlock). */
