@@ -4,6 +4,7 @@ import io.selcc.engine.AbortException;
 import io.selcc.engine.AbortReason;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Index;
+import io.selcc.engine.RowReader;
 import io.selcc.engine.Table;
 import io.selcc.engine.Transaction;
 import io.selcc.storage.TupleView;
@@ -160,6 +161,7 @@ public final class TpccTransactions {
         }, "w", w, "d", d, "o", orderId);
 
         List<NewOrderResult.Line> lines = new ArrayList<>(olCnt);
+        ItemFields item = new ItemFields();
         boolean invalidItem = false;
         long sumAmounts = 0;
         for (int i = 0; i < olCnt; i++) {
@@ -167,23 +169,23 @@ public final class TpccTransactions {
             int supplyW = in.supplyWarehouses()[i];
             int quantity = in.quantities()[i];
             int number = i + 1;
-            TupleView item = itemId >= 1 && itemId <= MAX_ITEM_ID ? tx.get(items, Item.key(itemId)) : null;
-            if (item == null) {
+            if (itemId < 1 || itemId > MAX_ITEM_ID || !tx.read(items, Item.key(itemId), item)) {
                 // [SPEC] 2.4.2.3: skip stock, brand check, line insert and amount; roll back after all items.
                 invalidItem = true;
                 continue;
             }
-            long price = item.getMoney(Item.I_PRICE);
-            String itemName = item.getString(Item.I_NAME);
-            boolean itemOriginal = item.getString(Item.I_DATA).contains("ORIGINAL");
+            long price = item.price;
+            String itemName = item.name;
+            boolean itemOriginal = item.original;
             boolean remote = supplyW != w;
 
             int[] stockQuantity = new int[1];
-            String[] stockStrings = new String[2]; // S_DIST_<d>, S_DATA
+            String[] stockDistInfo = new String[1]; // S_DIST_<d>
+            boolean[] stockOriginal = new boolean[1];
             found = tx.update(stock, Stock.key(supplyW, itemId), row -> {
                 int q = row.getInt(Stock.S_QUANTITY);
-                stockStrings[0] = row.getString(Stock.distColumn(d));
-                stockStrings[1] = row.getString(Stock.S_DATA);
+                stockDistInfo[0] = row.getString(Stock.distColumn(d));
+                stockOriginal[0] = row.stringContains(Stock.S_DATA, "ORIGINAL");
                 int newQ = stockQuantityAfter(q, quantity);
                 row.setInt(Stock.S_QUANTITY, newQ);
                 row.setInt(Stock.S_YTD, row.getInt(Stock.S_YTD) + quantity);
@@ -195,7 +197,7 @@ public final class TpccTransactions {
             });
             requireFound(found, "stock", supplyW, itemId, 0);
             long amount = quantity * price;
-            char brandGeneric = itemOriginal && stockStrings[1].contains("ORIGINAL") ? 'B' : 'G';
+            char brandGeneric = itemOriginal && stockOriginal[0] ? 'B' : 'G';
             insertOrConflict(tx, orderLines, row -> {
                 row.setInt(OrderLine.OL_O_ID, orderId);
                 row.setInt(OrderLine.OL_D_ID, d);
@@ -205,7 +207,7 @@ public final class TpccTransactions {
                 row.setInt(OrderLine.OL_SUPPLY_W_ID, supplyW);
                 row.setInt(OrderLine.OL_QUANTITY, quantity);
                 row.setMoney(OrderLine.OL_AMOUNT, amount);
-                row.setString(OrderLine.OL_DIST_INFO, stockStrings[0]);
+                row.setString(OrderLine.OL_DIST_INFO, stockDistInfo[0]);
             }, "w", w, "d", d, "o", orderId);
             sumAmounts += amount;
             lines.add(new NewOrderResult.Line(supplyW, itemId, itemName, quantity, stockQuantity[0], brandGeneric,
@@ -235,6 +237,20 @@ public final class TpccTransactions {
         return Math.floorDiv(scaled + divisor / 2, divisor);
     }
 
+    /** What New-Order reads of an ITEM row, filled by {@link Transaction#read} (no row copy per item). */
+    private static final class ItemFields implements RowReader {
+        long price;
+        String name;
+        boolean original;
+
+        @Override
+        public void read(TupleView row) {
+            price = row.getMoney(Item.I_PRICE);
+            name = row.getString(Item.I_NAME);
+            original = row.stringContains(Item.I_DATA, "ORIGINAL");
+        }
+    }
+
     // ================================================================ Payment ([SPEC] 2.5.2)
 
     /**
@@ -261,8 +277,10 @@ public final class TpccTransactions {
 
         int cW = in.customerW();
         int cD = in.customerD();
-        TupleView chosen = findCustomer(tx, cW, cD, in.byLastName(), in.customerId(), in.lastNameNumber());
-        int c = chosen.getInt(Customer.C_ID);
+        // By id the update below finds the row (or reports it missing): no separate read of it first.
+        int c = in.byLastName()
+            ? findCustomer(tx, cW, cD, true, 0, in.lastNameNumber()).getInt(Customer.C_ID)
+            : in.customerId();
         found = tx.update(customers, Customer.key(cW, cD, c), row -> {
             row.setMoney(Customer.C_BALANCE, row.getMoney(Customer.C_BALANCE) - amount);
             row.setMoney(Customer.C_YTD_PAYMENT, row.getMoney(Customer.C_YTD_PAYMENT) + amount);
@@ -273,7 +291,6 @@ public final class TpccTransactions {
             }
         });
         requireFound(found, "customer", cW, cD, c);
-        TupleView customer = tx.get(customers, Customer.key(cW, cD, c));
 
         long historyId = History.id(historyOrigin, historySequence.getAndIncrement());
         String hData = names[0] + "    " + names[1];
@@ -289,17 +306,22 @@ public final class TpccTransactions {
             row.setString(History.H_DATA, hData);
         }, "h_id", historyId, "w", w, "d", d);
 
-        String credit = customer.getString(Customer.C_CREDIT);
-        String shown = null;
-        if ("BC".equals(credit)) {
-            String data = customer.getString(Customer.C_DATA);
-            shown = data.length() > C_DATA_SHOWN ? data.substring(0, C_DATA_SHOWN) : data;
-        }
-        return new PaymentResult(c, cW, cD, customer.getString(Customer.C_FIRST), customer.getString(Customer.C_MIDDLE),
-            customer.getString(Customer.C_LAST), credit, customer.getMoney(Customer.C_CREDIT_LIM),
-            customer.getInt(Customer.C_DISCOUNT), customer.getMoney(Customer.C_BALANCE),
-            customer.getMoney(Customer.C_YTD_PAYMENT), customer.getInt(Customer.C_PAYMENT_CNT), shown, amount,
-            historyId);
+        PaymentResult[] result = new PaymentResult[1];
+        found = tx.read(customers, Customer.key(cW, cD, c), customer -> {
+            String credit = customer.getString(Customer.C_CREDIT);
+            String shown = null;
+            if ("BC".equals(credit)) {
+                String data = customer.getString(Customer.C_DATA);
+                shown = data.length() > C_DATA_SHOWN ? data.substring(0, C_DATA_SHOWN) : data;
+            }
+            result[0] = new PaymentResult(c, cW, cD, customer.getString(Customer.C_FIRST),
+                customer.getString(Customer.C_MIDDLE), customer.getString(Customer.C_LAST), credit,
+                customer.getMoney(Customer.C_CREDIT_LIM), customer.getInt(Customer.C_DISCOUNT),
+                customer.getMoney(Customer.C_BALANCE), customer.getMoney(Customer.C_YTD_PAYMENT),
+                customer.getInt(Customer.C_PAYMENT_CNT), shown, amount, historyId);
+        });
+        requireFound(found, "customer", cW, cD, c);
+        return result[0];
     }
 
     /**
