@@ -9,7 +9,7 @@ import java.nio.charset.StandardCharsets;
 /**
  * A reusable flyweight over one tuple: in a latched heap page, or in a private {@link TupleBuffer}
  * (write buffers, undo images). Typed column access by index, the CC header, whole-image copies.
- * Allocates nothing except the Strings it returns. Writes into a page need its X handle and record
+ * Allocates nothing except the Strings it returns (and a search buffer grown once). Writes into a page need its X handle and record
  * their dirty bytes through it.
  */
 public final class TupleView {
@@ -25,6 +25,8 @@ public final class TupleView {
     /** Where the page's data region starts in {@link #segment} (0 for buffers): dirty ranges are relative to it. */
     private long dataStart;
     private boolean writable;
+    /** Scratch for {@link #stringContains}, grown to the longest string searched through this view. */
+    private byte[] searchBytes = new byte[0];
 
     public TupleView(Schema schema) {
         this.schema = schema;
@@ -184,12 +186,16 @@ public final class TupleView {
         if (isNull(column)) {
             return false;
         }
-        long start = stringStart(c);
         int length = stringLength(c);
+        if (searchBytes.length < length) {
+            searchBytes = new byte[Math.max(length, 2 * searchBytes.length)];
+        }
+        byte[] bytes = searchBytes; // one bulk copy: a segment read per byte cost more than decoding
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, stringStart(c), bytes, 0, length);
         int n = needle.length();
         for (int i = 0; i + n <= length; i++) {
             int j = 0;
-            while (j < n && (segment.get(ValueLayout.JAVA_BYTE, start + i + j) & 0xFF) == needle.charAt(j)) {
+            while (j < n && (bytes[i + j] & 0xFF) == needle.charAt(j)) {
                 j++;
             }
             if (j == n) {
