@@ -82,6 +82,8 @@ public final class Table {
         final TupleView secondView;
         /** The statement's check that a row is the key's (set by {@link #scratchFor}). */
         final HasKey hasKey = new HasKey();
+        /** A scan's check that a row still has the key its index entry was found by. */
+        final IndexKeyMatch hasIndexKey = new IndexKeyMatch();
         private boolean inUse;
 
         Scratch(Schema schema) {
@@ -103,6 +105,17 @@ public final class Table {
         @Override
         public boolean test(TupleView row) {
             return primaryKey(row) == key;
+        }
+    }
+
+    /** True for a row whose key in {@link #index} is {@link #key}. */
+    static final class IndexKeyMatch implements Predicate<TupleView> {
+        Index index;
+        long key;
+
+        @Override
+        public boolean test(TupleView row) {
+            return index.keyOf(row) == key;
         }
     }
 
