@@ -21,10 +21,9 @@ import io.selcc.tpcc.TpccSchema.Stock;
 import io.selcc.tpcc.TpccSchema.Warehouse;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -447,23 +446,38 @@ public final class TpccTransactions {
         int d = in.d();
         TupleView district = require(tx.get(districts, District.key(w, d)), "district", "w", w, "d", d);
         int next = district.getInt(District.D_NEXT_O_ID);
-        Set<Integer> itemIds = new HashSet<>();
+        // Item ids in an int array, sorted and deduplicated below: no boxed set, and the stock rows are
+        // then read in key order (neighbouring keys share index leaves and heap pages).
+        int[][] itemIds = {new int[256]};
+        int[] count = new int[1];
         if (next > 0) {
             int low = Math.max(0, next - STOCK_LEVEL_ORDERS);
-            tx.scan(orderLines.primaryIndex(), OrderLine.key(w, d, low, 0),
+            tx.readRange(orderLines.primaryIndex(), OrderLine.key(w, d, low, 0),
                 OrderLine.key(w, d, next - 1, TpccSchema.MAX_ORDER_LINE_NUMBER), ALL, row -> {
-                    itemIds.add(row.getInt(OrderLine.OL_I_ID));
+                    if (count[0] == itemIds[0].length) {
+                        itemIds[0] = Arrays.copyOf(itemIds[0], count[0] * 2);
+                    }
+                    itemIds[0][count[0]++] = row.getInt(OrderLine.OL_I_ID);
                     return true;
                 });
         }
-        int lowStock = 0;
-        for (int itemId : itemIds) {
-            TupleView s = require(tx.get(stock, Stock.key(w, itemId)), "stock", "w", w, "i", itemId);
-            if (s.getInt(Stock.S_QUANTITY) < in.threshold()) {
-                lowStock++;
+        int[] ids = itemIds[0];
+        Arrays.sort(ids, 0, count[0]);
+        int[] lowStock = new int[1];
+        int threshold = in.threshold();
+        RowReader countLow = s -> {
+            if (s.getInt(Stock.S_QUANTITY) < threshold) {
+                lowStock[0]++;
             }
+        };
+        for (int i = 0; i < count[0]; i++) {
+            int itemId = ids[i];
+            if (i > 0 && ids[i - 1] == itemId) {
+                continue; // DISTINCT s_i_id
+            }
+            requireFound(tx.read(stock, Stock.key(w, itemId), countLow), "stock", w, itemId, 0);
         }
-        return new StockLevelResult(w, d, in.threshold(), lowStock);
+        return new StockLevelResult(w, d, threshold, lowStock[0]);
     }
 
     // ================================================================ shared
