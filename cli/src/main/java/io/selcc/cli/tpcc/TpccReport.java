@@ -21,16 +21,16 @@ final class TpccReport {
     }
 
     static void print(PrintWriter out, DriverResult result) {
-        out.printf(Locale.ROOT, "%n%-12s %10s %9s %8s %7s %10s %9s %9s %9s %9s %9s %8s %12s%n", "type", "committed",
-            "aborted", "failed", "mix %", "txn/s", "p50 us", "p90 us", "p99 us", "max us", "RT/txn", "msg/txn",
-            "alloc B/txn");
+        out.printf(Locale.ROOT, "%n%-12s %10s %9s %8s %7s %10s %9s %9s %9s %9s %9s %8s %8s %12s%n", "type",
+            "committed", "aborted", "failed", "mix %", "txn/s", "p50 us", "p90 us", "p99 us", "max us", "RT/txn",
+            "msg/txn", "GCL/txn", "alloc B/txn");
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);
-            out.printf(Locale.ROOT, "%-12s %,10d %,9d %,8d %7.2f %,10.1f %,9.0f %,9.0f %,9.0f %,9d %9.2f %8.2f %,12.0f%n",
+            out.printf(Locale.ROOT, "%-12s %,10d %,9d %,8d %7.2f %,10.1f %,9.0f %,9.0f %,9.0f %,9d %9.2f %8.2f %8.1f %,12.0f%n",
                 type.jsonName(), s.committed(), s.aborted(), s.failed(), result.share(type), result.txnPerSec(type),
                 s.percentileMicros(50), s.percentileMicros(90), s.percentileMicros(99),
                 s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue(),
-                s.roundTripsPerTxn(), s.messagesPerTxn(), s.allocatedBytesPerTxn());
+                s.roundTripsPerTxn(), s.messagesPerTxn(), s.gclAccessesPerTxn(), s.allocatedBytesPerTxn());
         }
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);
@@ -109,6 +109,7 @@ final class TpccReport {
                 .field("maxMicros", s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue())
                 .field("roundTripsPerTxn", s.roundTripsPerTxn())
                 .field("messagesPerTxn", s.messagesPerTxn())
+                .field("gclAccessesPerTxn", s.gclAccessesPerTxn())
                 .field("allocatedBytesPerTxn", s.allocatedBytesPerTxn());
             json.name("abortsByReason").beginObject();
             for (Map.Entry<AbortReason, Long> reason : s.aborts().entrySet()) {

@@ -124,8 +124,12 @@ class TpccCommandTest {
         for (String type : List.of("NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel")) {
             @SuppressWarnings("unchecked")
             Map<String, Object> stats = (Map<String, Object>) perType.get(type);
-            for (String key : List.of("committed", "aborted", "p50Micros", "p90Micros", "p99Micros", "roundTripsPerTxn")) {
+            for (String key : List.of("committed", "aborted", "p50Micros", "p90Micros", "p99Micros", "roundTripsPerTxn",
+                    "gclAccessesPerTxn")) {
                 assertTrue(stats.containsKey(key), type + " lacks " + key);
+            }
+            if (((Number) stats.get("committed")).longValue() > 0) {
+                assertTrue(((Number) stats.get("gclAccessesPerTxn")).doubleValue() >= 1, type + " touched no GCL: " + stats);
             }
         }
         @SuppressWarnings("unchecked")

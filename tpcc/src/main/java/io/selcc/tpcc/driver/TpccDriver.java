@@ -308,6 +308,8 @@ public final class TpccDriver {
             s.latencyMicros.recordValue(Math.max(0, (ended - started) / 1000));
             s.roundTrips += cost.get(Counter.ROUND_TRIPS);
             s.messages += cost.get(Counter.MESSAGES_SENT);
+            s.gclAccesses += cost.get(Counter.CACHE_HITS) + cost.get(Counter.CACHE_MISSES)
+                + cost.get(Counter.OPTIMISTIC_READS);
             s.bytesRead += cost.get(Counter.BYTES_READ);
             s.allocatedBytes += allocated;
         }

@@ -22,6 +22,8 @@ public final class TypeStats {
     final Histogram latencyMicros = new Histogram(LATENCY_DIGITS);
     long roundTrips;
     long messages;
+    /** GCL latches (cache hits and misses) and optimistic reads: the lines a transaction touched. */
+    long gclAccesses;
     long bytesRead;
     /** Heap bytes the terminal thread allocated for these transactions (see TpccDriver). */
     long allocatedBytes;
@@ -36,6 +38,7 @@ public final class TypeStats {
         latencyMicros.add(other.latencyMicros);
         roundTrips += other.roundTrips;
         messages += other.messages;
+        gclAccesses += other.gclAccesses;
         bytesRead += other.bytesRead;
         allocatedBytes += other.allocatedBytes;
         skippedDistricts += other.skippedDistricts;
@@ -81,6 +84,15 @@ public final class TypeStats {
 
     public double messagesPerTxn() {
         return ended() == 0 ? 0 : (double) messages / ended();
+    }
+
+    /**
+     * GCL accesses per transaction: latches taken (cache hits and misses) plus optimistic reads. An
+     * exact, machine-independent measure of the work a transaction does in the cache (each access
+     * touches a frame and its data), where the host's noise hides a change in time.
+     */
+    public double gclAccessesPerTxn() {
+        return ended() == 0 ? 0 : (double) gclAccesses / ended();
     }
 
     public long skippedDistricts() {
