@@ -3,6 +3,7 @@ package io.selcc.bench;
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
 import io.selcc.cache.SelccCluster;
+import io.selcc.engine.index.BLinkTree;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.CounterSnapshot;
 
@@ -18,6 +19,9 @@ import java.util.SplittableRandom;
  *       for working sets from 1 to 256 MiB.</li>
  *   <li>{@code sLock}, read one word, {@code unlock} on one node, over 4,096 and 131,072 cached GCLs
  *       in a random order; the counters prove every access a hit (no round trip, no eviction).</li>
+ *   <li>B-link point lookups at random over four trees of 400,000 dense keys each (loaded in a random
+ *       order, as a loader's shuffled keys are), every node cached: the cost of a descent when its
+ *       nodes are not in the CPU caches (the in-node search reads a few of a node's 32 lines).</li>
  * </ol>
  *
  * <p>Run: {@code java --enable-native-access=ALL-UNNAMED -XX:+UseTransparentHugePages -Xmx2g -cp
@@ -44,6 +48,46 @@ public final class MemoryLatencyReport {
             System.out.printf(Locale.ROOT, "cached hit over %,7d GCLs: %6.1f ns per sLock + read + unlock%n", lines,
                 randomHitNanos(lines));
         }
+        System.out.printf(Locale.ROOT, "B-link lookup, 4 x 400,000 keys: %6.1f ns per random point lookup%n",
+            lookupNanos(4, 400_000));
+    }
+
+    private static double lookupNanos(int trees, int keysPerTree) {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(200_000)
+            .memoryPerNode(512L << 20).build()) {
+            ComputeNode node = cluster.node(0);
+            BLinkTree[] tree = new BLinkTree[trees];
+            for (int t = 0; t < trees; t++) {
+                tree[t] = BLinkTree.create(node, true);
+                for (int i : shuffled(keysPerTree, 7 + t)) {
+                    tree[t].insert(key(i), i);
+                }
+            }
+            SplittableRandom random = new SplittableRandom(42);
+            int lookups = 2_000_000;
+            double nanos = 0;
+            long found = 0;
+            CounterSnapshot before = node.counters().snapshot();
+            for (int round = 0; round < ROUNDS; round++) {
+                long start = System.nanoTime();
+                for (int i = 0; i < lookups; i++) {
+                    int k = random.nextInt(keysPerTree);
+                    found += tree[i % trees].lookup(key(k), -1) == k ? 1 : 0;
+                }
+                nanos = (System.nanoTime() - start) / (double) lookups;
+            }
+            CounterSnapshot used = node.counters().snapshot().minus(before);
+            if (found != (long) ROUNDS * lookups || used.get(Counter.ROUND_TRIPS) != 0) {
+                throw new IllegalStateException("lookups missed or went remote: found=" + found + " of "
+                    + (long) ROUNDS * lookups + " roundTrips=" + used.get(Counter.ROUND_TRIPS));
+            }
+            return nanos;
+        }
+    }
+
+    /** Dense composite-like keys: consecutive ids seven apart above a base. */
+    private static long key(int i) {
+        return 1_000L + 7L * i;
     }
 
     private static double chaseNanos(int mebibytes) {
