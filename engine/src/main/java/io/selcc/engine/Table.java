@@ -168,6 +168,13 @@ public final class Table {
             pairs[i + 1] = rid;
         }
 
+        /** Records where a scan found {@code key}, without counting it as a miss (no growth). */
+        void remember(long key, long rid) {
+            int i = slot(key);
+            pairs[i] = key;
+            pairs[i + 1] = rid;
+        }
+
         void forget(long key) {
             int i = slot(key);
             if (pairs[i] == key) {

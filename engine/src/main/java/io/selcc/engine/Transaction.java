@@ -195,7 +195,8 @@ public final class Transaction implements AutoCloseable {
         int delivered = 0;
         int batch = Math.max(16, limit * 2);
         long from = forward ? low : high;
-        Set<Entry> seenAtBoundary = new HashSet<>();
+        Set<Entry> seenAtBoundary = Set.of();
+        Table table = index.table();
         while (true) {
             List<Entry> entries = new ArrayList<>();
             long fromKey = from;
@@ -208,12 +209,17 @@ public final class Transaction implements AutoCloseable {
             List<Entry> merged = mergeLocalChanges(index, entries, forward ? fromKey : low, forward ? high : fromKey,
                 exhausted, lastKey, forward);
             for (Entry entry : merged) {
-                if (!seenAtBoundary.add(entry) && entry.key() == from) {
+                if (entry.key() == from && seenAtBoundary.contains(entry)) {
                     continue; // delivered in the previous batch
                 }
                 TupleView row = scratch == null ? readByIndex(index, entry) : readByIndex(index, entry, scratch);
                 if (row == null) {
                     continue;
+                }
+                if (index.isPrimary()) {
+                    // A row found by a scan is often read or written by key next (Delivery's new order,
+                    // order lines): the hint lets that skip the index.
+                    table.ridHints().remember(entry.key(), entry.rid());
                 }
                 delivered++;
                 if (!visitor.visit(row) || delivered >= limit) {
