@@ -827,6 +827,26 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * A primary-index scan leaves hints: a row it delivered is then read by key without the index,
+     * and through a hint the update still finds the right row. Shown failing with the scan's
+     * {@code remember} removed (no hint was tried).
+     */
+    @Test
+    void aScanLeavesHintsForTheRowsItDelivered() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            Table table = node.table("account");
+            load(node, 20, 100); // inserts only: no key was looked up, so no hint exists yet
+            assertTrue(node.run(tx -> tx.scan(table.primaryIndex(), 1, 20, 100, row -> true) == 20).value());
+            long before = table.ridHints().tries;
+            assertTrue(node.run(tx -> tx.update(table, 5, row -> row.setMoney(BALANCE, 55))).value());
+            assertEquals(before + 1, table.ridHints().tries, "the update used the scan's hint");
+            assertEquals(55, balance(node, 5));
+            assertEquals(100, balance(node, 6), "only key 5's row changed");
+        }
+    }
+
+    /**
      * Exact cost of a single-row read transaction whose index nodes and heap page are cached on
      * this node: no round trip beyond what the algorithm itself needs at begin (TO: one FAA).
      */
