@@ -216,11 +216,9 @@ public final class Transaction implements AutoCloseable {
                 if (row == null) {
                     continue;
                 }
-                if (index.isPrimary()) {
-                    // A row found by a scan is often read or written by key next (Delivery's new order,
-                    // order lines): the hint lets that skip the index.
-                    table.ridHints().remember(entry.key(), entry.rid());
-                }
+                // A row found by a scan is often read or written by key next (Delivery's new order and
+                // order lines, Payment's customer found by last name): the hint lets that skip the index.
+                        table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid());
                 delivered++;
                 if (!visitor.visit(row) || delivered >= limit) {
                     return delivered;

@@ -827,9 +827,9 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
-     * A primary-index scan leaves hints: a row it delivered is then read by key without the index,
+     * A scan (primary or secondary index) leaves hints: a row it delivered is then read by key without the index,
      * and through a hint the update still finds the right row. Shown failing with the scan's
-     * {@code remember} removed (no hint was tried).
+     * {@code remember} removed (no hint was tried), and with it kept for primary-index scans only.
      */
     @Test
     void aScanLeavesHintsForTheRowsItDelivered() {
@@ -837,12 +837,18 @@ public abstract class ConcurrencyControlContractTest {
             DatabaseNode node = db.node(0);
             Table table = node.table("account");
             load(node, 20, 100); // inserts only: no key was looked up, so no hint exists yet
-            assertTrue(node.run(tx -> tx.scan(table.primaryIndex(), 1, 20, 100, row -> true) == 20).value());
+            assertTrue(node.run(tx -> tx.scan(table.primaryIndex(), 1, 5, 100, row -> true) == 5).value());
             long before = table.ridHints().tries;
             assertTrue(node.run(tx -> tx.update(table, 5, row -> row.setMoney(BALANCE, 55))).value());
             assertEquals(before + 1, table.ridHints().tries, "the update used the scan's hint");
             assertEquals(55, balance(node, 5));
             assertEquals(100, balance(node, 6), "only key 5's row changed");
+            // A secondary index scan too: account 10 (branch 1) is beyond the primary scan's range.
+            assertTrue(node.run(tx -> tx.scan(node.index("account.by_branch"), 1, 1, 100, row -> true) > 0).value());
+            long beforeSecondary = table.ridHints().tries;
+            assertTrue(node.run(tx -> tx.update(table, 10, row -> row.setMoney(BALANCE, 77))).value());
+            assertEquals(beforeSecondary + 1, table.ridHints().tries, "the update used the secondary scan's hint");
+            assertEquals(77, balance(node, 10));
         }
     }
 
