@@ -44,14 +44,8 @@ public final class GclHandle {
     GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,
               long address, boolean exclusive, long stamp) {
         this.owner = owner;
-        this.frame = frame;
-        this.copy = copy;
-        this.memory = memory;
-        this.base = base;
-        this.address = address;
-        this.exclusive = exclusive;
-        this.stamp = stamp;
         this.optimistic = false;
+        rebind(frame, copy, memory, base, address, exclusive, stamp);
     }
 
     /** Makes a handle given back by unlock the handle of a new latch (see {@link AbstractComputeNode#handle}). */
