@@ -124,8 +124,10 @@ public final class TpccTransactions {
     public NewOrderResult newOrder(Transaction tx, NewOrderInput in) {
         int w = in.w();
         int d = in.d();
-        TupleView warehouse = require(tx.get(warehouses, Warehouse.key(w)), "warehouse", "w", w);
-        int wTax = warehouse.getInt(Warehouse.W_TAX);
+        int[] warehouseTax = new int[1];
+        requireFound(tx.read(warehouses, Warehouse.key(w), row -> warehouseTax[0] = row.getInt(Warehouse.W_TAX)),
+            "warehouse", w, 0, 0);
+        int wTax = warehouseTax[0];
 
         int[] district = new int[2]; // D_TAX, D_NEXT_O_ID as read
         boolean found = tx.update(districts, District.key(w, d), row -> {
@@ -137,11 +139,16 @@ public final class TpccTransactions {
         int dTax = district[0];
         int orderId = district[1];
 
-        TupleView customer = require(tx.get(customers, Customer.key(w, d, in.c())), "customer", "w", w, "d", d,
-            "c", in.c());
-        int discount = customer.getInt(Customer.C_DISCOUNT);
-        String last = customer.getString(Customer.C_LAST);
-        String credit = customer.getString(Customer.C_CREDIT);
+        int[] customerDiscount = new int[1];
+        String[] customerStrings = new String[2]; // C_LAST, C_CREDIT
+        requireFound(tx.read(customers, Customer.key(w, d, in.c()), row -> {
+            customerDiscount[0] = row.getInt(Customer.C_DISCOUNT);
+            customerStrings[0] = row.getString(Customer.C_LAST);
+            customerStrings[1] = row.getString(Customer.C_CREDIT);
+        }), "customer", w, d, in.c());
+        int discount = customerDiscount[0];
+        String last = customerStrings[0];
+        String credit = customerStrings[1];
 
         int olCnt = in.lineCount();
         boolean allLocal = in.allLocal();
