@@ -73,25 +73,13 @@ public final class Transaction implements AutoCloseable {
     /** The row with primary key {@code key}, or null. */
     public TupleView get(Table table, long key) {
         checkActive();
-        TupleBuffer buffer = new TupleBuffer(table.schema());
-        Predicate<TupleView> hasKey = row -> table.primaryKey(row) == key;
-        long hinted = hint(table, key);
-        if (hinted != NONE) {
-            if (guarded(() -> cc.read(table.heap(), hinted, hasKey, buffer))) {
-                return new TupleView(table.schema()).wrap(buffer);
-            }
-            table.ridHints().forget(key);
+        TupleBuffer copy = new TupleBuffer(table.schema());
+        Table.Scratch scratch = table.scratchFor(key);
+        try {
+            return readByKey(table, key, scratch.hasKey, copy) ? new TupleView(table.schema()).wrap(copy) : null;
+        } finally {
+            scratch.release();
         }
-        long rid = locate(table, key);
-        if (rid == NONE) {
-            return null;
-        }
-        boolean found = guarded(() -> cc.read(table.heap(), rid, hasKey, buffer));
-        if (!found) {
-            throw staleEntry(table, key);
-        }
-        table.ridHints().put(key, rid);
-        return new TupleView(table.schema()).wrap(buffer);
     }
 
     /**
@@ -105,27 +93,34 @@ public final class Transaction implements AutoCloseable {
         checkActive();
         Table.Scratch scratch = table.scratchFor(key);
         try {
-            long hinted = hint(table, key);
-            if (hinted != NONE) {
-                if (readRow(table, hinted, scratch.hasKey, scratch.first)) {
-                    reader.read(scratch.firstView);
-                    return true;
-                }
-                table.ridHints().forget(key);
-            }
-            long rid = locate(table, key);
-            if (rid == NONE) {
+            if (!readByKey(table, key, scratch.hasKey, scratch.first)) {
                 return false;
             }
-            if (!readRow(table, rid, scratch.hasKey, scratch.first)) {
-                throw staleEntry(table, key);
-            }
-            table.ridHints().put(key, rid);
             reader.read(scratch.firstView);
             return true;
         } finally {
             scratch.release();
         }
+    }
+
+    /** Copies the key's row into {@code into}, found through its hint or the index; false if none. */
+    private boolean readByKey(Table table, long key, Predicate<TupleView> hasKey, TupleBuffer into) {
+        long hinted = hint(table, key);
+        if (hinted != NONE) {
+            if (readRow(table, hinted, hasKey, into)) {
+                return true;
+            }
+            table.ridHints().forget(key);
+        }
+        long rid = locate(table, key);
+        if (rid == NONE) {
+            return false;
+        }
+        if (!readRow(table, rid, hasKey, into)) {
+            throw staleEntry(table, key);
+        }
+        table.ridHints().put(key, rid);
+        return true;
     }
 
     /** The algorithm's read, with its abort turned into the transaction's end (no lambda: hot path). */
