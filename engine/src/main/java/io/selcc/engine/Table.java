@@ -163,9 +163,7 @@ public final class Table {
                 pairs = new long[2 << bits]; // hints only: losing them costs lookups, not answers
                 missesSinceGrowth = 0;
             }
-            int i = slot(key);
-            pairs[i] = key;
-            pairs[i + 1] = rid;
+            remember(key, rid);
         }
 
         /** Records where a scan found {@code key}, without counting it as a miss (no growth). */

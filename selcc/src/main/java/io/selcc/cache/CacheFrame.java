@@ -39,8 +39,6 @@ final class CacheFrame extends StampedLock {
 
     final int index;
     final MemorySegment copy;
-    /** Where {@link #copy} starts in its node's frame pool (see {@link GclHandle}). */
-    final long base;
     volatile long address = NO_ADDRESS;
     private volatile Ownership ownership = Ownership.INVALID;
 
@@ -72,10 +70,9 @@ final class CacheFrame extends StampedLock {
     volatile long readerHoldOffUntil;
     volatile boolean readerHoldOff;
 
-    CacheFrame(int index, MemorySegment copy, long base) {
+    CacheFrame(int index, MemorySegment copy) {
         this.index = index;
         this.copy = copy;
-        this.base = base;
     }
 
     Ownership ownership() {

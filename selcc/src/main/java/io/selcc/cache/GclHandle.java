@@ -73,11 +73,11 @@ public final class GclHandle {
     }
 
     /** Binds an optimistic handle to a frame read under {@code stamp}. */
-    void bindOptimistic(CacheFrame frame, MemorySegment pool, long address, long stamp) {
+    void bindOptimistic(CacheFrame frame, MemorySegment pool, long base, long address, long stamp) {
         this.frame = frame;
         this.copy = frame.copy;
         this.memory = pool;
-        this.base = frame.base;
+        this.base = base;
         this.address = address;
         this.stamp = stamp;
         this.dataView = null;

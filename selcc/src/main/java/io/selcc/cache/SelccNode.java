@@ -73,10 +73,15 @@ final class SelccNode extends AbstractComputeNode {
         this.free = new FreeFrames(n);
         this.table = new FrameTable(settings.shards(), n);
         for (int i = n - 1; i >= 0; i--) {
-            frames[i] = new CacheFrame(i, pool.asSlice((long) i * gclSize, gclSize), (long) i * gclSize);
+            frames[i] = new CacheFrame(i, pool.asSlice(poolOffset(i), gclSize));
             free.push(frames[i]);
         }
         endpoint.register(MessageKind.INVALIDATION, (from, request) -> onInvalidation((InvalidationRequest) request));
+    }
+
+    /** Where frame {@code frameIndex}'s copy starts in the pool. */
+    private long poolOffset(int frameIndex) {
+        return (long) frameIndex * gclSize;
     }
 
     // ================================================================ lock / unlock
@@ -126,7 +131,7 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (frame.ownership().permits(exclusive)) {
                 counters.increment(Counter.CACHE_HITS);
-                return handle(frame, frame.copy, pool, frame.base, address, exclusive, stamp);
+                return handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp);
             }
             if (!exclusive) {
                 // A remote acquire needs the frame to itself.
@@ -180,7 +185,7 @@ final class SelccNode extends AbstractComputeNode {
         if (stamp == 0 || frame.address != address || !frame.ownership().permits(false)) {
             return false;
         }
-        handle.bindOptimistic(frame, pool, address, stamp);
+        handle.bindOptimistic(frame, pool, poolOffset(frame.index), address, stamp);
         counters.increment(Counter.OPTIMISTIC_READS);
         return true;
     }
@@ -197,7 +202,7 @@ final class SelccNode extends AbstractComputeNode {
     /** A handle for a frame held in X; a shared request converts the latch to S first. */
     private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
         long stamp = exclusive ? writeStamp : frame.tryConvertToReadLock(writeStamp);
-        return handle(frame, frame.copy, pool, frame.base, frame.address, exclusive, stamp);
+        return handle(frame, frame.copy, pool, poolOffset(frame.index), frame.address, exclusive, stamp);
     }
 
     private static long tryLatch(CacheFrame frame, boolean exclusive) {

@@ -9,8 +9,8 @@ import java.nio.charset.StandardCharsets;
 /**
  * A reusable flyweight over one tuple: in a latched heap page, or in a private {@link TupleBuffer}
  * (write buffers, undo images). Typed column access by index, the CC header, whole-image copies.
- * Allocates nothing except the Strings it returns (and a search buffer grown once). Writes into a page need its X handle and record
- * their dirty bytes through it.
+ * Allocates nothing except the Strings it returns (and a search buffer grown once). Writes into a
+ * page need its X handle and record their dirty bytes through it.
  */
 public final class TupleView {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;

@@ -26,8 +26,8 @@ public final class ReadSet {
         return tables.indexOf(rid);
     }
 
-    /** Records the first read of {@code rid}, which must be absent; returns its position. */
-    public int add(long rid, HeapTable table, long version, int incarnation) {
+    /** Records the first read of {@code rid}, which must be absent. */
+    public void add(long rid, HeapTable table, long version, int incarnation) {
         int at = tables.size();
         if (tables.putIfAbsent(rid, table) != null) {
             throw new IllegalStateException("read of rid " + rid + " recorded twice");
@@ -38,7 +38,6 @@ public final class ReadSet {
         }
         versions[at] = version;
         incarnations[at] = incarnation;
-        return at;
     }
 
     public long rid(int i) {
@@ -47,14 +46,6 @@ public final class ReadSet {
 
     public HeapTable table(int i) {
         return tables.valueAt(i);
-    }
-
-    public long version(int i) {
-        return versions[i];
-    }
-
-    public int incarnation(int i) {
-        return incarnations[i];
     }
 
     /** True when the row at position {@code i} still has the version and incarnation first read. */
