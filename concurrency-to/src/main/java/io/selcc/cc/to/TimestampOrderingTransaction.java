@@ -6,6 +6,7 @@ import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.cc.LongMap;
 import io.selcc.engine.cc.RowViews;
 import io.selcc.engine.cc.WriteSet;
 import io.selcc.engine.index.LeafGuard;
@@ -17,7 +18,6 @@ import io.selcc.storage.TupleView;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Predicate;
@@ -122,13 +122,15 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
     /** Takes back the write intents of a transaction that rolls back before its commit. */
     @Override
     protected void rolledBack() {
-        for (Map.Entry<Long, WriteSet.Entry> e : writes.entries().entrySet()) {
-            WriteSet.Entry write = e.getValue();
+        LongMap<WriteSet.Entry> entries = writes.entries();
+        for (int at = 0; at < entries.size(); at++) {
+            long rid = entries.keyAt(at);
+            WriteSet.Entry write = entries.valueAt(at);
             if (write.touchesSharedRow()) {
                 HeapTable table = write.table();
-                GclHandle page = node.xLock(table.pageOf(e.getKey()));
+                GclHandle page = node.xLock(table.pageOf(rid));
                 try {
-                    dropIntent(new TupleView(table.schema()).wrap(page, table.slotOf(e.getKey())), write);
+                    dropIntent(new TupleView(table.schema()).wrap(page, table.slotOf(rid)), write);
                 } finally {
                     node.unlock(page);
                 }
@@ -145,10 +147,12 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
 
     /** In a commit, with every written page latched: clears every intent this transaction set. */
     private void dropIntents(TreeMap<Long, GclHandle> latched) {
-        for (Map.Entry<Long, WriteSet.Entry> e : writes.entries().entrySet()) {
-            WriteSet.Entry write = e.getValue();
+        LongMap<WriteSet.Entry> entries = writes.entries();
+        for (int at = 0; at < entries.size(); at++) {
+            long rid = entries.keyAt(at);
+            WriteSet.Entry write = entries.valueAt(at);
             if (write.touchesSharedRow()) {
-                dropIntent(writes.row(e.getKey(), write, latched), write);
+                dropIntent(writes.row(rid, write, latched), write);
             }
         }
     }
@@ -199,9 +203,11 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             latched = writes.latchPages();
             latchedAll = true;
             Set<Long> obsolete = new HashSet<>();
-            for (Map.Entry<Long, WriteSet.Entry> e : writes.entries().entrySet()) {
-                WriteSet.Entry write = e.getValue();
-                TupleView row = writes.row(e.getKey(), write, latched);
+            LongMap<WriteSet.Entry> entries = writes.entries();
+            for (int at = 0; at < entries.size(); at++) {
+                long rid = entries.keyAt(at);
+                WriteSet.Entry write = entries.valueAt(at);
+                TupleView row = writes.row(rid, write, latched);
                 if (!write.touchesSharedRow()) {
                     // Own inserts: nobody else can see them, but the slot's version must only grow.
                     if (row.version() > ts) {
@@ -213,12 +219,12 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 if (!row.isVisible() || row.incarnation() != write.incarnation() || !row.hasWriteIntent()
                         || row.readTimestamp() != ts) {
                     // The intent keeps younger readers and every writer off the row: losing it is a bug.
-                    throw new IllegalStateException("TO write intent lost on record " + e.getKey() + " ts=" + ts
+                    throw new IllegalStateException("TO write intent lost on record " + rid + " ts=" + ts
                         + " rts=" + row.readTimestamp() + " visible=" + row.isVisible());
                 }
                 if (row.version() > ts) {
                     if (thomasWriteRule && write.kind() == WriteSet.Kind.UPDATE) {
-                        obsolete.add(e.getKey()); // a younger write already won
+                        obsolete.add(rid); // a younger write already won
                     } else {
                         writes.freeInserts(latched);
                         return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);

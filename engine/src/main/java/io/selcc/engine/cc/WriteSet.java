@@ -7,7 +7,6 @@ import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.LongUnaryOperator;
@@ -56,9 +55,8 @@ public final class WriteSet {
     }
 
     private final ComputeNode node;
-    private final Map<Long, Entry> entries = new LinkedHashMap<>();
-    /** The same entries by primitive record id: a read's check for its own write boxes no key. */
-    private final LongMap<Entry> byRid = new LongMap<>();
+    /** Writes by record id, in the order first written (a lookup boxes no key). */
+    private final LongMap<Entry> entries = new LongMap<>();
     /** Every slot this transaction took, to free on abort. */
     private final Map<Long, HeapTable> inserted = new HashMap<>();
 
@@ -66,13 +64,13 @@ public final class WriteSet {
         this.node = node;
     }
 
-    public Map<Long, Entry> entries() {
+    public LongMap<Entry> entries() {
         return entries;
     }
 
     /** This transaction's own version of a row: null if it has not written it. */
     public Entry get(long rid) {
-        return byRid.get(rid);
+        return entries.get(rid);
     }
 
     /**
@@ -93,7 +91,7 @@ public final class WriteSet {
 
     /** Buffers {@code next} as the row's new columns; {@code before} is the row as read (with its header). */
     public void update(HeapTable table, long rid, TupleBuffer before, TupleView next) {
-        Entry own = byRid.get(rid);
+        Entry own = entries.get(rid);
         if (own != null) {
             new TupleView(table.schema()).wrap(own.image).copyColumnsFrom(next);
             return;
@@ -105,7 +103,7 @@ public final class WriteSet {
 
     /** Buffers the deletion of a row read into {@code before}. */
     public void delete(HeapTable table, long rid, TupleBuffer before) {
-        Entry own = byRid.get(rid);
+        Entry own = entries.get(rid);
         if (own == null) {
             put(rid, new Entry(table, Kind.DELETE, null, incarnation(table, before)));
         } else {
@@ -126,14 +124,13 @@ public final class WriteSet {
 
     private void put(long rid, Entry entry) {
         entries.put(rid, entry);
-        byRid.put(rid, entry);
     }
 
     /** X-latches every page this write set touches, in global address order (committers cannot deadlock). */
     public TreeMap<Long, GclHandle> latchPages() {
         TreeMap<Long, GclHandle> latched = new TreeMap<>();
-        for (Map.Entry<Long, Entry> entry : entries.entrySet()) {
-            latched.put(entry.getValue().table.pageOf(entry.getKey()), null);
+        for (int i = 0; i < entries.size(); i++) {
+            latched.put(entries.valueAt(i).table.pageOf(entries.keyAt(i)), null);
         }
         for (Map.Entry<Long, GclHandle> page : latched.entrySet()) {
             page.setValue(node.xLock(page.getKey()));
@@ -152,12 +149,12 @@ public final class WriteSet {
      * {@code newVersion(old)}.
      */
     public void install(TreeMap<Long, GclHandle> latched, LongUnaryOperator newVersion, java.util.Set<Long> skip) {
-        for (Map.Entry<Long, Entry> e : entries.entrySet()) {
-            long rid = e.getKey();
+        for (int i = 0; i < entries.size(); i++) {
+            long rid = entries.keyAt(i);
             if (skip.contains(rid)) {
                 continue;
             }
-            Entry entry = e.getValue();
+            Entry entry = entries.valueAt(i);
             HeapTable table = entry.table;
             GclHandle page = latched.get(table.pageOf(rid));
             TupleView row = row(rid, entry, latched);
