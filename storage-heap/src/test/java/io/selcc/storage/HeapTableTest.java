@@ -79,7 +79,10 @@ class HeapTableTest {
         a.unlock(page);
     }
 
-    /** The byte search agrees with String.contains: start, middle, end, absent, prefix past the end, NULL. */
+    /**
+     * The byte search agrees with String.contains: start, middle, end, absent, prefix past the end,
+     * NULL. Fails when the search stops one position early (the needle at the end is missed).
+     */
     @Test
     void stringContainsSearchesTheStoredBytes() {
         HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
