@@ -68,6 +68,11 @@ public final class Database implements AutoCloseable {
         return cc.name();
     }
 
+    /** The algorithm's provider, for tests that open a node with other definitions. */
+    ConcurrencyControlProvider provider() {
+        return cc;
+    }
+
     @Override
     public void close() {
         cluster.close();

@@ -40,11 +40,15 @@ public final class DatabaseNode {
                 int tableId = nextTableId++;
                 long root = catalog.findOrCreate(CatalogLayout.KIND_TABLE, definition.name(),
                     () -> HeapTable.create(node, tableId, definition.name(), definition.schema(),
-                        definition.onePerPage()).rootAddress());
+                        definition.onePerPage(), definition.insertOnly()).rootAddress());
                 HeapTable heap = HeapTable.open(node, root);
                 if (!heap.schema().equals(definition.schema())) {
                     throw new IllegalStateException("schema differs from the stored one: table=" + definition.name()
                         + " stored=" + heap.schema() + " defined=" + definition.schema());
+                }
+                if (heap.insertOnly() != definition.insertOnly()) {
+                    throw new IllegalStateException("insert-only differs from the stored table: table="
+                        + definition.name() + " stored=" + heap.insertOnly() + " defined=" + definition.insertOnly());
                 }
                 long primaryRoot = catalog.findOrCreate(CatalogLayout.KIND_INDEX, definition.primaryIndexName(),
                     () -> BLinkTree.create(node, true).rootAddress());

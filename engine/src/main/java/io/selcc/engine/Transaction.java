@@ -351,9 +351,11 @@ public final class Transaction implements AutoCloseable {
      *
      * @return false if there is no such row
      * @throws IllegalArgumentException if the updater changed the primary key (the transaction is aborted)
+     * @throws UnsupportedOperationException if the table is insert-only (the transaction is aborted)
      */
     public boolean update(Table table, long key, Consumer<TupleView> updater) {
         checkActive();
+        refuseIfInsertOnly(table, "update");
         Table.Scratch scratch = table.scratch();
         try {
             long hinted = hint(table, key);
@@ -405,9 +407,14 @@ public final class Transaction implements AutoCloseable {
         return true;
     }
 
-    /** Deletes the row with primary key {@code key}; false if there is none. */
+    /**
+     * Deletes the row with primary key {@code key}; false if there is none.
+     *
+     * @throws UnsupportedOperationException if the table is insert-only (the transaction is aborted)
+     */
     public boolean delete(Table table, long key) {
         checkActive();
+        refuseIfInsertOnly(table, "delete");
         long rid = locate(table, key);
         if (rid == NONE) {
             return false;
@@ -545,6 +552,15 @@ public final class Transaction implements AutoCloseable {
         cc.abort(AbortReason.STALE_READ);
         return ended(new AbortException(AbortReason.STALE_READ, "row deleted meanwhile: table=" + table.name()
             + " key=" + key));
+    }
+
+    /** Insert-only tables promise every algorithm that committed rows never change: a bug to break. */
+    private void refuseIfInsertOnly(Table table, String operation) {
+        if (table.heap().insertOnly()) {
+            abortQuietly();
+            throw new UnsupportedOperationException(operation + " of a row in an insert-only table: table="
+                + table.name() + " (transaction aborted)");
+        }
     }
 
     private void checkActive() {

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -849,6 +850,45 @@ public abstract class ConcurrencyControlContractTest {
             assertTrue(node.run(tx -> tx.update(table, 10, row -> row.setMoney(BALANCE, 77))).value());
             assertEquals(beforeSecondary + 1, table.ridHints().tries, "the update used the secondary scan's hint");
             assertEquals(77, balance(node, 10));
+        }
+    }
+
+    /**
+     * An insert-only table refuses updates and deletes: the statement throws, the transaction is
+     * aborted and the row stays as it was. Every node reads the flag from the table's root, and a node
+     * defined otherwise is refused. Shown failing with the refusal removed from update (it committed).
+     */
+    @Test
+    void anInsertOnlyTableRefusesUpdatesAndDeletes() {
+        TableDefinition ledger = TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)).withInsertOnly();
+        try (Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(256)
+                .table(ledger).build()) {
+            DatabaseNode creator = db.node(0);
+            Table table = creator.table("ledger");
+            assertTrue(creator.run(tx -> {
+                insertAccount(tx, table, 1, 100, 0);
+                return null;
+            }).committed());
+            assertTrue(db.node(1).table("ledger").heap().insertOnly(), "the other node read the flag from the root");
+
+            Transaction update = creator.begin();
+            UnsupportedOperationException refused = assertThrows(UnsupportedOperationException.class,
+                () -> update.update(table, 1, row -> row.setMoney(BALANCE, 1)));
+            assertTrue(refused.getMessage().contains("insert-only") && refused.getMessage().contains("ledger"),
+                refused.getMessage());
+            assertFalse(update.isActive(), "the refused update aborted its transaction");
+            Transaction delete = creator.begin();
+            assertThrows(UnsupportedOperationException.class, () -> delete.delete(table, 1));
+            assertFalse(delete.isActive(), "the refused delete aborted its transaction");
+            TxnResult<Long> after = db.node(1).run(tx -> tx.get(db.node(1).table("ledger"), 1).getMoney(BALANCE));
+            assertEquals(100L, after.value(), "the row is unchanged");
+
+            Map<String, TableDefinition> otherwise = Map.of("ledger",
+                TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)));
+            IllegalStateException mismatch = assertThrows(IllegalStateException.class,
+                () -> DatabaseNode.open(db.cluster().node(1), db.provider(), otherwise, List.of(), false));
+            assertTrue(mismatch.getMessage().contains("insert-only") && mismatch.getMessage().contains("ledger"),
+                mismatch.getMessage());
         }
     }
 

@@ -31,6 +31,7 @@ public final class HeapTable {
     private final String name;
     private final Schema schema;
     private final int slotsPerPage;
+    private final boolean insertOnly;
     private final int gclSize;
     private final byte[] zeroTuple;
     /** This thread's insert targets. */
@@ -43,13 +44,15 @@ public final class HeapTable {
         final HashSet<Long> queued = new HashSet<>();
     }
 
-    private HeapTable(ComputeNode node, long rootAddress, int tableId, String name, Schema schema, int slotsPerPage) {
+    private HeapTable(ComputeNode node, long rootAddress, int tableId, String name, Schema schema, int slotsPerPage,
+                      boolean insertOnly) {
         this.node = node;
         this.rootAddress = rootAddress;
         this.tableId = tableId;
         this.name = name;
         this.schema = schema;
         this.slotsPerPage = slotsPerPage;
+        this.insertOnly = insertOnly;
         this.gclSize = node.gclSize();
         this.zeroTuple = new byte[schema.tupleSize()];
     }
@@ -61,6 +64,18 @@ public final class HeapTable {
      *                   does not serialize unrelated rows
      */
     public static HeapTable create(ComputeNode node, int tableId, String name, Schema schema, boolean onePerPage) {
+        return create(node, tableId, name, schema, onePerPage, false);
+    }
+
+    /**
+     * Creates a table with a new root GCL.
+     *
+     * @param onePerPage one tuple per GCL (see {@link #create(ComputeNode, int, String, Schema, boolean)})
+     * @param insertOnly the table's rows are never updated or deleted once committed (TPC-C's ITEM and
+     *                   HISTORY); recorded in the root so every node knows, see {@link #insertOnly()}
+     */
+    public static HeapTable create(ComputeNode node, int tableId, String name, Schema schema, boolean onePerPage,
+                                   boolean insertOnly) {
         byte[] nameBytes = name.getBytes(StandardCharsets.ISO_8859_1);
         if (nameBytes.length == 0 || nameBytes.length > TableRootLayout.MAX_NAME_LENGTH) {
             throw new IllegalArgumentException("table name length must be in [1, " + TableRootLayout.MAX_NAME_LENGTH
@@ -79,6 +94,7 @@ public final class HeapTable {
             h.putInt(TableRootLayout.TABLE_ID_OFFSET, tableId);
             h.putInt(TableRootLayout.TUPLE_SIZE_OFFSET, schema.tupleSize());
             h.putInt(TableRootLayout.SLOTS_PER_PAGE_OFFSET, slotsPerPage);
+            h.putInt(TableRootLayout.FLAGS_OFFSET, insertOnly ? TableRootLayout.FLAG_INSERT_ONLY : 0);
             int at = TableRootLayout.NAME_OFFSET;
             at = putShortBytes(h, at, nameBytes, name);
             requireRoom(h, at, 2, name);
@@ -102,7 +118,7 @@ public final class HeapTable {
             throw e;
         }
         node.unlock(h);
-        return new HeapTable(node, root, tableId, name, schema, slotsPerPage);
+        return new HeapTable(node, root, tableId, name, schema, slotsPerPage, insertOnly);
     }
 
     /** Opens a table another compute node created, from its root address. */
@@ -114,6 +130,7 @@ public final class HeapTable {
             }
             int tableId = h.getInt(TableRootLayout.TABLE_ID_OFFSET);
             int slotsPerPage = h.getInt(TableRootLayout.SLOTS_PER_PAGE_OFFSET);
+            boolean insertOnly = (h.getInt(TableRootLayout.FLAGS_OFFSET) & TableRootLayout.FLAG_INSERT_ONLY) != 0;
             int at = TableRootLayout.NAME_OFFSET;
             int nameLength = readShort(h, at);
             byte[] nameBytes = new byte[nameLength];
@@ -138,7 +155,7 @@ public final class HeapTable {
                     + " tupleSize mismatch");
             }
             return new HeapTable(node, rootAddress, tableId, new String(nameBytes, StandardCharsets.ISO_8859_1),
-                schema, slotsPerPage);
+                schema, slotsPerPage, insertOnly);
         } finally {
             node.unlock(h);
         }
@@ -162,6 +179,16 @@ public final class HeapTable {
 
     public int slotsPerPage() {
         return slotsPerPage;
+    }
+
+    /**
+     * True when the table's committed rows are never updated or deleted (the engine refuses both). A
+     * committed row of such a table then never changes, which lets concurrency controls skip what only
+     * guards against a later writer of it: TO does not raise its read timestamp (a write to the page,
+     * which under SELCC invalidates every other node's copy of a page all of them read).
+     */
+    public boolean insertOnly() {
+        return insertOnly;
     }
 
     public ComputeNode node() {

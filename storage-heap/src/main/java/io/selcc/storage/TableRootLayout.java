@@ -12,8 +12,9 @@ package io.selcc.storage;
  * 12      4     slots per page
  * 16      8     first page (global address, 0 = none)
  * 24      8     page count
- * 32      2     name length n, then n bytes of name (ISO-8859-1)
- * 34+n    2     column count c, then c column records:
+ * 32      4     flags: bit 0 {@link #FLAG_INSERT_ONLY} (rows are never updated or deleted)
+ * 36      2     name length n, then n bytes of name (ISO-8859-1)
+ * 38+n    2     column count c, then c column records:
  *                 1 type ordinal, 1 nullable (0/1), 2 max length, 1 name length m, m name bytes
  * </pre>
  */
@@ -25,7 +26,9 @@ final class TableRootLayout {
     static final int SLOTS_PER_PAGE_OFFSET = 12;
     static final int FIRST_PAGE_OFFSET = 16;
     static final int PAGE_COUNT_OFFSET = 24;
-    static final int NAME_OFFSET = 32;
+    static final int FLAGS_OFFSET = 32;
+    static final int FLAG_INSERT_ONLY = 1;
+    static final int NAME_OFFSET = 36;
     static final int MAX_NAME_LENGTH = 64;
 
     private TableRootLayout() {

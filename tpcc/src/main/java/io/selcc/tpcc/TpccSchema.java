@@ -237,7 +237,11 @@ public final class TpccSchema {
         }
     }
 
-    /** All table definitions, with their primary keys. */
+    /**
+     * All table definitions, with their primary keys. ITEM and HISTORY are insert-only: no transaction
+     * profile updates or deletes them ([SPEC] 2.4-2.8), and TO then reads ITEM without writing read
+     * timestamps into pages every node reads.
+     */
     public static List<TableDefinition> tables() {
         return List.of(
             TableDefinition.of(Warehouse.TABLE, Warehouse.SCHEMA, r -> Warehouse.key(r.getInt(Warehouse.W_ID)))
@@ -246,7 +250,7 @@ public final class TpccSchema {
                 r -> District.key(r.getInt(District.D_W_ID), r.getInt(District.D_ID))).withOnePerPage(),
             TableDefinition.of(Customer.TABLE, Customer.SCHEMA,
                 r -> Customer.key(r.getInt(Customer.C_W_ID), r.getInt(Customer.C_D_ID), r.getInt(Customer.C_ID))),
-            TableDefinition.of(History.TABLE, History.SCHEMA, r -> r.getLong(History.H_ID)),
+            TableDefinition.of(History.TABLE, History.SCHEMA, r -> r.getLong(History.H_ID)).withInsertOnly(),
             TableDefinition.of(NewOrder.TABLE, NewOrder.SCHEMA,
                 r -> NewOrder.key(r.getInt(NewOrder.NO_W_ID), r.getInt(NewOrder.NO_D_ID), r.getInt(NewOrder.NO_O_ID))),
             TableDefinition.of(Order.TABLE, Order.SCHEMA,
@@ -254,7 +258,7 @@ public final class TpccSchema {
             TableDefinition.of(OrderLine.TABLE, OrderLine.SCHEMA,
                 r -> OrderLine.key(r.getInt(OrderLine.OL_W_ID), r.getInt(OrderLine.OL_D_ID),
                     r.getInt(OrderLine.OL_O_ID), r.getInt(OrderLine.OL_NUMBER))),
-            TableDefinition.of(Item.TABLE, Item.SCHEMA, r -> Item.key(r.getInt(Item.I_ID))),
+            TableDefinition.of(Item.TABLE, Item.SCHEMA, r -> Item.key(r.getInt(Item.I_ID))).withInsertOnly(),
             TableDefinition.of(Stock.TABLE, Stock.SCHEMA,
                 r -> Stock.key(r.getInt(Stock.S_W_ID), r.getInt(Stock.S_I_ID))));
     }

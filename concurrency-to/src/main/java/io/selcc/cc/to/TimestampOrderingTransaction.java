@@ -28,7 +28,7 @@ import java.util.function.Predicate;
  *
  * <ul>
  *   <li>read: abort if wts > ts (a younger transaction wrote it); raise rts to ts (an X latch only
- *       when rts must change).</li>
+ *       when rts must change; never for an insert-only table, whose committed rows no writer changes).</li>
  *   <li>write: buffered; at commit, with the write set's pages X-latched in global order, abort if
  *       rts > ts (a younger transaction read it), wts > ts (it wrote it) or the slot holds another row
  *       now, then install with wts = ts. With the Thomas write rule an update older than wts (but not
@@ -81,7 +81,10 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         boolean exclusive = toWrite;
         GclHandle page = exclusive ? node.xLock(pageAddress) : node.sLock(pageAddress);
         TupleView row = RowViews.of(table).wrap(page, slot);
-        if (!exclusive && row.isVisible() && expected.test(row) && row.version() <= ts && row.readTimestamp() < ts
+        // An insert-only table's committed rows never change, so no older writer can come late to one
+        // and its read timestamp guards nothing: raising it (a write, which under SELCC invalidates every
+        // other node's copy of a page all of them read, like TPC-C's ITEM) is skipped.
+        if (!exclusive && !table.insertOnly() && row.isVisible() && expected.test(row) && row.version() <= ts && row.readTimestamp() < ts
                 && !row.hasWriteIntent()) {
             // rts must rise: that is a write to the page.
             node.unlock(page);
@@ -102,7 +105,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             } else if (toWrite && row.readTimestamp() > ts) {
                 refused = AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction read it
             } else {
-                if (exclusive && row.readTimestamp() < ts) {
+                if (exclusive && !table.insertOnly() && row.readTimestamp() < ts) {
                     row.readTimestamp(ts);
                 }
                 if (toWrite) {
