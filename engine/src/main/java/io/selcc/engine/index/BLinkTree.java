@@ -480,7 +480,7 @@ public final class BLinkTree {
                     next = n.rightLink();
                     nextMayBeLeaf = n.isLeaf();
                 } else if (n.isLeaf()) {
-                    c.reachedLeaf(address);
+                    c.reachedLeaf(address, n, root);
                     return h;
                 } else {
                     next = n.child(n.childIndex(k, v));
@@ -511,37 +511,14 @@ public final class BLinkTree {
     }
 
     /**
-     * The leaf this thread last reached in this tree, if an optimistic read shows (k, v) in its range
-     * (low, high]; 0 otherwise, or when hints have been missing for this thread's recent operations
-     * (random keys: the check would only add a read). A leaf's low fence never changes and nodes are
-     * never freed, so a leaf that held the range holds it or moved part of it right by a split, which
-     * the latching move-right handles; the root, which may stop being a leaf, is re-checked by level.
+     * A leaf this thread reached recently whose range, as it was then, holds (k, v); 0 if none. Nothing
+     * is read: the leaf's low fence never changes and nodes are never freed, so a leaf whose cached
+     * range holds the key holds it still or moved part of it right by a split, which the latching
+     * move-right handles. The root, which may stop being a leaf, is never cached.
      */
     private long hintedLeaf(Context c, long k, long v) {
-        long address = c.leafHint;
-        if (address == 0 || c.hintScore < 0) {
-            return 0;
-        }
-        GclHandle held = c.guard.heldLatch(address);
-        if (held != null) {
-            // The transaction holds it (2PL keeps the leaves it inserted into): a stable read, and an
-            // optimistic one would fail on the held latch.
-            return c.optView.wrap(held).isLeafHolding(k, v) ? c.tookHint(address) : 0;
-        }
-        GclHandle h = c.optimistic;
-        if (!node.tryOptimisticRead(address, h)) {
-            return 0;
-        }
-        boolean inRange;
-        try {
-            inRange = c.optView.wrap(h).isLeafHolding(k, v);
-        } catch (RuntimeException e) {
-            if (node.validate(h)) {
-                throw e; // a consistent copy: a real bug, not a torn read
-            }
-            return 0;
-        }
-        return node.validate(h) && inRange ? c.tookHint(address) : 0;
+        long address = c.cachedLeafFor(k, v);
+        return address != 0 ? c.tookHint(address) : 0;
     }
 
     /**
@@ -681,7 +658,7 @@ public final class BLinkTree {
                     next = n.rightLink();
                 } else {
                     if (level == LEAF_LEVEL) {
-                        c.reachedLeaf(address);
+                        c.reachedLeaf(address, n, root);
                     }
                     return h;
                 }
@@ -936,6 +913,12 @@ public final class BLinkTree {
         return node;
     }
 
+    /** Drops the calling thread's leaf hints on this tree (tests that count a full descent). */
+    void forgetLeafHints() {
+        Context c = contexts.get();
+        Arrays.fill(c.leafHints, 0);
+    }
+
     /** Leaf-level operations of the calling thread on this tree that started at a hinted leaf. */
     long leafHintsTaken() {
         return contexts.get().hintsTaken;
@@ -968,14 +951,15 @@ public final class BLinkTree {
         return new Context(unique, leafCapacity, node.optimisticHandle());
     }
 
-    /** Bounds the hint score: a thread that turns from random keys to a run trusts hints again soon. */
-    private static final int HINT_SCORE_LIMIT = 8;
+    /** Recent leaves kept per thread and tree (see {@link Context#leafHints}). */
+    private static final int LEAF_HINTS = 16;
 
     /** Per-thread scratch, reused so the hot paths allocate nothing: node views, descent path, scan buffer. */
     private static final class Context {
         final BLinkNode view;
         final BLinkNode sibling;
         final BLinkNode third;
+        final boolean unique;
         final LeafView leafView = new LeafView();
         final LeafView newLeafView = new LeafView();
         LeafGuard guard = LeafGuard.NONE;
@@ -987,14 +971,17 @@ public final class BLinkTree {
         boolean optMovedRight;
         final long[] keys;
         final long[] values;
-        /** The leaf this thread's last leaf-level operation on the tree ended at (0: none yet). */
-        long leafHint;
         /**
-         * Whether the hint pays: +1 when an operation ends at the hinted leaf, -1 when elsewhere,
-         * within [-HINT_SCORE_LIMIT, HINT_SCORE_LIMIT]; the hint is tried only while it is not negative.
-         * Learned without reading anything: the leaf an operation reached is compared with the hint.
+         * Leaves this thread's operations ended at, with their fences as read then (round-robin
+         * replacement): TPC-C's terminals insert into ten districts' ranges in turn, which one hint
+         * per tree missed every time, at three or four node reads a descent.
          */
-        int hintScore;
+        final long[] leafHints = new long[LEAF_HINTS];
+        /** Per hint: low key, low value, high key, high value. */
+        final long[] hintFences = new long[LEAF_HINTS * 4];
+        /** Per hint: bit 0 low fence infinite, bit 1 high fence infinite. */
+        final byte[] hintInfinite = new byte[LEAF_HINTS];
+        int nextHint;
         /** Operations that started at the hinted leaf (tests assert that hints were used). */
         long hintsTaken;
         /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
@@ -1003,6 +990,7 @@ public final class BLinkTree {
         boolean inUse;
 
         Context(boolean unique, int leafCapacity, GclHandle optimistic) {
+            this.unique = unique;
             this.optimistic = optimistic;
             this.optView = new BLinkNode(unique);
             this.view = new BLinkNode(unique);
@@ -1017,14 +1005,59 @@ public final class BLinkTree {
             return address;
         }
 
-        void reachedLeaf(long address) {
-            if (leafHint == 0) {
-                leafHint = address; // nothing to learn from a first operation
+        /** The cached leaf whose range holds (k, v), or 0. */
+        long cachedLeafFor(long k, long v) {
+            for (int i = 0; i < LEAF_HINTS; i++) {
+                if (leafHints[i] != 0 && holds(i, k, v)) {
+                    return leafHints[i];
+                }
+            }
+            return 0;
+        }
+
+        private boolean holds(int i, long k, long v) {
+            int f = i * 4;
+            boolean aboveLow = (hintInfinite[i] & 1) != 0
+                || BLinkNode.compare(unique, k, v, hintFences[f], hintFences[f + 1]) > 0;
+            return aboveLow && ((hintInfinite[i] & 2) != 0
+                || BLinkNode.compare(unique, k, v, hintFences[f + 2], hintFences[f + 3]) <= 0);
+        }
+
+        /**
+         * Caches leaf {@code n} (latched by the caller) at {@code address} with its fences now. A cached
+         * left neighbour whose high fence this leaf's range overlaps split since it was cached: its high
+         * is cut back to this leaf's low, so keys beyond it no longer start there and move right.
+         */
+        void reachedLeaf(long address, BLinkNode n, long root) {
+            if (address == root) {
                 return;
             }
-            boolean hit = address == leafHint;
-            hintScore = Math.max(-HINT_SCORE_LIMIT, Math.min(HINT_SCORE_LIMIT, hintScore + (hit ? 1 : -1)));
-            leafHint = address;
+            boolean lowInfinite = n.lowInfinite();
+            long lowKey = lowInfinite ? 0 : n.lowKey();
+            long lowValue = lowInfinite ? 0 : n.lowValue();
+            int slot = -1;
+            for (int i = 0; i < LEAF_HINTS; i++) {
+                if (leafHints[i] == address) {
+                    slot = i;
+                } else if (leafHints[i] != 0 && !lowInfinite && holds(i, lowKey, lowValue)) {
+                    int f = i * 4;
+                    hintFences[f + 2] = lowKey;
+                    hintFences[f + 3] = lowValue;
+                    hintInfinite[i] &= ~2;
+                }
+            }
+            if (slot < 0) {
+                slot = nextHint;
+                nextHint = (nextHint + 1) % LEAF_HINTS;
+            }
+            boolean highInfinite = n.highInfinite();
+            int f = slot * 4;
+            leafHints[slot] = address;
+            hintFences[f] = lowKey;
+            hintFences[f + 1] = lowValue;
+            hintFences[f + 2] = highInfinite ? 0 : n.highKey();
+            hintFences[f + 3] = highInfinite ? 0 : n.highValue();
+            hintInfinite[slot] = (byte) ((lowInfinite ? 1 : 0) | (highInfinite ? 2 : 0));
         }
 
         void remember(int level, long address) {
