@@ -52,8 +52,9 @@ final class TpccReport {
         out.println(checks);
         out.printf(Locale.ROOT, "shared memory taken during the run: %,.1f MiB, %,.0f bytes per New-Order%n",
             result.sharedBytesGrown() / (double) (1 << 20), result.sharedBytesPerNewOrder());
-        out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   round trips/txn %.2f   measured %.1f s%n",
-            result.tpmC(), result.txnPerSec(), result.roundTripsPerTxn(), result.seconds());
+        out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   round trips/txn %.2f   terminal CPU us/txn %.1f   measured %.1f s%n",
+            result.tpmC(), result.txnPerSec(), result.roundTripsPerTxn(), result.terminalCpuMicrosPerTxn(),
+            result.seconds());
         out.flush();
     }
 
@@ -90,6 +91,7 @@ final class TpccReport {
             .field("txnPerSec", result.txnPerSec())
             .field("tpmC", result.tpmC())
             .field("roundTripsPerTxn", result.roundTripsPerTxn())
+            .field("terminalCpuMicrosPerTxn", result.terminalCpuMicrosPerTxn())
             .field("sharedBytesGrown", result.sharedBytesGrown())
             .field("sharedBytesPerNewOrder", result.sharedBytesPerNewOrder())
             .field("stoppedBySharedMemoryFull", result.sharedMemoryFull());

@@ -116,9 +116,13 @@ class TpccCommandTest {
         @SuppressWarnings("unchecked")
         Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
         for (String key : List.of("cc", "access", "warehouses", "committed", "aborted", "txnPerSec", "tpmC",
-            "roundTripsPerTxn", "perType", "consistency", "seed", "constants")) {
+            "roundTripsPerTxn", "terminalCpuMicrosPerTxn", "perType", "consistency", "seed", "constants")) {
             assertTrue(report.containsKey(key), "JSON lacks " + key + ": " + report.keySet());
         }
+        // Fails when the terminals stop measuring their CPU time (0 per transaction).
+        double cpu = ((Number) report.get("terminalCpuMicrosPerTxn")).doubleValue();
+        assertTrue(cpu > 1 && cpu < 1_000_000, "terminal CPU per transaction: " + cpu + " us");
+        assertTrue(run.out().contains("terminal CPU us/txn"), run.out());
         @SuppressWarnings("unchecked")
         Map<String, Object> perType = (Map<String, Object>) report.get("perType");
         for (String type : List.of("NewOrder", "Payment", "OrderStatus", "Delivery", "StockLevel")) {

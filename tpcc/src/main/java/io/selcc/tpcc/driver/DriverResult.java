@@ -15,10 +15,12 @@ import java.util.Map;
  * @param sharedMemoryFull    the run stopped early because shared memory was full (the figures cover
  *                            the time until then)
  * @param sharedBytesGrown    shared memory (GCLs in use x GCL size) taken during the measured interval
+ * @param terminalCpuNanos    CPU time the terminal threads used from their first measured transaction
+ *                            until they stopped (0 where the JVM cannot measure thread CPU time)
  */
 public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType,
                            InputShares inputShares, List<Long> completedByTerminal, boolean sharedMemoryFull,
-                           long sharedBytesGrown) {
+                           long sharedBytesGrown, long terminalCpuNanos) {
     public DriverResult {
         completedByTerminal = List.copyOf(completedByTerminal);
     }
@@ -55,6 +57,15 @@ public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType,
     /** New-Orders completed per minute, rollbacks included, truncated ([SPEC] 5.4). */
     public long tpmC() {
         return measuredNanos == 0 ? 0 : (long) (perType.get(TxnType.NEW_ORDER).committed() / (seconds() / 60));
+    }
+
+    /**
+     * Terminal CPU time per measured transaction (retries included), in microseconds: unlike txn/s it
+     * leaves out time a shared host took the cores away, so builds compare on a noisy machine.
+     */
+    public double terminalCpuMicrosPerTxn() {
+        long ended = perType.values().stream().mapToLong(TypeStats::ended).sum();
+        return ended == 0 ? 0 : terminalCpuNanos / 1e3 / ended;
     }
 
     public double roundTripsPerTxn() {

@@ -56,6 +56,11 @@ public final class TpccDriver {
      */
     private static final com.sun.management.ThreadMXBean ALLOCATION =
         (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+    /**
+     * Whether terminals measure their CPU time (twice per terminal, at the window's edges): CPU per
+     * transaction leaves out time the host took the core away, which dominates throughput's spread here.
+     */
+    private static final boolean CPU_TIME = ALLOCATION.isCurrentThreadCpuTimeSupported();
 
     private static final long PROGRESS_NANOS = 1_000_000_000L;
 
@@ -152,8 +157,9 @@ public final class TpccDriver {
             completedByTerminal.add(terminal.stats.values().stream().mapToLong(TypeStats::committed).sum());
         }
         long sharedBytesGrown = (db.cluster().gclsInUse() - gclsAtStart) * db.node(0).computeNode().gclSize();
+        long terminalCpuNanos = terminals.stream().mapToLong(t -> t.measuredCpuNanos).sum();
         return new DriverResult(config, Math.max(0, measuredEnd - measuredStart), merged, shares, completedByTerminal,
-            sharedMemoryFull, sharedBytesGrown);
+            sharedMemoryFull, sharedBytesGrown, terminalCpuNanos);
     }
 
     /** Waits until {@code end}, printing a progress line each second. */
@@ -201,6 +207,10 @@ public final class TpccDriver {
         private final TpccTransactions transactions;
         final Map<TxnType, TypeStats> stats = new EnumMap<>(TxnType.class);
         final InputShares shares = new InputShares();
+        /** This thread's CPU time when its first measured transaction began; -1 before. */
+        private long cpuFrom = -1;
+        /** CPU time this thread used from its first measured transaction until it stopped. */
+        long measuredCpuNanos;
 
         Terminal(DatabaseNode node, int index, SplittableRandom random) {
             this.node = node;
@@ -216,6 +226,16 @@ public final class TpccDriver {
         }
 
         void loop() {
+            try {
+                runUntilStopped();
+            } finally {
+                if (cpuFrom >= 0) {
+                    measuredCpuNanos = ALLOCATION.getCurrentThreadCpuTime() - cpuFrom;
+                }
+            }
+        }
+
+        private void runUntilStopped() {
             while (!stop) {
                 TxnType type = deck.draw();
                 if (config.waitTimes()) {
@@ -236,6 +256,9 @@ public final class TpccDriver {
             long allocatedBefore = ALLOCATION.getCurrentThreadAllocatedBytes();
             CounterSnapshot before = node.computeNode().counters().threadSnapshot();
             long started = clock.getAsLong();
+            if (cpuFrom < 0 && started - measureFrom >= 0 && CPU_TIME) {
+                cpuFrom = ALLOCATION.getCurrentThreadCpuTime();
+            }
             // The input is keyed once; a retry after a conflict resubmits the same transaction.
             Object input = null;
             TxnResult<?> result = switch (type) {
