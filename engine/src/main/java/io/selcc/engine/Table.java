@@ -54,6 +54,11 @@ public final class Table {
         return Collections.unmodifiableList(secondaries);
     }
 
+    /** The secondary indexes without a wrapper (the engine's per-row loops allocate nothing). */
+    List<Index> secondaries() {
+        return secondaries;
+    }
+
     /**
      * Two row buffers with views for the calling thread's current statement (an update's before and
      * after images, an insert's image), returned with {@link Scratch#release()}: a statement's images

@@ -337,7 +337,8 @@ public final class Transaction implements AutoCloseable {
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
             inserted.computeIfAbsent(table, t -> new TreeMap<>()).put(key, rid);
-            for (Index index : table.secondaryIndexes()) {
+            for (int i = 0; i < table.secondaries().size(); i++) {
+                Index index = table.secondaries().get(i);
                 secondaryChanges.add(new IndexChange(index, index.keyOf(row), rid, true));
             }
             return true;
@@ -396,7 +397,8 @@ public final class Transaction implements AutoCloseable {
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
                 + " key=" + key + " newKey=" + table.primaryKey(newRow) + " (transaction aborted)");
         }
-        for (Index index : table.secondaryIndexes()) {
+        for (int i = 0; i < table.secondaries().size(); i++) {
+            Index index = table.secondaries().get(i);
             long oldKey = index.keyOf(oldRow);
             long newKey = index.keyOf(newRow);
             if (oldKey != newKey) {
@@ -439,7 +441,8 @@ public final class Transaction implements AutoCloseable {
             secondaryChanges.removeIf(c -> c.rid() == rid);
         } else {
             deleted.computeIfAbsent(table, t -> new HashMap<>()).put(key, rid);
-            for (Index index : table.secondaryIndexes()) {
+            for (int i = 0; i < table.secondaries().size(); i++) {
+                Index index = table.secondaries().get(i);
                 secondaryChanges.add(new IndexChange(index, index.keyOf(oldRow), rid, false));
             }
         }

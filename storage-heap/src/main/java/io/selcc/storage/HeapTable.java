@@ -36,6 +36,8 @@ public final class HeapTable {
     private final byte[] zeroTuple;
     /** This thread's insert targets. */
     private final PerThread<InsertPages> insertPages = PerThread.withInitial(InsertPages::new);
+    /** This thread's view of the slot {@link #insertInto} fills (one per row was a New-Order's tenth of a KiB). */
+    private final PerThread<TupleView> insertViews;
 
     /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
     private static final class InsertPages {
@@ -55,6 +57,7 @@ public final class HeapTable {
         this.insertOnly = insertOnly;
         this.gclSize = node.gclSize();
         this.zeroTuple = new byte[schema.tupleSize()];
+        this.insertViews = PerThread.withInitial(() -> new TupleView(schema));
     }
 
     /**
@@ -254,7 +257,7 @@ public final class HeapTable {
         for (int slot = 0; slot < slotsPerPage; slot++) {
             int offset = HeapPageLayout.slotOffset(slot, schema.tupleSize());
             if ((page.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
-                TupleView view = new TupleView(schema).wrap(page, slot);
+                TupleView view = insertViews.get().wrap(page, slot);
                 int incarnation = view.incarnation() + 1;
                 // The slot's version and read timestamp survive its reuse: they only grow, so a
                 // transaction that read the slot's previous tuple can tell that the slot changed.
@@ -265,9 +268,9 @@ public final class HeapTable {
                 view.version(version);
                 view.readTimestamp(readTimestamp);
                 view.flags(TupleLayout.USED);
-                for (Column column : schema.columns()) {
-                    if (column.nullable()) {
-                        view.setNull(column.index()); // as in SQL: a column the insert leaves out is NULL
+                for (int c = 0; c < schema.columnCount(); c++) {
+                    if (schema.column(c).nullable()) {
+                        view.setNull(c); // as in SQL: a column the insert leaves out is NULL
                     }
                 }
                 writer.accept(view);

@@ -49,7 +49,7 @@ public final class TupleView {
 
     /** Points this view at a private tuple buffer of the same schema. */
     public TupleView wrap(TupleBuffer buffer) {
-        if (!buffer.schema().equals(schema)) {
+        if (buffer.schema() != schema && !buffer.schema().equals(schema)) { // equals compares every column
             throw new IllegalArgumentException("buffer of another schema: " + buffer.schema() + " view " + schema);
         }
         this.segment = buffer.segment();

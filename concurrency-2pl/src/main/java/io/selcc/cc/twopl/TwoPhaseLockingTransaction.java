@@ -233,7 +233,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         }
         saveUndo(table, rid, row);
         copyView(table).wrap(before).copyFrom(row);
-        TupleView next = new TupleView(table.schema()).wrap(after);
+        TupleView next = after.view();
         next.copyFrom(row);
         updater.accept(next);
         // Re-wrapped: the updater may have read this table through the shared page view meanwhile.
@@ -250,7 +250,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         if (!readable(row, rid) || !expected.test(row)) {
             return false;
         }
-        new TupleView(table.schema()).wrap(before).copyFrom(row);
+        before.view().copyFrom(row);
         if (inserts.remove(rid) != null) {
             table.freeSlot(page.handle, table.slotOf(rid)); // never visible to anyone
             return true;
@@ -264,7 +264,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     @Override
     public long insert(HeapTable table, TupleBuffer image) {
-        TupleView source = new TupleView(table.schema()).wrap(image);
+        TupleView source = image.view();
         while (true) {
             long pageAddress = table.targetPage();
             Held page = latch(pageAddress, true);

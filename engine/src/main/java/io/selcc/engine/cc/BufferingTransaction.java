@@ -61,8 +61,8 @@ public abstract class BufferingTransaction implements CcTransaction {
         if (!readForWrite(table, rid, expected, before)) {
             return false;
         }
-        TupleView next = new TupleView(table.schema()).wrap(after);
-        next.copyFrom(new TupleView(table.schema()).wrap(before));
+        TupleView next = after.view();
+        next.copyFrom(before.view());
         updater.accept(next);
         writes.update(table, rid, before, next);
         return true;

@@ -81,11 +81,11 @@ public final class WriteSet {
         if (own.kind == Kind.DELETE || own.kind == Kind.DROP) {
             return false;
         }
-        TupleView row = new TupleView(own.table.schema()).wrap(own.image);
+        TupleView row = own.image.view();
         if (!expected.test(row)) {
             return false;
         }
-        new TupleView(own.table.schema()).wrap(into).copyFrom(row);
+        into.view().copyFrom(row);
         return true;
     }
 
@@ -93,11 +93,11 @@ public final class WriteSet {
     public void update(HeapTable table, long rid, TupleBuffer before, TupleView next) {
         Entry own = entries.get(rid);
         if (own != null) {
-            new TupleView(table.schema()).wrap(own.image).copyColumnsFrom(next);
+            own.image.view().copyColumnsFrom(next);
             return;
         }
         TupleBuffer image = new TupleBuffer(table.schema());
-        new TupleView(table.schema()).wrap(image).copyFrom(next);
+        image.view().copyFrom(next);
         put(rid, new Entry(table, Kind.UPDATE, image, incarnation(table, before)));
     }
 
@@ -113,10 +113,10 @@ public final class WriteSet {
 
     /** Writes the row's columns into a new slot, invisible until commit, and returns its record id. */
     public long insert(HeapTable table, TupleBuffer row) {
-        TupleView source = new TupleView(table.schema()).wrap(row);
+        TupleView source = row.view();
         long rid = table.insert(slot -> slot.copyColumnsFrom(source));
         TupleBuffer image = new TupleBuffer(table.schema());
-        new TupleView(table.schema()).wrap(image).copyFrom(source);
+        image.view().copyFrom(source);
         put(rid, new Entry(table, Kind.INSERT, image, 0));
         inserted.put(rid, table);
         return rid;
@@ -210,6 +210,6 @@ public final class WriteSet {
     }
 
     private static int incarnation(HeapTable table, TupleBuffer before) {
-        return new TupleView(table.schema()).wrap(before).incarnation();
+        return before.view().incarnation();
     }
 }
