@@ -66,6 +66,18 @@ public final class NodeCounters {
         return new CounterSnapshot(copy);
     }
 
+    /**
+     * Copies what {@link #threadSnapshot()} would hold into {@code into} (indexed by
+     * {@link Counter#ordinal()}, one slot per counter at least): for a caller that measures
+     * every transaction and should not allocate a snapshot per measurement.
+     */
+    public void threadCounts(long[] into) {
+        long[] block = local.get();
+        for (int i = 0; i < block.length; i++) {
+            into[i] = (long) SLOT.getOpaque(block, i);
+        }
+    }
+
     /** Starts counting from zero; counting threads need not stop. */
     public void reset() {
         baseline = raw();

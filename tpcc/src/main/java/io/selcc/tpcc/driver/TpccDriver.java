@@ -6,7 +6,6 @@ import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.TxnResult;
 import io.selcc.fabric.Counter;
-import io.selcc.fabric.CounterSnapshot;
 import io.selcc.threads.EngineThread;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.txn.DeliveryInput;
@@ -211,6 +210,9 @@ public final class TpccDriver {
         private long cpuFrom = -1;
         /** CPU time this thread used from its first measured transaction until it stopped. */
         long measuredCpuNanos;
+        /** This thread's counters before and after the current transaction (reused: no snapshot per transaction). */
+        private final long[] countsBefore = new long[Counter.values().length];
+        private final long[] countsAfter = new long[Counter.values().length];
 
         Terminal(DatabaseNode node, int index, SplittableRandom random) {
             this.node = node;
@@ -254,7 +256,7 @@ public final class TpccDriver {
         private void execute(TxnType type) {
             long nowMicros = System.currentTimeMillis() * 1000;
             long allocatedBefore = ALLOCATION.getCurrentThreadAllocatedBytes();
-            CounterSnapshot before = node.computeNode().counters().threadSnapshot();
+            node.computeNode().counters().threadCounts(countsBefore);
             long started = clock.getAsLong();
             if (cpuFrom < 0 && started - measureFrom >= 0 && CPU_TIME) {
                 cpuFrom = ALLOCATION.getCurrentThreadCpuTime();
@@ -292,11 +294,15 @@ public final class TpccDriver {
                 stop = true;
             }
             long allocated = ALLOCATION.getCurrentThreadAllocatedBytes() - allocatedBefore;
-            CounterSnapshot cost = node.computeNode().counters().threadSnapshot().minus(before);
+            node.computeNode().counters().threadCounts(countsAfter);
             boolean rolledBack = result.outcome().reason() == AbortReason.USER_ABORT;
             boolean completed = result.committed() || rolledBack;
-            int conflicts = result.aborts().entrySet().stream().filter(e -> e.getKey().isRetryable())
-                .mapToInt(Map.Entry::getValue).sum();
+            int conflicts = 0;
+            for (Map.Entry<AbortReason, Integer> abort : result.aborts().entrySet()) {
+                if (abort.getKey().isRetryable()) {
+                    conflicts += abort.getValue();
+                }
+            }
             if (completed) {
                 liveCommits.get(type).increment();
             }
@@ -329,12 +335,16 @@ public final class TpccDriver {
                 case null, default -> { }
             }
             s.latencyMicros.recordValue(Math.max(0, (ended - started) / 1000));
-            s.roundTrips += cost.get(Counter.ROUND_TRIPS);
-            s.messages += cost.get(Counter.MESSAGES_SENT);
-            s.gclAccesses += cost.get(Counter.CACHE_HITS) + cost.get(Counter.CACHE_MISSES)
-                + cost.get(Counter.OPTIMISTIC_READS);
-            s.bytesRead += cost.get(Counter.BYTES_READ);
+            s.roundTrips += cost(Counter.ROUND_TRIPS);
+            s.messages += cost(Counter.MESSAGES_SENT);
+            s.gclAccesses += cost(Counter.CACHE_HITS) + cost(Counter.CACHE_MISSES) + cost(Counter.OPTIMISTIC_READS);
+            s.bytesRead += cost(Counter.BYTES_READ);
             s.allocatedBytes += allocated;
+        }
+
+        /** What the last transaction (its retries included) counted of {@code counter} on this thread. */
+        private long cost(Counter counter) {
+            return countsAfter[counter.ordinal()] - countsBefore[counter.ordinal()];
         }
 
         private void pause(long nanos) {
