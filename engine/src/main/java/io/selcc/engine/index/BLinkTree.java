@@ -982,6 +982,8 @@ public final class BLinkTree {
         /** Per hint: bit 0 low fence infinite, bit 1 high fence infinite. */
         final byte[] hintInfinite = new byte[LEAF_HINTS];
         int nextHint;
+        /** The hint an operation last started at or reached: tried first (runs of keys stay in one leaf). */
+        int recentHint;
         /** Operations that started at the hinted leaf (tests assert that hints were used). */
         long hintsTaken;
         /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
@@ -1007,8 +1009,12 @@ public final class BLinkTree {
 
         /** The cached leaf whose range holds (k, v), or 0. */
         long cachedLeafFor(long k, long v) {
+            if (leafHints[recentHint] != 0 && holds(recentHint, k, v)) {
+                return leafHints[recentHint];
+            }
             for (int i = 0; i < LEAF_HINTS; i++) {
                 if (leafHints[i] != 0 && holds(i, k, v)) {
+                    recentHint = i;
                     return leafHints[i];
                 }
             }
@@ -1032,6 +1038,12 @@ public final class BLinkTree {
             if (address == root) {
                 return;
             }
+            if (leafHints[recentHint] == address) {
+                // The leaf the operation started at (or the last one reached): known, and as a leaf's
+                // low fence never changes, no cached neighbour needs cutting back.
+                storeHint(recentHint, address, n);
+                return;
+            }
             boolean lowInfinite = n.lowInfinite();
             long lowKey = lowInfinite ? 0 : n.lowKey();
             long lowValue = lowInfinite ? 0 : n.lowValue();
@@ -1050,14 +1062,20 @@ public final class BLinkTree {
                 slot = nextHint;
                 nextHint = (nextHint + 1) % LEAF_HINTS;
             }
+            storeHint(slot, address, n);
+        }
+
+        private void storeHint(int slot, long address, BLinkNode n) {
+            boolean lowInfinite = n.lowInfinite();
             boolean highInfinite = n.highInfinite();
             int f = slot * 4;
             leafHints[slot] = address;
-            hintFences[f] = lowKey;
-            hintFences[f + 1] = lowValue;
+            hintFences[f] = lowInfinite ? 0 : n.lowKey();
+            hintFences[f + 1] = lowInfinite ? 0 : n.lowValue();
             hintFences[f + 2] = highInfinite ? 0 : n.highKey();
             hintFences[f + 3] = highInfinite ? 0 : n.highValue();
             hintInfinite[slot] = (byte) ((lowInfinite ? 1 : 0) | (highInfinite ? 2 : 0));
+            recentHint = slot;
         }
 
         void remember(int level, long address) {
