@@ -77,6 +77,14 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     /** Locks; with {@code tryOnly}, gives up (null) on a busy local latch or after bounded remote retries. */
     abstract GclHandle lock(long address, boolean exclusive, boolean tryOnly);
 
+    /**
+     * X-latches a GCL the allocator just took from never-used memory (all zeros, and no other node can
+     * know its address yet). By default the same as {@link #lock} for X.
+     */
+    GclHandle lockFresh(long address) {
+        return lock(address, true, false);
+    }
+
     @Override
     public final GclHandle sLock(long address) {
         return lock(checkGcl(address), false, false);
@@ -212,7 +220,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     }
 
     private void initialize(long address, boolean reused) {
-        GclHandle handle = xLock(address);
+        GclHandle handle = reused ? xLock(address) : lockFresh(checkGcl(address));
         int state = handle.copy.get(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET);
         int expected = reused ? GclLayout.STATE_FREE : 0;
         if (state != expected) {

@@ -174,6 +174,38 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
+    /**
+     * A never-used GCL is zero on its memory node and in no cache: the latch is taken with a CAS alone
+     * and the frame zeroed here, instead of reading the GCL back (the load allocates ~120,000 GCLs for
+     * two warehouses, and reading each back was about a tenth of its time). Same round trips.
+     */
+    @Override
+    GclHandle lockFresh(long address) {
+        CacheFrame frame = takeFreeFrame();
+        long stamp = frame.writeLock();
+        if (!install(frame, address)) {
+            frame.unlockWrite(stamp);
+            free.push(frame);
+            throw new IllegalStateException("a never-used GCL is already cached: " + GlobalAddress.toString(address));
+        }
+        counters.increment(Counter.CACHE_MISSES);
+        long previous;
+        try {
+            previous = endpoint.remoteCas(latchOf(address), LatchWord.FREE, LatchWord.exclusive(nodeId));
+        } catch (RuntimeException | Error e) {
+            discard(frame, stamp);
+            throw e;
+        }
+        if (previous != LatchWord.FREE) {
+            discard(frame, stamp);
+            throw protocolViolation("a never-used GCL is latched", address, previous);
+        }
+        frame.copy.asSlice(GclLayout.COPY_OFFSET, copyLength).fill((byte) 0);
+        frame.clearDirty();
+        granted(frame, Ownership.MODIFIED, 0);
+        return handle(frame, true, stamp);
+    }
+
     @Override
     boolean optimisticRead(long address, GclHandle handle) {
         CacheFrame frame = table.getAndTouch(address);

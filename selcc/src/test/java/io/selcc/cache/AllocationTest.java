@@ -30,6 +30,26 @@ class AllocationTest {
         }
     }
 
+    /**
+     * Under SELCC a never-used GCL is latched with a CAS alone (it is zero on its memory node and no
+     * other node knows it): no bytes read back, one round trip, and the other node still sees what
+     * was written into it. Shown failing with the allocator's plain X latch (2,040 bytes read).
+     */
+    @org.junit.jupiter.api.Test
+    void aNeverUsedGclIsLatchedWithoutReadingIt() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).accessMode(AccessMode.SELCC).build()) {
+            ComputeNode node = cluster.node(0);
+            node.allocate(); // the node's first chunk of addresses
+            cluster.resetCounters();
+            long gcl = node.allocate();
+            assertEquals(0, cluster.counters(0).get(io.selcc.fabric.Counter.BYTES_READ), "bytes read to allocate");
+            assertEquals(1, cluster.counters(0).get(io.selcc.fabric.Counter.ROUND_TRIPS), "round trips to allocate");
+            assertEquals(0, SequentialConsistencyTest.read(node, gcl), "a new GCL reads as zero");
+            SequentialConsistencyTest.write(node, gcl, 77);
+            assertEquals(77, SequentialConsistencyTest.read(cluster.node(1), gcl), "the other node sees the write");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(AccessMode.class)
     void theCatalogRootIsWellKnownAndNeverAllocated(AccessMode mode) {
