@@ -604,12 +604,20 @@ public final class Transaction implements AutoCloseable {
      * rows in one transaction is free again before it is added.
      */
     private final class IndexMaintenance implements CommitHook {
-        private static final Comparator<IndexChange> ORDER = Comparator
-            .comparingLong((IndexChange c) -> c.index().tree().rootAddress())
-            .thenComparingLong(IndexChange::key)
-            .thenComparingLong(c -> c.index().isUnique() ? 0 : c.rid())
-            .thenComparing(IndexChange::add) // false (removal) first
-            .thenComparingLong(IndexChange::rid);
+        /** Written out: a chain of five key extractors was a tenth of a New-Order's commit. */
+        private static final Comparator<IndexChange> ORDER = (a, b) -> {
+            int c = Long.compare(a.index().tree().rootAddress(), b.index().tree().rootAddress());
+            if (c == 0) {
+                c = Long.compare(a.key(), b.key());
+            }
+            if (c == 0 && !a.index().isUnique()) {
+                c = Long.compare(a.rid(), b.rid());
+            }
+            if (c == 0) {
+                c = Boolean.compare(a.add(), b.add()); // false (removal) first
+            }
+            return c != 0 ? c : Long.compare(a.rid(), b.rid());
+        };
 
         /** Done changes, to put back in reverse order: {index, key, rid, 1 = was added / 0 = was removed}. */
         private final List<Object[]> done = new ArrayList<>();

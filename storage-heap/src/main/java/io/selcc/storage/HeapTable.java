@@ -38,6 +38,8 @@ public final class HeapTable {
     private final PerThread<InsertPages> insertPages = PerThread.withInitial(InsertPages::new);
     /** This thread's view of the slot {@link #insertInto} fills (one per row was a New-Order's tenth of a KiB). */
     private final PerThread<TupleView> insertViews;
+    /** The columns an insert sets to NULL before its writer runs. */
+    private final int[] nullableColumns;
 
     /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
     private static final class InsertPages {
@@ -58,6 +60,8 @@ public final class HeapTable {
         this.gclSize = node.gclSize();
         this.zeroTuple = new byte[schema.tupleSize()];
         this.insertViews = PerThread.withInitial(() -> new TupleView(schema));
+        this.nullableColumns = java.util.stream.IntStream.range(0, schema.columnCount())
+            .filter(c -> schema.column(c).nullable()).toArray();
     }
 
     /**
@@ -268,10 +272,8 @@ public final class HeapTable {
                 view.version(version);
                 view.readTimestamp(readTimestamp);
                 view.flags(TupleLayout.USED);
-                for (int c = 0; c < schema.columnCount(); c++) {
-                    if (schema.column(c).nullable()) {
-                        view.setNull(c); // as in SQL: a column the insert leaves out is NULL
-                    }
+                for (int c : nullableColumns) {
+                    view.setNull(c); // as in SQL: a column the insert leaves out is NULL
                 }
                 writer.accept(view);
                 page.putInt(HeapPageLayout.USED_OFFSET, used + 1);

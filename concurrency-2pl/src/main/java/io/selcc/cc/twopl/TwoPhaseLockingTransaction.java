@@ -18,8 +18,6 @@ import io.selcc.storage.TupleLayout;
 import io.selcc.storage.TupleView;
 
 import java.util.Arrays;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -49,8 +47,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     private final LongMap<HeapTable> inserts;
     /** Rows this transaction deleted (existing before it): record id -> table; freed at commit. */
     private final LongMap<HeapTable> deletes;
-    private final Map<HeapTable, TupleView> views;
-    private final Map<HeapTable, TupleView> copyViews;
+    private final ViewsByTable views;
+    private final ViewsByTable copyViews;
     private final LockingGuard guard = new LockingGuard(true);
     /** Undoing its own index changes must not fail: waits instead of refusing where nothing is held. */
     private final LockingGuard undoGuard = new LockingGuard(false);
@@ -111,8 +109,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         final UndoLog undo = new UndoLog();
         final LongMap<HeapTable> inserts = new LongMap<>();
         final LongMap<HeapTable> deletes = new LongMap<>();
-        final Map<HeapTable, TupleView> views = new HashMap<>();
-        final Map<HeapTable, TupleView> copyViews = new HashMap<>();
+        final ViewsByTable views = new ViewsByTable();
+        final ViewsByTable copyViews = new ViewsByTable();
         final ReadSet readMarks = new ReadSet();
         /** Latch records of ended transactions, for the next ones: a page latched allocates none. */
         private Held[] spareHeld = new Held[16];
@@ -153,6 +151,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     static final class UndoLog {
         /** Record ids with a saved image (value unused): one image per row, the first. */
         private final LongMap<Boolean> taken = new LongMap<>();
+        private static final int MAX_TABLE_ID = 4096;
         private HeapTable[] tables = new HeapTable[16];
         private long[] rids = new long[16];
         private int[] offsets = new int[16];
@@ -343,12 +342,41 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     }
 
     private TupleView view(HeapTable table) {
-        return views.computeIfAbsent(table, t -> new TupleView(t.schema()));
+        return views.of(table);
     }
 
     /** A view for one copy into a caller's buffer, used and dropped before any callback runs. */
     private TupleView copyView(HeapTable table) {
-        return copyViews.computeIfAbsent(table, t -> new TupleView(t.schema()));
+        return copyViews.of(table);
+    }
+
+    /**
+     * One view per table, found by the table's id (an array load and an identity check; a hash map
+     * lookup per row access showed in profiles). A table of another database with the same id takes
+     * the slot over: views hold nothing between uses.
+     */
+    static final class ViewsByTable {
+        private static final int MAX_TABLE_ID = 4096;
+        private HeapTable[] tables = new HeapTable[16];
+        private TupleView[] views = new TupleView[16];
+
+        TupleView of(HeapTable table) {
+            int id = table.tableId();
+            if (id >= 0 && id < tables.length && tables[id] == table) {
+                return views[id];
+            }
+            if (id < 0 || id >= MAX_TABLE_ID) {
+                return new TupleView(table.schema()); // ids the engine does not hand out
+            }
+            if (id >= tables.length) {
+                int length = Math.max(id + 1, tables.length * 2);
+                tables = Arrays.copyOf(tables, length);
+                views = Arrays.copyOf(views, length);
+            }
+            tables[id] = table;
+            views[id] = new TupleView(table.schema());
+            return views[id];
+        }
     }
 
     private void saveUndo(HeapTable table, long rid, TupleView row) {
