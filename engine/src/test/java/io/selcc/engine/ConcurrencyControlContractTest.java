@@ -893,6 +893,35 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * A read of an insert-only row leaves no latch on its page until commit (such a row never
+     * changes; 2PL reads it under a short latch): another node can X-latch the page while the reader
+     * is still open. Shown failing for 2PL with the short read removed (the page stays S-latched and
+     * the other node's try gives up).
+     */
+    @Test
+    void aReadOfAnInsertOnlyRowHoldsNoLatch() {
+        TableDefinition ledger = TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)).withInsertOnly();
+        try (Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(256)
+                .table(ledger).build()) {
+            DatabaseNode reader = db.node(0);
+            Table table = reader.table("ledger");
+            assertTrue(reader.run(tx -> {
+                insertAccount(tx, table, 1, 100, 0);
+                return null;
+            }).committed());
+            long[] rid = new long[1];
+            table.heap().scan((r, row) -> rid[0] = r);
+            Transaction tx = reader.begin();
+            assertEquals(100, tx.get(table, 1).getMoney(BALANCE));
+            io.selcc.cache.ComputeNode other = db.node(1).computeNode();
+            io.selcc.cache.GclHandle page = other.tryXLock(table.heap().pageOf(rid[0]));
+            assertNotNull(page, "the other node could not latch the page of a row the open transaction read");
+            other.unlock(page);
+            assertTrue(tx.commit().committed());
+        }
+    }
+
+    /**
      * Exact cost of a single-row read transaction whose index nodes and heap page are cached on
      * this node: no round trip beyond what the algorithm itself needs at begin (TO: one FAA).
      */
