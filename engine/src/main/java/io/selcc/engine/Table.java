@@ -54,7 +54,7 @@ public final class Table {
         return Collections.unmodifiableList(secondaries);
     }
 
-    /** The secondary indexes without a wrapper (the engine's per-row loops allocate nothing). */
+    /** The secondary indexes without the unmodifiable wrapper, for the engine's per-row loops. */
     List<Index> secondaries() {
         return secondaries;
     }

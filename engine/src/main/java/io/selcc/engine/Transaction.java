@@ -213,7 +213,7 @@ public final class Transaction implements AutoCloseable {
                 }
                 // A row found by a scan is often read or written by key next (Delivery's new order and
                 // order lines, Payment's customer found by last name): the hint lets that skip the index.
-                        table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid());
+                table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid());
                 delivered++;
                 if (!visitor.visit(row) || delivered >= limit) {
                     return delivered;
@@ -337,8 +337,7 @@ public final class Transaction implements AutoCloseable {
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
             inserted.computeIfAbsent(table, t -> new TreeMap<>()).put(key, rid);
-            for (int i = 0; i < table.secondaries().size(); i++) {
-                Index index = table.secondaries().get(i);
+            for (Index index : table.secondaries()) {
                 secondaryChanges.add(new IndexChange(index, index.keyOf(row), rid, true));
             }
             return true;
@@ -397,8 +396,7 @@ public final class Transaction implements AutoCloseable {
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
                 + " key=" + key + " newKey=" + table.primaryKey(newRow) + " (transaction aborted)");
         }
-        for (int i = 0; i < table.secondaries().size(); i++) {
-            Index index = table.secondaries().get(i);
+        for (Index index : table.secondaries()) {
             long oldKey = index.keyOf(oldRow);
             long newKey = index.keyOf(newRow);
             if (oldKey != newKey) {
@@ -441,8 +439,7 @@ public final class Transaction implements AutoCloseable {
             secondaryChanges.removeIf(c -> c.rid() == rid);
         } else {
             deleted.computeIfAbsent(table, t -> new HashMap<>()).put(key, rid);
-            for (int i = 0; i < table.secondaries().size(); i++) {
-                Index index = table.secondaries().get(i);
+            for (Index index : table.secondaries()) {
                 secondaryChanges.add(new IndexChange(index, index.keyOf(oldRow), rid, false));
             }
         }

@@ -853,6 +853,19 @@ public abstract class ConcurrencyControlContractTest {
         }
     }
 
+    /** Two SELCC nodes over an insert-only "ledger" table holding account 1 (100 cents), inserted by node 0. */
+    private Database openLedgerWithOneRow() {
+        TableDefinition ledger = TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)).withInsertOnly();
+        Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(256)
+            .table(ledger).build();
+        Table table = db.node(0).table("ledger");
+        assertTrue(db.node(0).run(tx -> {
+            insertAccount(tx, table, 1, 100, 0);
+            return null;
+        }).committed());
+        return db;
+    }
+
     /**
      * An insert-only table refuses updates and deletes: the statement throws, the transaction is
      * aborted and the row stays as it was. Every node reads the flag from the table's root, and a node
@@ -860,15 +873,9 @@ public abstract class ConcurrencyControlContractTest {
      */
     @Test
     void anInsertOnlyTableRefusesUpdatesAndDeletes() {
-        TableDefinition ledger = TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)).withInsertOnly();
-        try (Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(256)
-                .table(ledger).build()) {
+        try (Database db = openLedgerWithOneRow()) {
             DatabaseNode creator = db.node(0);
             Table table = creator.table("ledger");
-            assertTrue(creator.run(tx -> {
-                insertAccount(tx, table, 1, 100, 0);
-                return null;
-            }).committed());
             assertTrue(db.node(1).table("ledger").heap().insertOnly(), "the other node read the flag from the root");
 
             Transaction update = creator.begin();
@@ -900,15 +907,9 @@ public abstract class ConcurrencyControlContractTest {
      */
     @Test
     void aReadOfAnInsertOnlyRowHoldsNoLatch() {
-        TableDefinition ledger = TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)).withInsertOnly();
-        try (Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(256)
-                .table(ledger).build()) {
+        try (Database db = openLedgerWithOneRow()) {
             DatabaseNode reader = db.node(0);
             Table table = reader.table("ledger");
-            assertTrue(reader.run(tx -> {
-                insertAccount(tx, table, 1, 100, 0);
-                return null;
-            }).committed());
             long[] rid = new long[1];
             table.heap().scan((r, row) -> rid[0] = r);
             Transaction tx = reader.begin();

@@ -86,6 +86,13 @@ final class CacheFrame extends StampedLock {
         ownership = next;
     }
 
+    /** Records a hit for CLOCK (racy, a hint: a lost set only costs the frame its second chance). */
+    void touch() {
+        if (!referenced) {
+            referenced = true; // written only when it changes: a hit does not dirty the line
+        }
+    }
+
     void markDirty(int low, int high) {
         if (dirtyLow == CLEAN) {
             dirtyLow = low;

@@ -52,8 +52,8 @@ final class FrameTable {
                 frame = shard.get(address);
             }
         }
-        if (frame != null && !frame.referenced) {
-            frame.referenced = true; // a racy hint: a lost set only costs the frame its second chance
+        if (frame != null) {
+            frame.touch();
         }
         return frame;
     }

@@ -94,9 +94,7 @@ final class SelccNode extends AbstractComputeNode {
         CacheFrame frame = recent.frames[i];
         if (frame != null && frame.address == address) {
             recent.hits++;
-            if (!frame.referenced) {
-                frame.referenced = true; // a hit, as the table's lookup would record it
-            }
+            frame.touch(); // a hit, as the table's lookup records it
             return frame;
         }
         frame = table.getAndTouch(address);

@@ -151,7 +151,6 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     static final class UndoLog {
         /** Record ids with a saved image (value unused): one image per row, the first. */
         private final LongMap<Boolean> taken = new LongMap<>();
-        private static final int MAX_TABLE_ID = 4096;
         private HeapTable[] tables = new HeapTable[16];
         private long[] rids = new long[16];
         private int[] offsets = new int[16];
@@ -503,15 +502,6 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             if (h == null || h.handle != handle) {
                 computeNode.unlock(handle); // a transient latch (an internal root, a lookup's hit)
             }
-        }
-
-        @Override
-        public GclHandle heldLatch(long address) {
-            if (!active) {
-                return null;
-            }
-            Held h = held.get(address);
-            return h == null ? null : h.handle;
         }
 
         @Override

@@ -29,11 +29,6 @@ public interface LeafGuard {
     /** The tree is done with a handle from {@link #latch} or {@link #adopt}; release it unless the transaction keeps it. */
     void unlatch(ComputeNode node, GclHandle handle);
 
-    /** The latch the transaction holds on the node at {@code address}, or null (then the tree reads it itself). */
-    default GclHandle heldLatch(long address) {
-        return null;
-    }
-
     /** Whether a lookup before an insert latches its leaf in X (no-wait 2PL: no S-to-X upgrade at commit). */
     default boolean latchesLeafToInsert() {
         return false;
