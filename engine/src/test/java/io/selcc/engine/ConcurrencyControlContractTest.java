@@ -869,7 +869,8 @@ public abstract class ConcurrencyControlContractTest {
     /**
      * An insert-only table refuses updates and deletes: the statement throws, the transaction is
      * aborted and the row stays as it was. Every node reads the flag from the table's root, and a node
-     * defined otherwise is refused. Shown failing with the refusal removed from update (it committed).
+     * defined otherwise is refused. Shown failing with the refusal removed from update (it committed)
+     * and with the definition check removed from DatabaseNode.open (nothing thrown).
      */
     @Test
     void anInsertOnlyTableRefusesUpdatesAndDeletes() {

@@ -5,7 +5,10 @@ import org.junit.jupiter.api.Test;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
-/** A buffer's own view: one object per buffer (no view allocated per row), always over that buffer. */
+/**
+ * A buffer's own view: one object per buffer (no view allocated per row), always over that buffer.
+ * Shown failing with a new view made on every call (not the same object).
+ */
 class TupleBufferTest {
     private static final Schema ROW = Schema.builder().addLong("id").addVarchar("name", 8).build();
 
