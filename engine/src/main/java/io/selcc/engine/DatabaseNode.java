@@ -96,6 +96,14 @@ public final class DatabaseNode {
         return index;
     }
 
+    /**
+     * Starts a bulk load on the calling thread: rows written without transactions, for filling tables
+     * before a workload runs (see {@link BulkLoad} for its contract). Close it when done.
+     */
+    public BulkLoad bulkLoad() {
+        return new BulkLoad();
+    }
+
     /** Starts a transaction on the calling thread. */
     public Transaction begin() {
         // Counted from before the algorithm starts: TO's timestamp FAA is part of the transaction.

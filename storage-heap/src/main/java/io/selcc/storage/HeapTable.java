@@ -25,6 +25,9 @@ import java.util.function.Consumer;
  * caller latched, so a transaction can hold its insert page until commit (no-wait 2PL).
  */
 public final class HeapTable {
+    /** Pages an {@link Appender} fills before it links them into the chain. */
+    static final int LINK_RUN = 64;
+
     private final ComputeNode node;
     private final long rootAddress;
     private final int tableId;
@@ -315,6 +318,122 @@ public final class HeapTable {
         node.unlock(h);
         insertPages.get().open = page;
         return page;
+    }
+
+    /**
+     * An appender for the calling thread: fills fresh pages of this table with committed (visible)
+     * tuples, no transaction involved, for loading. See {@link Appender}.
+     */
+    public Appender appender() {
+        return new Appender();
+    }
+
+    /**
+     * Fills fresh pages of the table with visible tuples, one page after another, holding the page it
+     * fills in X until it is full: one latch per page instead of one per row. Pages join the table's chain
+     * in runs of {@link #LINK_RUN} (and at {@link #close}), so the root, which every loader of the table
+     * on every compute node writes, is latched once per run rather than once per page; a scan meanwhile
+     * misses the rows of the pages not yet linked.
+     *
+     * <p>Not a transaction: the rows are committed as written, with version 0 (written before every
+     * transaction) and no write intents. For loading, with no transaction running on the table. One
+     * thread; close it to release the page and link the last run.
+     */
+    public final class Appender implements AutoCloseable {
+        private final TupleView row = new TupleView(schema);
+        private GclHandle page;
+        private int used;
+        /** The newest page of the run not yet linked (0 = none); each page's next is the one before it. */
+        private long runHead;
+        /** The oldest page of that run; its next is set when the run is linked. */
+        private long runTail;
+        private int runPages;
+
+        private Appender() {
+        }
+
+        /**
+         * Writes a tuple through {@code writer} (a zeroed tuple whose nullable columns are NULL) and
+         * returns its record id; {@link #lastRow()} views it until the next call.
+         *
+         * @throws io.selcc.cache.SharedMemoryFullException if no page can be allocated (nothing written)
+         */
+        public long append(Consumer<TupleView> writer) {
+            if (page == null || used == slotsPerPage) {
+                nextPage();
+            }
+            int slot = used;
+            row.wrap(page, slot);
+            row.incarnation(1);
+            row.flags(TupleLayout.USED | TupleLayout.VISIBLE);
+            for (int c : nullableColumns) {
+                row.setNull(c);
+            }
+            writer.accept(row);
+            used = slot + 1;
+            page.putInt(HeapPageLayout.USED_OFFSET, used);
+            return RecordId.of(page.address(), slot, gclSize);
+        }
+
+        /** The tuple the last {@link #append} wrote, valid until the next call or {@link #close}. */
+        public TupleView lastRow() {
+            return row;
+        }
+
+        private void nextPage() {
+            releasePage();
+            if (runPages >= LINK_RUN) {
+                linkRun();
+            }
+            long address = node.allocate();
+            GclHandle h = node.xLock(address);
+            h.putInt(HeapPageLayout.MAGIC_OFFSET, HeapPageLayout.MAGIC);
+            h.putInt(HeapPageLayout.TABLE_ID_OFFSET, tableId);
+            h.putInt(HeapPageLayout.SLOT_COUNT_OFFSET, slotsPerPage);
+            h.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, runHead);
+            if (runHead == 0) {
+                runTail = address;
+            }
+            runHead = address;
+            runPages++;
+            page = h;
+            used = 0;
+        }
+
+        private void releasePage() {
+            if (page != null) {
+                GclHandle h = page;
+                page = null;
+                node.unlock(h);
+            }
+        }
+
+        /** Puts the run in front of the table's chain: its oldest page then points at the old first page. */
+        private void linkRun() {
+            if (runHead == 0) {
+                return;
+            }
+            GclHandle root = node.xLock(rootAddress);
+            try {
+                GclHandle tail = node.xLock(runTail);
+                tail.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, root.getLong(TableRootLayout.FIRST_PAGE_OFFSET));
+                node.unlock(tail);
+                root.putLong(TableRootLayout.FIRST_PAGE_OFFSET, runHead);
+                root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + runPages);
+            } finally {
+                node.unlock(root);
+            }
+            runHead = 0;
+            runTail = 0;
+            runPages = 0;
+        }
+
+        /** Releases the page being filled and links the pages filled since the last run went in. */
+        @Override
+        public void close() {
+            releasePage();
+            linkRun();
+        }
     }
 
     /** Makes an inserted tuple visible (its insert committed); the caller holds the page in X. */

@@ -1,11 +1,10 @@
 package io.selcc.tpcc.load;
 
 import io.selcc.cache.SharedMemoryFullException;
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.BulkLoad;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
-import io.selcc.engine.TxnResult;
 import io.selcc.threads.EngineThread;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema;
@@ -33,12 +32,15 @@ import java.util.concurrent.atomic.LongAdder;
  *        |  one shared queue, biggest first
  *        v
  *   node 0: threadsPerNode threads ... node n-1: threadsPerNode threads
- *        each thread: take a unit, generate a batch of ~50-200 rows, insert it in one transaction
+ *        each thread: take a unit, generate batches of ~50-200 rows, write them through its bulk load
  * </pre>
  *
- * <p>Every unit draws from its own stream seeded from the load's seed and the unit's ids, and every
- * value is drawn before its transaction starts, so the data is the same for a seed whatever the number
- * of nodes and threads, and whatever the retries. The only other input is the load's timestamp
+ * <p>Rows go in through {@link DatabaseNode#bulkLoad()}, not transactions: nothing else runs while the
+ * database loads, and a bulk load writes each heap page once and puts index entries into the trees a
+ * sorted batch at a time (see {@link BulkLoad}).
+ *
+ * <p>Every unit draws from its own stream seeded from the load's seed and the unit's ids, so the data is
+ * the same for a seed whatever the number of nodes and threads. The only other input is the load's timestamp
  * (C_SINCE, O_ENTRY_D, H_DATE, OL_DELIVERY_D), taken once when {@link #load()} starts.
  *
  * <p>HISTORY rows loaded for district (w, d) use origin {@code LOAD_HISTORY_ORIGIN_BASE + (w << 5 | d)}
@@ -91,9 +93,9 @@ public final class TpccLoader {
     /**
      * Loads everything and returns when done; prints progress about once a second.
      *
-     * @throws IllegalStateException if a batch does not commit after retries, or a row's key exists; the
-     *                               other threads stop after their current batch and the database keeps
-     *                               the batches committed so far (a partial load)
+     * @throws IllegalStateException if a row's key exists; the other threads stop after their current batch
+     *                               and the database keeps what was written so far (a partial load)
+     * @throws SharedMemoryFullException if the memory nodes have no room for the population
      */
     public LoadReport load() {
         long startNanos = System.nanoTime();
@@ -216,6 +218,7 @@ public final class TpccLoader {
         private final Queue<LoadUnit> units;
         private final AtomicReference<Throwable> failure;
         private final Table[] tables = new Table[LoadTables.COUNT];
+        private BulkLoad load;
 
         Worker(DatabaseNode node, PopulationGenerator generator, Queue<LoadUnit> units,
                AtomicReference<Throwable> failure) {
@@ -229,8 +232,11 @@ public final class TpccLoader {
         }
 
         void run() {
-            for (LoadUnit unit = units.poll(); unit != null && failure.get() == null; unit = units.poll()) {
-                generator.generate(unit, this::insert);
+            try (BulkLoad load = node.bulkLoad()) {
+                this.load = load;
+                for (LoadUnit unit = units.poll(); unit != null && failure.get() == null; unit = units.poll()) {
+                    generator.generate(unit, this::insert);
+                }
             }
         }
 
@@ -238,22 +244,12 @@ public final class TpccLoader {
             if (failure.get() != null) {
                 throw new IllegalStateException("load stopped: another loader thread failed");
             }
-            TxnResult<Void> result = node.run(tx -> {
+            try {
                 for (RowBatch.Row row : batch.rows()) {
-                    if (!tx.insert(tables[row.table()], row.writer())) {
-                        throw new IllegalStateException("duplicate key at load: table=" + LoadTables.NAMES[row.table()]
-                            + " batch=" + batch + " (is the database empty?)");
-                    }
+                    load.insert(tables[row.table()], row.writer());
                 }
-                return null;
-            });
-            if (result.outcome().reason() == AbortReason.SHARED_MEMORY_FULL) {
-                throw new SharedMemoryFullException("shared memory is full at load batch " + batch);
-            }
-            if (!result.committed()) {
-                throw new IllegalStateException("load batch did not commit: batch=" + batch + " rows=" + batch.size()
-                    + " outcome=" + result.outcome().reason() + " attempts=" + result.attempts()
-                    + " aborts=" + result.aborts());
+            } catch (SharedMemoryFullException e) {
+                throw new SharedMemoryFullException("shared memory is full at load batch " + batch + ": " + e.getMessage());
             }
             for (int t = 0; t < LoadTables.COUNT; t++) {
                 rows[t].add(batch.rows(t));

@@ -1,0 +1,148 @@
+package io.selcc.engine;
+
+import io.selcc.engine.index.BLinkTree;
+import io.selcc.storage.HeapTable;
+import io.selcc.storage.TupleView;
+
+import java.util.IdentityHashMap;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Loads rows without transactions, for filling a database before its workload starts: rows go
+ * straight into fresh heap pages, each held until it is full ({@link HeapTable.Appender}), and index
+ * entries are gathered per index, sorted, and put into the trees a batch at a time
+ * ({@link BLinkTree#insertSorted}: one latch per leaf rather than a descent per entry). A transaction
+ * per batch of rows, the other way to load, spends most of its time on what a load does not need:
+ * per-row latching and lock bookkeeping, a duplicate probe of the primary index, and a tree descent per
+ * index entry.
+ *
+ * <p><b>Contract.</b> No transaction may run on the tables while they load: nothing is locked against
+ * one. Rows are committed as written (visible in their heap at once; in the indexes once their batch is
+ * flushed, by {@link #flush} or {@link #close}). A key already present fails the flush with
+ * {@link IllegalStateException}; rows and entries written before it stay, so a failed load leaves a
+ * partial database, as a failed loader transaction would leave the batches before it. Loaders on
+ * several threads and compute nodes may fill the same tables at once, each with its own instance.
+ *
+ * <p>One thread; close it to flush the last entries and link the last pages into their tables.
+ */
+public final class BulkLoad implements AutoCloseable {
+    /** Entries gathered per index before they are sorted and put into its tree. */
+    static final int BATCH = 4_096;
+
+    private final Map<Table, TableLoad> tables = new IdentityHashMap<>();
+    private TableLoad last;
+    private boolean closed;
+
+    BulkLoad() {
+    }
+
+    /**
+     * Writes a row built by {@code writer} (which sees a zeroed row, nullable columns NULL) and files it
+     * in the table's indexes; returns its record id.
+     *
+     * @throws io.selcc.cache.SharedMemoryFullException if shared memory has no page left for it
+     * @throws IllegalStateException                   if this load is closed, or a flush found a key
+     *                                                 already present
+     */
+    public long insert(Table table, Consumer<TupleView> writer) {
+        if (closed) {
+            throw new IllegalStateException("bulk load is closed: table=" + table.name());
+        }
+        TableLoad load = last != null && last.table == table ? last : tables.computeIfAbsent(table, TableLoad::new);
+        last = load;
+        long rid = load.appender.append(writer);
+        TupleView row = load.appender.lastRow();
+        for (int i = 0; i < load.indexes.length; i++) {
+            IndexBatch batch = load.batches[i];
+            batch.add(load.indexes[i].keyOf(row), rid);
+            if (batch.size == BATCH) {
+                batch.flush();
+            }
+        }
+        return rid;
+    }
+
+    /**
+     * Puts every gathered index entry into its tree.
+     *
+     * @throws IllegalStateException if a key was already present (in the tree or in this load)
+     */
+    public void flush() {
+        for (TableLoad load : tables.values()) {
+            for (IndexBatch batch : load.batches) {
+                batch.flush();
+            }
+        }
+    }
+
+    /** Flushes, then releases the pages being filled and links them into their tables. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            flush();
+        } finally {
+            for (TableLoad load : tables.values()) {
+                load.appender.close();
+            }
+        }
+    }
+
+    /** One table's appender and the entries gathered for each of its indexes. */
+    private static final class TableLoad {
+        final Table table;
+        final HeapTable.Appender appender;
+        final Index[] indexes;
+        final IndexBatch[] batches;
+
+        TableLoad(Table table) {
+            this.table = table;
+            this.appender = table.heap().appender();
+            this.indexes = new Index[1 + table.secondaries().size()];
+            indexes[0] = table.primaryIndex();
+            for (int i = 1; i < indexes.length; i++) {
+                indexes[i] = table.secondaries().get(i - 1);
+            }
+            this.batches = new IndexBatch[indexes.length];
+            for (int i = 0; i < indexes.length; i++) {
+                batches[i] = new IndexBatch(indexes[i]);
+            }
+        }
+    }
+
+    /** Entries (key, record id) for one index, sorted and inserted when full or flushed. */
+    private static final class IndexBatch {
+        final Index index;
+        final long[] keys = new long[BATCH];
+        final long[] rids = new long[BATCH];
+        int size;
+
+        IndexBatch(Index index) {
+            this.index = index;
+        }
+
+        void add(long key, long rid) {
+            keys[size] = key;
+            rids[size] = rid;
+            size++;
+        }
+
+        void flush() {
+            if (size == 0) {
+                return;
+            }
+            int n = size;
+            size = 0;
+            PairSort.sort(keys, rids, n);
+            int stopped = index.tree().insertSorted(keys, rids, 0, n);
+            if (stopped < n) {
+                throw new IllegalStateException("bulk load: key already present: index=" + index.name() + " key="
+                    + keys[stopped] + " (is the table empty, and is every key loaded once?)");
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package io.selcc.engine.index;
+
+import io.selcc.cache.ComputeNode;
+import io.selcc.cache.SelccCluster;
+import io.selcc.fabric.Counter;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.SplittableRandom;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link BLinkTree#insertSorted}, the bulk loader's path: against a model, into a tree that already has
+ * entries; one latch per leaf; full leaves from an ascending run; duplicates and bad order.
+ *
+ * <p>Planted bug this was shown to catch: without the check that the next entry is still below the leaf's
+ * high fence, entries land in a leaf whose range does not hold them and the checker fails
+ * ({@code sortedBatchesMatchAModel}).
+ */
+class BLinkTreeSortedInsertTest {
+    private SelccCluster cluster;
+    private ComputeNode node;
+
+    @BeforeEach
+    void setUp() {
+        cluster = SelccCluster.builder().computeNodes(2).gclSize(BLinkTreeTest.SMALL_GCL).cacheFrames(256).build();
+        node = cluster.node(0);
+    }
+
+    @AfterEach
+    void tearDown() {
+        cluster.close();
+    }
+
+    /** Random sorted batches into a tree that single inserts already filled; the tree must equal the model. */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void sortedBatchesMatchAModel(boolean unique) {
+        long seed = System.nanoTime();
+        System.out.println("sortedBatchesMatchAModel unique=" + unique + " seed=" + seed);
+        SplittableRandom random = new SplittableRandom(seed);
+        BLinkTree tree = BLinkTree.create(node, unique);
+        TreeSet<Pair> model = new TreeSet<>();
+        for (int i = 0; i < 2_000; i++) {
+            long k = random.nextLong(20_000);
+            long v = unique ? k * 3 : random.nextLong(4);
+            if (tree.insert(k, v) == InsertOutcome.INSERTED) {
+                assertTrue(model.add(new Pair(k, v, unique)));
+            }
+        }
+        for (int batch = 0; batch < 40; batch++) {
+            TreeSet<Pair> fresh = new TreeSet<>();
+            int size = 1 + random.nextInt(300);
+            while (fresh.size() < size) {
+                long k = random.nextLong(20_000);
+                Pair p = new Pair(k, unique ? k * 3 : random.nextLong(4), unique);
+                if (!model.contains(p)) {
+                    fresh.add(p);
+                }
+            }
+            long[] keys = fresh.stream().mapToLong(Pair::key).toArray();
+            long[] values = fresh.stream().mapToLong(Pair::value).toArray();
+            assertEquals(keys.length, tree.insertSorted(keys, values, 0, keys.length), "batch " + batch);
+            model.addAll(fresh);
+        }
+        BLinkTreeChecker.Report report = BLinkTreeChecker.check(tree);
+        assertTrue(report.height() >= 3, "height=" + report.height());
+        assertArrayEquals(model.stream().mapToLong(Pair::key).toArray(), report.keys());
+        assertArrayEquals(model.stream().mapToLong(Pair::value).toArray(), report.values());
+    }
+
+    /** An ascending run: a few node accesses per leaf, not one or more per entry, and full leaves. */
+    @Test
+    void anAscendingRunLatchesEachLeafOnceAndFillsIt() {
+        BLinkTree tree = BLinkTree.create(node, true);
+        int entries = 20_000;
+        long[] keys = new long[entries];
+        long[] values = new long[entries];
+        for (int i = 0; i < entries; i++) {
+            keys[i] = 10L * i;
+            values[i] = i;
+        }
+        long before = accesses();
+        for (int from = 0; from < entries; from += 1_000) {
+            assertEquals(from + 1_000, tree.insertSorted(keys, values, from, from + 1_000));
+        }
+        long accesses = accesses() - before;
+        BLinkTreeChecker.Report report = BLinkTreeChecker.check(tree);
+        int leaves = report.nodesPerLevel()[0];
+        System.out.println("ascending run: " + entries + " entries, " + leaves + " leaves, " + accesses
+            + " node accesses");
+        assertEquals(entries, report.entries());
+        assertTrue(report.height() >= 3, "height=" + report.height());
+        assertTrue(entries >= (long) (leaves - 1) * tree.leafCapacity(), "leaves not full: " + leaves + " leaves");
+        // Per leaf a handful (its latch, the split's allocation and new sibling, the parent's descent and
+        // post, the move right to the sibling); entry by entry, an insert takes at least one each.
+        assertTrue(accesses < 8L * leaves, "node accesses " + accesses + " for " + leaves + " leaves");
+        assertTrue(accesses < entries / 3, "node accesses " + accesses + " for " + entries + " entries");
+    }
+
+    @Test
+    void stopsAtTheFirstDuplicate() {
+        BLinkTree tree = BLinkTree.create(node, true);
+        assertEquals(InsertOutcome.INSERTED, tree.insert(50, 1));
+        long[] keys = {10, 20, 50, 60};
+        long[] values = {1, 2, 3, 4};
+        assertEquals(2, tree.insertSorted(keys, values, 0, keys.length));
+        assertEquals(2, tree.lookup(20).orElseThrow());
+        assertEquals(1, tree.lookup(50).orElseThrow(), "the tree's entry stays");
+        assertTrue(tree.lookup(60).isEmpty(), "nothing after the duplicate");
+
+        long[] again = {70, 80, 80, 90};
+        assertEquals(2, tree.insertSorted(again, values, 0, again.length), "a duplicate within the array");
+        assertEquals(2, tree.lookup(80).orElseThrow());
+        assertTrue(tree.lookup(90).isEmpty());
+    }
+
+    @Test
+    void refusesEntriesOutOfOrderBeforeInsertingAny() {
+        BLinkTree tree = BLinkTree.create(node, false);
+        long[] keys = {1, 2, 2, 1};
+        long[] values = {0, 5, 6, 9};
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            () -> tree.insertSorted(keys, values, 0, keys.length));
+        assertTrue(e.getMessage().contains("index 3"), e.getMessage());
+        assertEquals(0, BLinkTreeChecker.check(tree).entries());
+        assertEquals(3, tree.insertSorted(keys, values, 0, 3), "by (key, value), a non-unique tree's order");
+        assertThrows(IndexOutOfBoundsException.class, () -> tree.insertSorted(keys, values, 2, 5));
+    }
+
+    private long accesses() {
+        return cluster.counters(0).get(Counter.CACHE_HITS) + cluster.counters(0).get(Counter.CACHE_MISSES)
+            + cluster.counters(0).get(Counter.OPTIMISTIC_READS);
+    }
+
+    /** An entry in the tree's order: by key in a unique tree, by (key, value) otherwise. */
+    private record Pair(long key, long value, boolean unique) implements Comparable<Pair> {
+        @Override
+        public int compareTo(Pair o) {
+            return BLinkNode.compare(unique, key, value, o.key, o.value);
+        }
+    }
+}
