@@ -206,24 +206,34 @@ public final class TupleView {
     }
 
     public void setString(int column, String value) {
+        byte[] bytes = value.getBytes(StandardCharsets.ISO_8859_1);
+        setString(column, bytes, 0, bytes.length);
+    }
+
+    /**
+     * Sets a CHAR or VARCHAR column to {@code length} ISO-8859-1 bytes of {@code latin1} from
+     * {@code offset}: for writers that build a value in a reused buffer (a loader's random text) rather
+     * than a String per value.
+     */
+    public void setString(int column, byte[] latin1, int offset, int length) {
         Column c = checked(column);
         if (!c.type().isString()) {
             throw typeMismatch(c, "string");
         }
-        byte[] bytes = value.getBytes(StandardCharsets.ISO_8859_1);
-        if (bytes.length > c.maxLength()) {
+        java.util.Objects.checkFromIndexSize(offset, length, latin1.length);
+        if (length > c.maxLength()) {
             throw new IllegalArgumentException("value longer than the column: column=" + c.name() + " length="
-                + bytes.length + " max=" + c.maxLength());
+                + length + " max=" + c.maxLength());
         }
         checkWritable();
         long start = base + columnsOffset + c.offset();
         if (c.type() == ColumnType.VARCHAR) {
-            segment.set(ValueLayout.JAVA_BYTE, start, (byte) (bytes.length >>> 8));
-            segment.set(ValueLayout.JAVA_BYTE, start + 1, (byte) bytes.length);
-            MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, start + 2, bytes.length);
+            segment.set(ValueLayout.JAVA_BYTE, start, (byte) (length >>> 8));
+            segment.set(ValueLayout.JAVA_BYTE, start + 1, (byte) length);
+            MemorySegment.copy(latin1, offset, segment, ValueLayout.JAVA_BYTE, start + 2, length);
         } else {
-            MemorySegment.copy(bytes, 0, segment, ValueLayout.JAVA_BYTE, start, bytes.length);
-            segment.asSlice(start + bytes.length, c.maxLength() - bytes.length).fill((byte) 0);
+            MemorySegment.copy(latin1, offset, segment, ValueLayout.JAVA_BYTE, start, length);
+            segment.asSlice(start + length, c.maxLength() - length).fill((byte) 0);
         }
         dirty(start, c.width());
         setNullBit(c, false);

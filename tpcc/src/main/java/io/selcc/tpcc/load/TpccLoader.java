@@ -5,6 +5,7 @@ import io.selcc.engine.BulkLoad;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
+import io.selcc.storage.TupleView;
 import io.selcc.threads.EngineThread;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema;
@@ -22,6 +23,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 
 /**
  * Loads the initial population of [SPEC] 4.3.3.1 into an empty database defined by
@@ -32,7 +34,7 @@ import java.util.concurrent.atomic.LongAdder;
  *        |  one shared queue, biggest first
  *        v
  *   node 0: threadsPerNode threads ... node n-1: threadsPerNode threads
- *        each thread: take a unit, generate batches of ~50-200 rows, write them through its bulk load
+ *        each thread: take a unit, write its rows through the thread's bulk load
  * </pre>
  *
  * <p>Rows go in through {@link DatabaseNode#bulkLoad()}, not transactions: nothing else runs while the
@@ -212,13 +214,19 @@ public final class TpccLoader {
     }
 
     /** One loader thread: takes units until none is left (or another thread failed). */
-    private final class Worker {
+    private final class Worker implements PopulationGenerator.RowSink {
+        /** Rows counted locally before they go to the shared progress counters. */
+        private static final int COUNT_BATCH = 4_096;
+
         private final DatabaseNode node;
         private final PopulationGenerator generator;
         private final Queue<LoadUnit> units;
         private final AtomicReference<Throwable> failure;
         private final Table[] tables = new Table[LoadTables.COUNT];
+        private final long[] counted = new long[LoadTables.COUNT];
+        private int uncounted;
         private BulkLoad load;
+        private LoadUnit unit;
 
         Worker(DatabaseNode node, PopulationGenerator generator, Queue<LoadUnit> units,
                AtomicReference<Throwable> failure) {
@@ -232,28 +240,39 @@ public final class TpccLoader {
         }
 
         void run() {
-            try (BulkLoad load = node.bulkLoad()) {
-                this.load = load;
-                for (LoadUnit unit = units.poll(); unit != null && failure.get() == null; unit = units.poll()) {
-                    generator.generate(unit, this::insert);
+            try (BulkLoad bulk = node.bulkLoad()) {
+                load = bulk;
+                for (unit = units.poll(); unit != null && failure.get() == null; unit = units.poll()) {
+                    try {
+                        generator.generate(unit, this);
+                    } catch (SharedMemoryFullException e) {
+                        throw new SharedMemoryFullException("shared memory is full at load unit " + unit + ": "
+                            + e.getMessage());
+                    }
                 }
+            } finally {
+                publishCounts();
             }
         }
 
-        private void insert(RowBatch batch) {
-            if (failure.get() != null) {
-                throw new IllegalStateException("load stopped: another loader thread failed");
-            }
-            try {
-                for (RowBatch.Row row : batch.rows()) {
-                    load.insert(tables[row.table()], row.writer());
+        @Override
+        public void insert(int table, Consumer<TupleView> writer) {
+            load.insert(tables[table], writer);
+            counted[table]++;
+            if (++uncounted == COUNT_BATCH) {
+                if (failure.get() != null) {
+                    throw new IllegalStateException("load stopped: another loader thread failed");
                 }
-            } catch (SharedMemoryFullException e) {
-                throw new SharedMemoryFullException("shared memory is full at load batch " + batch + ": " + e.getMessage());
+                publishCounts();
             }
+        }
+
+        private void publishCounts() {
             for (int t = 0; t < LoadTables.COUNT; t++) {
-                rows[t].add(batch.rows(t));
+                rows[t].add(counted[t]);
+                counted[t] = 0;
             }
+            uncounted = 0;
         }
     }
 }
