@@ -177,6 +177,28 @@ public final class TupleView {
         return new String(bytes, StandardCharsets.ISO_8859_1);
     }
 
+    /** The length in bytes of a CHAR or VARCHAR column's value; -1 when it is NULL. */
+    public int stringLength(int column) {
+        Column c = checked(column);
+        if (!c.type().isString()) {
+            throw typeMismatch(c, "string");
+        }
+        return isNull(column) ? -1 : stringLength(c);
+    }
+
+    /**
+     * Byte {@code index} of a string column's value (0 &lt;= index &lt; {@link #stringLength(int)}), for
+     * key functions that decode a short value without a String.
+     */
+    public int stringByte(int column, int index) {
+        Column c = checked(column);
+        if (!c.type().isString()) {
+            throw typeMismatch(c, "string");
+        }
+        java.util.Objects.checkIndex(index, c.maxLength());
+        return byteAt(stringStart(c) + index) & 0xFF;
+    }
+
     /**
      * True when the string column holds {@code needle} (ISO-8859-1, as stored) anywhere; false when
      * null. Searches the stored bytes, so a check like TPC-C's "ORIGINAL" decodes no String.

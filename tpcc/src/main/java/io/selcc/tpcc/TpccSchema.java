@@ -268,7 +268,7 @@ public final class TpccSchema {
         return List.of(
             new IndexDefinition(Customer.BY_LAST_NAME, Customer.TABLE, false,
                 r -> Customer.lastNameKey(r.getInt(Customer.C_W_ID), r.getInt(Customer.C_D_ID),
-                    LastNames.number(r.getString(Customer.C_LAST)))),
+                    LastNames.number(r, Customer.C_LAST))),
             new IndexDefinition(Order.BY_CUSTOMER, Order.TABLE, true,
                 r -> Order.customerKey(r.getInt(Order.O_W_ID), r.getInt(Order.O_D_ID), r.getInt(Order.O_C_ID),
                     r.getInt(Order.O_ID))));

@@ -1,5 +1,8 @@
 package io.selcc.tpcc;
 
+import io.selcc.storage.Schema;
+import io.selcc.storage.TupleBuffer;
+import io.selcc.storage.TupleView;
 import org.junit.jupiter.api.Test;
 
 import java.util.HashSet;
@@ -20,6 +23,28 @@ class LastNamesTest {
             names.add(name);
         }
         assertEquals(1000, names.size());
+    }
+
+    /**
+     * The decoder of stored bytes agrees with the map for all 1,000 names and refuses the rest. Shown to
+     * fail with the final length check removed ("BARBARBARBAR" then decodes as 0).
+     */
+    @Test
+    void storedNamesDecodeWithoutAString() {
+        Schema schema = Schema.builder().add("c_last", io.selcc.storage.ColumnType.VARCHAR, 16, true).build();
+        TupleView row = new TupleView(schema).wrap(new TupleBuffer(schema));
+        for (int n = 0; n < 1000; n++) {
+            row.setString(0, LastNames.name(n));
+            assertEquals(n, LastNames.number(row, 0), LastNames.name(n));
+        }
+        for (String bad : new String[] {"", "BAR", "BARBAR", "BARBARBARBAR", "BARBARBARB", "PRIX", "BARBARPRE",
+            "barbarbar", "SMITH"}) {
+            row.setString(0, bad);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LastNames.number(row, 0), bad);
+            assertTrue(e.getMessage().contains("c_last=" + bad), e.getMessage());
+        }
+        row.setNull(0);
+        assertThrows(IllegalArgumentException.class, () -> LastNames.number(row, 0));
     }
 
     @Test
