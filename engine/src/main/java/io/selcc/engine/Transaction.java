@@ -5,7 +5,6 @@ import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.index.InsertOutcome;
 import io.selcc.fabric.CounterSnapshot;
-import io.selcc.storage.Column;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 
@@ -16,7 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -48,9 +46,9 @@ public final class Transaction implements AutoCloseable {
     private final CcTransaction cc;
     private final CounterSnapshot startCounters;
     /** Rows this transaction inserted: table -> primary key -> record id. */
-    private final Map<Table, TreeMap<Long, Long>> inserted = new HashMap<>();
+    private final Map<Table, SortedLongMap> inserted = new HashMap<>();
     /** Rows this transaction deleted (that existed before it): table -> primary key -> record id. */
-    private final Map<Table, Map<Long, Long>> deleted = new HashMap<>();
+    private final Map<Table, SortedLongMap> deleted = new HashMap<>();
     /** Secondary index entries to add or remove at commit. */
     private final List<IndexChange> secondaryChanges = new ArrayList<>();
     private State state = State.ACTIVE;
@@ -248,11 +246,15 @@ public final class Transaction implements AutoCloseable {
         }
         List<Entry> result = new ArrayList<>(fromTree);
         if (index.isPrimary()) {
-            Map<Long, Long> gone = deleted.getOrDefault(table, Map.of());
-            result.removeIf(e -> gone.containsKey(e.key()) && gone.get(e.key()) == e.rid());
-            TreeMap<Long, Long> mine = inserted.get(table);
+            SortedLongMap gone = deleted.get(table);
+            if (gone != null) {
+                result.removeIf(e -> gone.get(e.key(), NONE) == e.rid());
+            }
+            SortedLongMap mine = inserted.get(table);
             if (mine != null) {
-                mine.subMap(localLow, true, localHigh, true).forEach((k, rid) -> result.add(new Entry(k, rid)));
+                for (int i = mine.lowerBound(localLow); i < mine.size() && mine.keyAt(i) <= localHigh; i++) {
+                    result.add(new Entry(mine.keyAt(i), mine.valueAt(i)));
+                }
             }
         } else {
             for (IndexChange change : secondaryChanges) {
@@ -277,8 +279,8 @@ public final class Transaction implements AutoCloseable {
     /** Whether this transaction inserted or deleted rows of {@code table} that {@code index} covers. */
     private boolean hasLocalChanges(Index index, Table table) {
         if (index.isPrimary()) {
-            Map<Long, Long> gone = deleted.get(table);
-            TreeMap<Long, Long> mine = inserted.get(table);
+            SortedLongMap gone = deleted.get(table);
+            SortedLongMap mine = inserted.get(table);
             return (gone != null && !gone.isEmpty()) || (mine != null && !mine.isEmpty());
         }
         for (IndexChange change : secondaryChanges) {
@@ -318,11 +320,7 @@ public final class Transaction implements AutoCloseable {
             TupleBuffer image = scratch.first;
             image.clear();
             TupleView row = scratch.firstView;
-            for (Column column : table.schema().columns()) {
-                if (column.nullable()) {
-                    row.setNull(column.index());
-                }
-            }
+            row.setNullableColumnsNull();
             writer.accept(row);
             long key = table.primaryKey(row);
             if (locateToInsert(table, key) != NONE) {
@@ -336,9 +334,10 @@ public final class Transaction implements AutoCloseable {
                 abortQuietly();
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
-            inserted.computeIfAbsent(table, t -> new TreeMap<>()).put(key, rid);
-            for (Index index : table.secondaries()) {
-                secondaryChanges.add(new IndexChange(index, index.keyOf(row), rid, true));
+            inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
+            Index[] secondaries = table.secondaryArray();
+            for (int i = 0; i < secondaries.length; i++) {
+                secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(row), rid, true));
             }
             return true;
         } finally {
@@ -396,7 +395,9 @@ public final class Transaction implements AutoCloseable {
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
                 + " key=" + key + " newKey=" + table.primaryKey(newRow) + " (transaction aborted)");
         }
-        for (Index index : table.secondaries()) {
+        Index[] secondaries = table.secondaryArray();
+        for (int i = 0; i < secondaries.length; i++) {
+            Index index = secondaries[i];
             long oldKey = index.keyOf(oldRow);
             long newKey = index.keyOf(newRow);
             if (oldKey != newKey) {
@@ -434,13 +435,14 @@ public final class Transaction implements AutoCloseable {
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
-        TreeMap<Long, Long> mine = inserted.get(table);
-        if (mine != null && mine.remove(key) != null) {
+        SortedLongMap mine = inserted.get(table);
+        if (mine != null && mine.remove(key)) {
             secondaryChanges.removeIf(c -> c.rid() == rid);
         } else {
-            deleted.computeIfAbsent(table, t -> new HashMap<>()).put(key, rid);
-            for (Index index : table.secondaries()) {
-                secondaryChanges.add(new IndexChange(index, index.keyOf(oldRow), rid, false));
+            deleted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
+            Index[] secondaries = table.secondaryArray();
+            for (int i = 0; i < secondaries.length; i++) {
+                secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(oldRow), rid, false));
             }
         }
         return true;
@@ -496,11 +498,11 @@ public final class Transaction implements AutoCloseable {
 
     /** The record id of the row with primary key {@code key} as this transaction sees it; NONE if absent. */
     private long locate(Table table, long key) {
-        Map<Long, Long> gone = deleted.get(table);
-        TreeMap<Long, Long> mine = inserted.get(table);
+        SortedLongMap gone = deleted.get(table);
+        SortedLongMap mine = inserted.get(table);
         if (mine != null) {
-            Long rid = mine.get(key);
-            if (rid != null) {
+            long rid = mine.get(key, NONE);
+            if (rid != NONE) {
                 return rid;
             }
         }
@@ -517,11 +519,11 @@ public final class Transaction implements AutoCloseable {
      * A row found through the index is read to confirm it (a stale entry aborts, as in {@link #get}).
      */
     private long locateToInsert(Table table, long key) {
-        TreeMap<Long, Long> mine = inserted.get(table);
+        SortedLongMap mine = inserted.get(table);
         if (mine != null && mine.containsKey(key)) {
-            return mine.get(key);
+            return mine.get(key, NONE);
         }
-        Map<Long, Long> gone = deleted.get(table);
+        SortedLongMap gone = deleted.get(table);
         if (gone != null && gone.containsKey(key)) {
             return NONE;
         }
@@ -616,22 +618,42 @@ public final class Transaction implements AutoCloseable {
             return c != 0 ? c : Long.compare(a.rid(), b.rid());
         };
 
-        /** Done changes, to put back in reverse order: {index, key, rid, 1 = was added / 0 = was removed}. */
-        private final List<Object[]> done = new ArrayList<>();
+        /** Done changes, to put back in reverse order (parallel arrays: no box or array per change). */
+        private Index[] doneIndexes;
+        private long[] doneKeys;
+        private long[] doneRids;
+        private boolean[] doneAdded;
+        private int doneCount;
 
         @Override
         public AbortReason beforeInstall() {
-            List<IndexChange> changes = new ArrayList<>(secondaryChanges);
-            for (Map.Entry<Table, Map<Long, Long>> byTable : deleted.entrySet()) {
+            int total = secondaryChanges.size();
+            for (SortedLongMap rows : deleted.values()) {
+                total += rows.size();
+            }
+            for (SortedLongMap rows : inserted.values()) {
+                total += rows.size();
+            }
+            List<IndexChange> changes = new ArrayList<>(total);
+            changes.addAll(secondaryChanges);
+            // Sized once: at most every change is done, then undone.
+            doneIndexes = new Index[total];
+            doneKeys = new long[total];
+            doneRids = new long[total];
+            doneAdded = new boolean[total];
+            doneCount = 0;
+            for (Map.Entry<Table, SortedLongMap> byTable : deleted.entrySet()) {
                 Index primary = byTable.getKey().primaryIndex();
-                for (Map.Entry<Long, Long> row : byTable.getValue().entrySet()) {
-                    changes.add(new IndexChange(primary, row.getKey(), row.getValue(), false));
+                SortedLongMap rows = byTable.getValue();
+                for (int i = 0; i < rows.size(); i++) {
+                    changes.add(new IndexChange(primary, rows.keyAt(i), rows.valueAt(i), false));
                 }
             }
-            for (Map.Entry<Table, TreeMap<Long, Long>> byTable : inserted.entrySet()) {
+            for (Map.Entry<Table, SortedLongMap> byTable : inserted.entrySet()) {
                 Index primary = byTable.getKey().primaryIndex();
-                for (Map.Entry<Long, Long> row : byTable.getValue().entrySet()) {
-                    changes.add(new IndexChange(primary, row.getKey(), row.getValue(), true));
+                SortedLongMap rows = byTable.getValue();
+                for (int i = 0; i < rows.size(); i++) {
+                    changes.add(new IndexChange(primary, rows.keyAt(i), rows.valueAt(i), true));
                 }
             }
             changes.sort(ORDER);
@@ -659,19 +681,27 @@ public final class Transaction implements AutoCloseable {
             if (outcome != InsertOutcome.INSERTED) {
                 return AbortReason.DUPLICATE_KEY;
             }
-            done.add(new Object[] {index, key, rid, Boolean.TRUE});
+            recordDone(index, key, rid, true);
             return null;
         }
 
         private AbortReason remove(Index index, long key, long rid) {
             if (index.tree().delete(key, rid, cc.leafGuard())) {
-                done.add(new Object[] {index, key, rid, Boolean.FALSE});
+                recordDone(index, key, rid, false);
                 return null;
             }
             // Refused, or absent: a concurrent commit removed it first (OCC validates only after index
             // changes, so this is where it learns). Either way a conflict.
             AbortReason refusal = cc.indexRefusal();
             return refusal != null ? refusal : AbortReason.STALE_READ;
+        }
+
+        private void recordDone(Index index, long key, long rid, boolean added) {
+            doneIndexes[doneCount] = index;
+            doneKeys[doneCount] = key;
+            doneRids[doneCount] = rid;
+            doneAdded[doneCount] = added;
+            doneCount++;
         }
 
         private AbortReason fail(AbortReason reason) {
@@ -681,12 +711,11 @@ public final class Transaction implements AutoCloseable {
 
         @Override
         public void undo() {
-            for (int i = done.size() - 1; i >= 0; i--) {
-                Object[] change = done.get(i);
-                Index index = (Index) change[0];
-                long key = (Long) change[1];
-                long rid = (Long) change[2];
-                boolean undone = (Boolean) change[3]
+            for (int i = doneCount - 1; i >= 0; i--) {
+                Index index = doneIndexes[i];
+                long key = doneKeys[i];
+                long rid = doneRids[i];
+                boolean undone = doneAdded[i]
                     ? index.tree().delete(key, rid, cc.undoGuard())
                     : index.tree().insert(key, rid, cc.undoGuard()) == InsertOutcome.INSERTED;
                 if (!undone) {
@@ -696,7 +725,7 @@ public final class Transaction implements AutoCloseable {
                         + " rid=" + rid + (cc.indexRefusal() != null ? " refused=" + cc.indexRefusal() : ""));
                 }
             }
-            done.clear();
+            doneCount = 0;
         }
     }
 }

@@ -41,8 +41,6 @@ public final class HeapTable {
     private final PerThread<InsertPages> insertPages = PerThread.withInitial(InsertPages::new);
     /** This thread's view of the slot {@link #insertInto} fills (one per row was a New-Order's tenth of a KiB). */
     private final PerThread<TupleView> insertViews;
-    /** The columns an insert sets to NULL before its writer runs. */
-    private final int[] nullableColumns;
 
     /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
     private static final class InsertPages {
@@ -63,8 +61,6 @@ public final class HeapTable {
         this.gclSize = node.gclSize();
         this.zeroTuple = new byte[schema.tupleSize()];
         this.insertViews = PerThread.withInitial(() -> new TupleView(schema));
-        this.nullableColumns = java.util.stream.IntStream.range(0, schema.columnCount())
-            .filter(c -> schema.column(c).nullable()).toArray();
     }
 
     /**
@@ -275,9 +271,7 @@ public final class HeapTable {
                 view.version(version);
                 view.readTimestamp(readTimestamp);
                 view.flags(TupleLayout.USED);
-                for (int c : nullableColumns) {
-                    view.setNull(c); // as in SQL: a column the insert leaves out is NULL
-                }
+                view.setNullableColumnsNull();
                 writer.accept(view);
                 page.putInt(HeapPageLayout.USED_OFFSET, used + 1);
                 return slot;
@@ -366,9 +360,7 @@ public final class HeapTable {
             row.wrap(page, slot);
             row.incarnation(1);
             row.flags(TupleLayout.USED | TupleLayout.VISIBLE);
-            for (int c : nullableColumns) {
-                row.setNull(c);
-            }
+            row.setNullableColumnsNull();
             writer.accept(row);
             used = slot + 1;
             page.putInt(HeapPageLayout.USED_OFFSET, used);

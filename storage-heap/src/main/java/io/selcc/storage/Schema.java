@@ -18,12 +18,15 @@ public final class Schema {
     /** The same columns as an array: {@link #column(int)} is on every tuple access. */
     private final Column[] byIndex;
     private final Map<String, Column> byName;
+    private final int[] nullableColumns;
     private final int nullBitmapBytes;
     private final int tupleSize;
 
     private Schema(List<Column> columns) {
         this.columns = Collections.unmodifiableList(columns);
         this.byIndex = columns.toArray(new Column[0]);
+        this.nullableColumns = java.util.stream.IntStream.range(0, byIndex.length)
+            .filter(c -> byIndex[c].nullable()).toArray();
         this.byName = new HashMap<>();
         for (Column column : columns) {
             byName.put(column.name(), column);
@@ -42,6 +45,11 @@ public final class Schema {
 
     public List<Column> columns() {
         return columns;
+    }
+
+    /** Indexes of the nullable columns, ascending; the schema's own array, for {@link TupleView}. */
+    int[] nullableColumns() {
+        return nullableColumns;
     }
 
     public int columnCount() {

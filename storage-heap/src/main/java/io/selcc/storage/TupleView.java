@@ -124,6 +124,13 @@ public final class TupleView {
         return (segment.get(ValueLayout.JAVA_BYTE, base + TupleLayout.HEADER_SIZE + bit / 8) & (1 << (bit % 8))) != 0;
     }
 
+    /** Sets every nullable column to NULL, as an insert's starting point (SQL: a column left out is NULL). */
+    public void setNullableColumnsNull() {
+        for (int column : schema.nullableColumns()) {
+            setNull(column);
+        }
+    }
+
     public void setNull(int column) {
         Column c = checked(column);
         if (!c.nullable()) {
@@ -175,6 +182,29 @@ public final class TupleView {
         byte[] bytes = new byte[stringLength(c)];
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, stringStart(c), bytes, 0, bytes.length);
         return new String(bytes, StandardCharsets.ISO_8859_1);
+    }
+
+    /**
+     * Copies a CHAR or VARCHAR column's bytes (ISO-8859-1, as stored) into {@code into} and returns their
+     * length; -1 when the column is NULL. For moving a value between rows without a String.
+     *
+     * @throws IllegalArgumentException if {@code into} is shorter than the value
+     */
+    public int getStringBytes(int column, byte[] into) {
+        Column c = checked(column);
+        if (!c.type().isString()) {
+            throw typeMismatch(c, "string");
+        }
+        if (isNull(column)) {
+            return -1;
+        }
+        int length = stringLength(c);
+        if (length > into.length) {
+            throw new IllegalArgumentException("buffer shorter than the value: column=" + c.name() + " length=" + length
+                + " buffer=" + into.length);
+        }
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, stringStart(c), into, 0, length);
+        return length;
     }
 
     /** The length in bytes of a CHAR or VARCHAR column's value; -1 when it is NULL. */

@@ -214,12 +214,14 @@ public final class TpccSchema {
         public static final String TABLE = "stock";
         public static final int S_I_ID = 0, S_W_ID = 1, S_QUANTITY = 2, S_DIST_01 = 3, S_YTD = 13,
             S_ORDER_CNT = 14, S_REMOTE_CNT = 15, S_DATA = 16;
+        /** Length of each S_DIST_xx (and of OL_DIST_INFO, which copies one). */
+        public static final int DIST_INFO_LENGTH = 24;
         static final Schema SCHEMA = stockSchema();
 
         private static Schema stockSchema() {
             Schema.Builder b = Schema.builder().addInt("s_i_id").addInt("s_w_id").addInt("s_quantity");
             for (int d = 1; d <= 10; d++) {
-                b.addChar(String.format("s_dist_%02d", d), 24);
+                b.addChar(String.format("s_dist_%02d", d), DIST_INFO_LENGTH);
             }
             return b.addInt("s_ytd").addInt("s_order_cnt").addInt("s_remote_cnt").addVarchar("s_data", 50).build();
         }

@@ -160,15 +160,16 @@ public final class TpccTransactions {
             row.setTimestamp(Order.O_ENTRY_D, in.entryMicros());
             row.setInt(Order.O_OL_CNT, olCnt);
             row.setInt(Order.O_ALL_LOCAL, allLocal ? 1 : 0);
-        }, "w", w, "d", d, "o", orderId);
+        }, w, d, orderId);
         insertOrConflict(tx, newOrders, row -> {
             row.setInt(NewOrder.NO_O_ID, orderId);
             row.setInt(NewOrder.NO_D_ID, d);
             row.setInt(NewOrder.NO_W_ID, w);
-        }, "w", w, "d", d, "o", orderId);
+        }, w, d, orderId);
 
         List<NewOrderResult.Line> lines = new ArrayList<>(olCnt);
         ItemFields item = new ItemFields();
+        OrderLineWork lineWork = new OrderLineWork();
         boolean invalidItem = false;
         long sumAmounts = 0;
         for (int i = 0; i < olCnt; i++) {
@@ -186,38 +187,16 @@ public final class TpccTransactions {
             boolean itemOriginal = item.original;
             boolean remote = supplyW != w;
 
-            int[] stockQuantity = new int[1];
-            String[] stockDistInfo = new String[1]; // S_DIST_<d>
-            boolean[] stockOriginal = new boolean[1];
-            found = tx.update(stock, Stock.key(supplyW, itemId), row -> {
-                int q = row.getInt(Stock.S_QUANTITY);
-                stockDistInfo[0] = row.getString(Stock.distColumn(d));
-                stockOriginal[0] = row.stringContains(Stock.S_DATA, "ORIGINAL");
-                int newQ = stockQuantityAfter(q, quantity);
-                row.setInt(Stock.S_QUANTITY, newQ);
-                row.setInt(Stock.S_YTD, row.getInt(Stock.S_YTD) + quantity);
-                row.setInt(Stock.S_ORDER_CNT, row.getInt(Stock.S_ORDER_CNT) + 1);
-                if (remote) {
-                    row.setInt(Stock.S_REMOTE_CNT, row.getInt(Stock.S_REMOTE_CNT) + 1);
-                }
-                stockQuantity[0] = newQ;
-            });
+            OrderLineWork work = lineWork;
+            work.prepare(orderId, d, w, number, itemId, supplyW, quantity, remote);
+            found = tx.update(stock, Stock.key(supplyW, itemId), work.stockUpdate);
             requireFound(found, "stock", supplyW, itemId, 0);
             long amount = quantity * price;
-            char brandGeneric = itemOriginal && stockOriginal[0] ? 'B' : 'G';
-            insertOrConflict(tx, orderLines, row -> {
-                row.setInt(OrderLine.OL_O_ID, orderId);
-                row.setInt(OrderLine.OL_D_ID, d);
-                row.setInt(OrderLine.OL_W_ID, w);
-                row.setInt(OrderLine.OL_NUMBER, number);
-                row.setInt(OrderLine.OL_I_ID, itemId);
-                row.setInt(OrderLine.OL_SUPPLY_W_ID, supplyW);
-                row.setInt(OrderLine.OL_QUANTITY, quantity);
-                row.setMoney(OrderLine.OL_AMOUNT, amount);
-                row.setString(OrderLine.OL_DIST_INFO, stockDistInfo[0]);
-            }, "w", w, "d", d, "o", orderId);
+            work.amount = amount;
+            char brandGeneric = itemOriginal && work.stockOriginal ? 'B' : 'G';
+            insertOrConflict(tx, orderLines, work.lineWriter, w, d, orderId);
             sumAmounts += amount;
-            lines.add(new NewOrderResult.Line(supplyW, itemId, itemName, quantity, stockQuantity[0], brandGeneric,
+            lines.add(new NewOrderResult.Line(supplyW, itemId, itemName, quantity, work.stockQuantity, brandGeneric,
                 price, amount));
         }
         long total = totalCents(sumAmounts, discount, wTax, dTax);
@@ -242,6 +221,68 @@ public final class TpccTransactions {
             RATE_SCALE + wTax + dTax);
         long divisor = RATE_SCALE * RATE_SCALE;
         return Math.floorDiv(scaled + divisor / 2, divisor);
+    }
+
+    /**
+     * One New-Order line's stock update and ORDER-LINE row, reused for every line of the order: the
+     * writers are bound once and S_DIST_xx goes from the stock row to the line as bytes, where a
+     * lambda pair, three holder arrays, a String and its encoding per line were a sixth of what a
+     * New-Order allocated.
+     */
+    private static final class OrderLineWork {
+        final Consumer<TupleView> stockUpdate = this::updateStock;
+        final Consumer<TupleView> lineWriter = this::writeLine;
+        private final byte[] distInfo = new byte[Stock.DIST_INFO_LENGTH];
+        private int distInfoLength;
+        private int orderId;
+        private int d;
+        private int w;
+        private int number;
+        private int itemId;
+        private int supplyW;
+        private int quantity;
+        private boolean remote;
+        /** Outputs of the stock update; the line's amount, set before its row is written. */
+        int stockQuantity;
+        boolean stockOriginal;
+        long amount;
+
+        void prepare(int orderId, int d, int w, int number, int itemId, int supplyW, int quantity, boolean remote) {
+            this.orderId = orderId;
+            this.d = d;
+            this.w = w;
+            this.number = number;
+            this.itemId = itemId;
+            this.supplyW = supplyW;
+            this.quantity = quantity;
+            this.remote = remote;
+        }
+
+        private void updateStock(TupleView row) {
+            int q = row.getInt(Stock.S_QUANTITY);
+            distInfoLength = row.getStringBytes(Stock.distColumn(d), distInfo);
+            stockOriginal = row.stringContains(Stock.S_DATA, "ORIGINAL");
+            int newQ = stockQuantityAfter(q, quantity);
+            row.setInt(Stock.S_QUANTITY, newQ);
+            row.setInt(Stock.S_YTD, row.getInt(Stock.S_YTD) + quantity);
+            row.setInt(Stock.S_ORDER_CNT, row.getInt(Stock.S_ORDER_CNT) + 1);
+            if (remote) {
+                row.setInt(Stock.S_REMOTE_CNT, row.getInt(Stock.S_REMOTE_CNT) + 1);
+            }
+            stockQuantity = newQ;
+        }
+
+        private void writeLine(TupleView row) {
+            row.setInt(OrderLine.OL_O_ID, orderId);
+            row.setInt(OrderLine.OL_D_ID, d);
+            row.setInt(OrderLine.OL_W_ID, w);
+            row.setInt(OrderLine.OL_NUMBER, number);
+            row.setInt(OrderLine.OL_I_ID, itemId);
+            row.setInt(OrderLine.OL_SUPPLY_W_ID, supplyW);
+            row.setInt(OrderLine.OL_QUANTITY, quantity);
+            row.setMoney(OrderLine.OL_AMOUNT, amount);
+            row.setString(OrderLine.OL_DIST_INFO, distInfo, 0, distInfoLength);
+        }
     }
 
     /** What New-Order reads of an ITEM row, filled by {@link Transaction#read} (no row copy per item). */
@@ -553,13 +594,9 @@ public final class TpccTransactions {
      * {@link AbortException} with {@link AbortReason#STALE_READ} (retryable) is thrown.
      */
     private static void insertOrConflict(Transaction tx, Table table, java.util.function.Consumer<TupleView> writer,
-                                         Object... keyValues) {
+                                         int w, int d, int o) {
         if (!tx.insert(table, writer)) {
-            StringBuilder message = new StringBuilder("duplicate key from a stale read: table=").append(table.name());
-            for (int i = 0; i + 1 < keyValues.length; i += 2) {
-                message.append(' ').append(keyValues[i]).append('=').append(keyValues[i + 1]);
-            }
-            throw conflict(tx, message.toString());
+            throw conflict(tx, "duplicate key from a stale read: table=" + table.name() + " w=" + w + " d=" + d + " o=" + o);
         }
     }
 
