@@ -9,8 +9,8 @@ import java.util.Arrays;
  * a {@code TreeMap<Long, Long>} allocated three objects per row.
  */
 final class SortedLongMap {
-    private long[] keys = new long[8];
-    private long[] values = new long[8];
+    private long[] keys = new long[4];
+    private long[] values = new long[4];
     private int size;
 
     int size() {

@@ -328,7 +328,9 @@ public final class Transaction implements AutoCloseable {
             }
             long rid;
             try {
-                rid = guarded(() -> cc.insert(table.heap(), image));
+                rid = cc.insert(table.heap(), image);
+            } catch (AbortException e) {
+                throw ended(e);
             } catch (SharedMemoryFullException e) {
                 // No page for the row: nothing of it was written (allocation comes first). Roll back.
                 abortQuietly();
@@ -381,7 +383,14 @@ public final class Transaction implements AutoCloseable {
                            boolean fromIndex) {
         TupleBuffer before = scratch.first;
         TupleBuffer after = scratch.second;
-        boolean found = guarded(() -> cc.update(table.heap(), rid, row -> table.primaryKey(row) == key, updater, before, after));
+        Table.HasKey hasKey = scratch.hasKey;
+        hasKey.key = key;
+        boolean found;
+        try {
+            found = cc.update(table.heap(), rid, hasKey, updater, before, after);
+        } catch (AbortException e) {
+            throw ended(e); // inline rather than guarded(lambda): no capture per update
+        }
         if (!found) {
             if (!fromIndex) {
                 return false;
@@ -430,7 +439,14 @@ public final class Transaction implements AutoCloseable {
 
     private boolean delete(Table table, long key, long rid, Table.Scratch scratch) {
         TupleBuffer before = scratch.first;
-        boolean found = guarded(() -> cc.delete(table.heap(), rid, row -> table.primaryKey(row) == key, before));
+        Table.HasKey hasKey = scratch.hasKey;
+        hasKey.key = key;
+        boolean found;
+        try {
+            found = cc.delete(table.heap(), rid, hasKey, before);
+        } catch (AbortException e) {
+            throw ended(e);
+        }
         if (!found) {
             throw staleEntry(table, key);
         }

@@ -39,7 +39,10 @@ public final class HeapTable {
     private final byte[] zeroTuple;
     /** This thread's insert targets. */
     private final PerThread<InsertPages> insertPages = PerThread.withInitial(InsertPages::new);
-    /** This thread's view of the slot {@link #insertInto} fills (one per row was a New-Order's tenth of a KiB). */
+    /**
+     * This thread's view of the slot {@link #insertInto} fills, {@link #markVisible} publishes or
+     * {@link #freeSlot} frees (one per row was a New-Order's tenth of a KiB).
+     */
     private final PerThread<TupleView> insertViews;
 
     /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
@@ -217,12 +220,21 @@ public final class HeapTable {
      * whose nullable columns are NULL. For callers that hold no latch on the table's pages.
      */
     public long insert(Consumer<TupleView> writer) {
+        return insert(writer, null);
+    }
+
+    /** {@link #insert(Consumer)} with the columns copied from {@code source}: no writer object per insert. */
+    public long insertCopy(TupleView source) {
+        return insert(null, source);
+    }
+
+    private long insert(Consumer<TupleView> writer, TupleView source) {
         while (true) {
             long page = targetPage();
             GclHandle h = node.xLock(page);
             int slot;
             try {
-                slot = insertInto(h, writer);
+                slot = insertInto(h, writer, source);
             } finally {
                 node.unlock(h);
             }
@@ -253,6 +265,19 @@ public final class HeapTable {
      * slot, or -1 if the page is full (then call {@link #pageFull}).
      */
     public int insertInto(GclHandle page, Consumer<TupleView> writer) {
+        return insertInto(page, writer, null);
+    }
+
+    /**
+     * {@link #insertInto(GclHandle, Consumer)} with the new tuple's columns copied from {@code source}
+     * (a transaction's buffered image): no writer object per insert.
+     */
+    public int insertCopy(GclHandle page, TupleView source) {
+        return insertInto(page, null, source);
+    }
+
+    /** Exactly one of {@code writer} and {@code source} is non-null. */
+    private int insertInto(GclHandle page, Consumer<TupleView> writer, TupleView source) {
         int used = page.getInt(HeapPageLayout.USED_OFFSET);
         if (used >= slotsPerPage) {
             return -1;
@@ -272,7 +297,11 @@ public final class HeapTable {
                 view.readTimestamp(readTimestamp);
                 view.flags(TupleLayout.USED);
                 view.setNullableColumnsNull();
-                writer.accept(view);
+                if (writer != null) {
+                    writer.accept(view);
+                } else {
+                    view.copyColumnsFrom(source);
+                }
                 page.putInt(HeapPageLayout.USED_OFFSET, used + 1);
                 return slot;
             }
@@ -430,7 +459,7 @@ public final class HeapTable {
 
     /** Makes an inserted tuple visible (its insert committed); the caller holds the page in X. */
     public void markVisible(GclHandle page, int slot) {
-        TupleView view = new TupleView(schema).wrap(page, slot);
+        TupleView view = insertViews.get().wrap(page, slot); // this thread's, only used for the moment
         if (!view.isUsed()) {
             throw new IllegalStateException("cannot publish a free slot: table=" + name + " rid="
                 + GlobalAddress.toString(page.address()) + "#" + slot);
@@ -443,7 +472,7 @@ public final class HeapTable {
      * calling thread fills the page again before opening new ones.
      */
     public void freeSlot(GclHandle page, int slot) {
-        TupleView view = new TupleView(schema).wrap(page, slot);
+        TupleView view = insertViews.get().wrap(page, slot);
         if (!view.isUsed()) {
             throw new IllegalStateException("slot already free: table=" + name + " rid="
                 + GlobalAddress.toString(page.address()) + "#" + slot);

@@ -28,6 +28,8 @@ public final class TupleView {
     /** Scratch for {@link #stringContains}, grown to the longest string searched through this view. */
     private byte[] searchBytes = new byte[0];
 
+    private static final byte[] ZEROS = new byte[Schema.MAX_STRING_LENGTH];
+
     public TupleView(Schema schema) {
         this.schema = schema;
         this.columnsOffset = schema.columnsOffset();
@@ -285,7 +287,8 @@ public final class TupleView {
             MemorySegment.copy(latin1, offset, segment, ValueLayout.JAVA_BYTE, start + 2, length);
         } else {
             MemorySegment.copy(latin1, offset, segment, ValueLayout.JAVA_BYTE, start, length);
-            segment.asSlice(start + length, c.maxLength() - length).fill((byte) 0);
+            // Padded from a shared array of zeros: a slice to fill was an object per CHAR write.
+            MemorySegment.copy(ZEROS, 0, segment, ValueLayout.JAVA_BYTE, start + length, c.maxLength() - length);
         }
         dirty(start, c.width());
         setNullBit(c, false);

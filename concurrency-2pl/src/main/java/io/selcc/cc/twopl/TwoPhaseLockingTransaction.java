@@ -269,7 +269,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         while (true) {
             long pageAddress = table.targetPage();
             Held page = latch(pageAddress, true);
-            int slot = table.insertInto(page.handle, row -> row.copyColumnsFrom(source));
+            int slot = table.insertCopy(page.handle, source);
             if (slot >= 0) {
                 long rid = table.recordId(pageAddress, slot);
                 inserts.put(rid, table);

@@ -114,7 +114,7 @@ public final class WriteSet {
     /** Writes the row's columns into a new slot, invisible until commit, and returns its record id. */
     public long insert(HeapTable table, TupleBuffer row) {
         TupleView source = row.view();
-        long rid = table.insert(slot -> slot.copyColumnsFrom(source));
+        long rid = table.insertCopy(source);
         TupleBuffer image = new TupleBuffer(table.schema());
         image.view().copyFrom(source);
         put(rid, new Entry(table, Kind.INSERT, image, 0));
@@ -160,7 +160,7 @@ public final class WriteSet {
             TupleView row = row(rid, entry, latched);
             switch (entry.kind) {
                 case UPDATE -> {
-                    row.copyColumnsFrom(new TupleView(table.schema()).wrap(entry.image));
+                    row.copyColumnsFrom(entry.image.view());
                     row.version(newVersion.applyAsLong(row.version()));
                 }
                 case DELETE -> {
@@ -168,7 +168,7 @@ public final class WriteSet {
                     table.freeSlot(page, table.slotOf(rid));
                 }
                 case INSERT -> {
-                    row.copyColumnsFrom(new TupleView(table.schema()).wrap(entry.image));
+                    row.copyColumnsFrom(entry.image.view());
                     row.version(newVersion.applyAsLong(row.version()));
                     table.markVisible(page, table.slotOf(rid));
                 }
