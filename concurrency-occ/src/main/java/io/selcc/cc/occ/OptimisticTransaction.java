@@ -7,6 +7,7 @@ import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.CommitLeaves;
+import io.selcc.engine.cc.LatchedPages;
 import io.selcc.engine.cc.ReadSet;
 import io.selcc.engine.cc.RowViews;
 import io.selcc.engine.index.LeafGuard;
@@ -18,7 +19,6 @@ import io.selcc.storage.TupleView;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
@@ -124,7 +124,7 @@ final class OptimisticTransaction extends BufferingTransaction {
     @Override
     public CommitOutcome commit(CommitHook hook) {
         beginCommit();
-        TreeMap<Long, GclHandle> latched = new TreeMap<>();
+        LatchedPages latched = LatchedPages.NONE;
         try {
             latched = writes.latchPages();
             CommitLeaves leaves = holdChangedLeaves();
@@ -142,8 +142,9 @@ final class OptimisticTransaction extends BufferingTransaction {
             return CommitOutcome.COMMITTED;
         } finally {
             releaseChangedLeaves();
-            writes.release(latched);
+            writes.release(writes.lastLatched()); // also the latches of a latchPages that threw
             returnReads();
+            writes.recycle(); // the transaction is over: its row images go back to the thread's pool
         }
     }
 
@@ -206,7 +207,7 @@ final class OptimisticTransaction extends BufferingTransaction {
         }
     }
 
-    private boolean validate(TreeMap<Long, GclHandle> latched) {
+    private boolean validate(LatchedPages latched) {
         for (int i = 0; i < reads.size(); i++) {
             HeapTable table = reads.table(i);
             long rid = reads.rid(i);

@@ -6,6 +6,7 @@ import io.selcc.engine.AbortReason;
 import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.cc.BufferingTransaction;
 import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.cc.LatchedPages;
 import io.selcc.engine.cc.LongMap;
 import io.selcc.engine.cc.RowViews;
 import io.selcc.engine.cc.WriteSet;
@@ -19,7 +20,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.Predicate;
 
 /**
@@ -149,7 +149,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
     }
 
     /** In a commit, with every written page latched: clears every intent this transaction set. */
-    private void dropIntents(TreeMap<Long, GclHandle> latched) {
+    private void dropIntents(LatchedPages latched) {
         LongMap<WriteSet.Entry> entries = writes.entries();
         for (int at = 0; at < entries.size(); at++) {
             long rid = entries.keyAt(at);
@@ -199,7 +199,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
     @Override
     public CommitOutcome commit(CommitHook hook) {
         beginCommit();
-        TreeMap<Long, GclHandle> latched = new TreeMap<>();
+        LatchedPages latched = LatchedPages.NONE;
         boolean installed = false;
         boolean latchedAll = false;
         try {
@@ -249,7 +249,8 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 dropIntents(latched); // a failed commit: the rows stay as they were, without the intents
             }
             releaseChangedLeaves();
-            writes.release(latched);
+            writes.release(writes.lastLatched()); // also the latches of a latchPages that threw
+            writes.recycle(); // the transaction is over: its row images go back to the thread's pool
         }
     }
 

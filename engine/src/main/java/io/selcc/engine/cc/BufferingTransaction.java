@@ -118,6 +118,7 @@ public abstract class BufferingTransaction implements CcTransaction {
             active = false;
             writes.freeInserts();
             rolledBack();
+            writes.recycle();
         }
     }
 

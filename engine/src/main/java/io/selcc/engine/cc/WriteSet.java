@@ -6,9 +6,12 @@ import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 
-import java.util.HashMap;
+import io.selcc.threads.PerThread;
+
+import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Map;
-import java.util.TreeMap;
+import java.util.WeakHashMap;
 import java.util.function.LongUnaryOperator;
 import java.util.function.Predicate;
 
@@ -39,6 +42,11 @@ public final class WriteSet {
             return table;
         }
 
+        /** The buffered row (null for a delete); for tests. */
+        TupleBuffer image() {
+            return image;
+        }
+
         public Kind kind() {
             return kind;
         }
@@ -54,11 +62,22 @@ public final class WriteSet {
         }
     }
 
+    /** Images kept per thread and table: about a New-Order's worth of stock rows and order lines. */
+    private static final int POOLED_IMAGES = 32;
+    /**
+     * Row images recycled per thread and table: an OCC or TO transaction buffers one per row it
+     * writes, and allocating them was a third of what such a New-Order allocated. Weak keys, as in
+     * {@link RowViews}: a closed database's tables do not stay alive in a long-lived thread's pool.
+     */
+    private static final PerThread<Map<HeapTable, ArrayDeque<TupleBuffer>>> IMAGES =
+        PerThread.withInitial(WeakHashMap::new);
+
     private final ComputeNode node;
     /** Writes by record id, in the order first written (a lookup boxes no key). */
     private final LongMap<Entry> entries = new LongMap<>();
     /** Every slot this transaction took, to free on abort. */
-    private final Map<Long, HeapTable> inserted = new HashMap<>();
+    private final LongMap<HeapTable> inserted = new LongMap<>();
+    private LatchedPages lastLatched = LatchedPages.NONE;
 
     public WriteSet(ComputeNode node) {
         this.node = node;
@@ -96,7 +115,7 @@ public final class WriteSet {
             own.image.view().copyColumnsFrom(next);
             return;
         }
-        TupleBuffer image = new TupleBuffer(table.schema());
+        TupleBuffer image = image(table);
         image.view().copyFrom(next);
         put(rid, new Entry(table, Kind.UPDATE, image, incarnation(table, before)));
     }
@@ -115,40 +134,87 @@ public final class WriteSet {
     public long insert(HeapTable table, TupleBuffer row) {
         TupleView source = row.view();
         long rid = table.insertCopy(source);
-        TupleBuffer image = new TupleBuffer(table.schema());
+        TupleBuffer image = image(table);
         image.view().copyFrom(source);
         put(rid, new Entry(table, Kind.INSERT, image, 0));
         inserted.put(rid, table);
         return rid;
     }
 
+    /** A row image for {@code table}: a recycled one of this thread's, else a new one. */
+    private static TupleBuffer image(HeapTable table) {
+        ArrayDeque<TupleBuffer> free = IMAGES.get().get(table);
+        TupleBuffer image = free != null ? free.pollLast() : null;
+        return image != null ? image : new TupleBuffer(table.schema());
+    }
+
+    /**
+     * Hands this write set's row images back to the thread's pool, for the thread's next transaction;
+     * the write set is empty afterwards. Call it once the transaction is over (committed, or rolled back),
+     * when nothing reads its images any more.
+     */
+    public void recycle() {
+        Map<HeapTable, ArrayDeque<TupleBuffer>> pool = IMAGES.get();
+        for (int i = 0; i < entries.size(); i++) {
+            Entry entry = entries.valueAt(i);
+            if (entry.image != null) {
+                ArrayDeque<TupleBuffer> free = pool.computeIfAbsent(entry.table, t -> new ArrayDeque<>());
+                if (free.size() < POOLED_IMAGES) {
+                    free.addLast(entry.image);
+                }
+            }
+        }
+        entries.clear();
+    }
+
     private void put(long rid, Entry entry) {
         entries.put(rid, entry);
     }
 
-    /** X-latches every page this write set touches, in global address order (committers cannot deadlock). */
-    public TreeMap<Long, GclHandle> latchPages() {
-        TreeMap<Long, GclHandle> latched = new TreeMap<>();
-        for (int i = 0; i < entries.size(); i++) {
-            latched.put(entries.valueAt(i).table.pageOf(entries.keyAt(i)), null);
+    /**
+     * X-latches every page this write set touches, in global address order (committers cannot deadlock).
+     * If a latch throws, those taken so far are in the result's handles; the exception propagates, so
+     * callers release what they hold through the set they keep (see {@link #release}).
+     */
+    public LatchedPages latchPages() {
+        long[] pages = new long[entries.size()];
+        for (int i = 0; i < pages.length; i++) {
+            pages[i] = entries.valueAt(i).table.pageOf(entries.keyAt(i));
         }
-        for (Map.Entry<Long, GclHandle> page : latched.entrySet()) {
-            page.setValue(node.xLock(page.getKey()));
+        Arrays.sort(pages);
+        int distinct = 0;
+        for (int i = 0; i < pages.length; i++) {
+            if (distinct == 0 || pages[distinct - 1] != pages[i]) {
+                pages[distinct++] = pages[i];
+            }
+        }
+        LatchedPages latched = new LatchedPages(pages, distinct);
+        lastLatched = latched;
+        for (int i = 0; i < distinct; i++) {
+            latched.set(i, node.xLock(latched.addressAt(i)));
         }
         return latched;
     }
 
-    /** The row of {@code rid} in its latched page. */
-    public TupleView row(long rid, Entry entry, TreeMap<Long, GclHandle> latched) {
+    /**
+     * The pages the last {@link #latchPages()} call latched, also when it threw part way
+     * ({@link LatchedPages#NONE} before any call): what a failed commit must release.
+     */
+    public LatchedPages lastLatched() {
+        return lastLatched;
+    }
+
+    /** The row of {@code rid} in its latched page, through this thread's view of the table (valid until its next use). */
+    public TupleView row(long rid, Entry entry, LatchedPages latched) {
         HeapTable table = entry.table;
-        return new TupleView(table.schema()).wrap(latched.get(table.pageOf(rid)), table.slotOf(rid));
+        return RowViews.of(table).wrap(latched.get(table.pageOf(rid)), table.slotOf(rid));
     }
 
     /**
      * Installs every write except those in {@code skip}; a written row's version becomes
      * {@code newVersion(old)}.
      */
-    public void install(TreeMap<Long, GclHandle> latched, LongUnaryOperator newVersion, java.util.Set<Long> skip) {
+    public void install(LatchedPages latched, LongUnaryOperator newVersion, java.util.Set<Long> skip) {
         for (int i = 0; i < entries.size(); i++) {
             long rid = entries.keyAt(i);
             if (skip.contains(rid)) {
@@ -178,21 +244,23 @@ public final class WriteSet {
     }
 
     /** Frees this transaction's inserted slots in pages it holds latched (a commit that failed). */
-    public void freeInserts(TreeMap<Long, GclHandle> latched) {
-        for (Map.Entry<Long, HeapTable> insert : inserted.entrySet()) {
-            HeapTable table = insert.getValue();
-            table.freeSlot(latched.get(table.pageOf(insert.getKey())), table.slotOf(insert.getKey()));
+    public void freeInserts(LatchedPages latched) {
+        for (int i = 0; i < inserted.size(); i++) {
+            HeapTable table = inserted.valueAt(i);
+            long rid = inserted.keyAt(i);
+            table.freeSlot(latched.get(table.pageOf(rid)), table.slotOf(rid));
         }
         inserted.clear();
     }
 
     /** Frees this transaction's inserted slots, latching each page briefly (an abort before commit). */
     public void freeInserts() {
-        for (Map.Entry<Long, HeapTable> insert : inserted.entrySet()) {
-            HeapTable table = insert.getValue();
-            GclHandle page = node.xLock(table.pageOf(insert.getKey()));
+        for (int i = 0; i < inserted.size(); i++) {
+            HeapTable table = inserted.valueAt(i);
+            long rid = inserted.keyAt(i);
+            GclHandle page = node.xLock(table.pageOf(rid));
             try {
-                table.freeSlot(page, table.slotOf(insert.getKey()));
+                table.freeSlot(page, table.slotOf(rid));
             } finally {
                 node.unlock(page);
             }
@@ -201,8 +269,9 @@ public final class WriteSet {
     }
 
     /** Releases the latches of {@link #latchPages()} (any that were taken). */
-    public void release(TreeMap<Long, GclHandle> latched) {
-        for (GclHandle handle : latched.values()) {
+    public void release(LatchedPages latched) {
+        for (int i = 0; i < latched.size(); i++) {
+            GclHandle handle = latched.handleAt(i);
             if (handle != null) {
                 node.unlock(handle);
             }
