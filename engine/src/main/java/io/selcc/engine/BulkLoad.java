@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  *
  * <p><b>Contract.</b> No transaction may run on the tables while they load: nothing is locked against
  * one. Rows are committed as written (visible in their heap at once; in the indexes once their batch is
- * flushed, by {@link #flush} or {@link #close}). A key already present fails the flush with
+ * flushed, by {@link #flush} or {@link #close}). A writer or key function that throws leaves no trace
+ * of its row. A key already present fails the flush with
  * {@link IllegalStateException}; rows and entries written before it stay, so a failed load leaves a
  * partial database, as a failed loader transaction would leave the batches before it. Loaders on
  * several threads and compute nodes may fill the same tables at once, each with its own instance.
@@ -53,9 +54,18 @@ public final class BulkLoad implements AutoCloseable {
         last = load;
         long rid = load.appender.append(writer);
         TupleView row = load.appender.lastRow();
+        long[] keys = load.keys;
+        try {
+            for (int i = 0; i < load.indexes.length; i++) {
+                keys[i] = load.indexes[i].keyOf(row);
+            }
+        } catch (RuntimeException | Error e) {
+            load.appender.discardLast(); // no row in the heap without its index entries
+            throw e;
+        }
         for (int i = 0; i < load.indexes.length; i++) {
             IndexBatch batch = load.batches[i];
-            batch.add(load.indexes[i].keyOf(row), rid);
+            batch.add(keys[i], rid);
             if (batch.size == BATCH) {
                 batch.flush();
             }
@@ -83,12 +93,25 @@ public final class BulkLoad implements AutoCloseable {
             return;
         }
         closed = true;
+        RuntimeException failure = null;
         try {
             flush();
-        } finally {
-            for (TableLoad load : tables.values()) {
+        } catch (RuntimeException e) {
+            failure = e;
+        }
+        for (TableLoad load : tables.values()) { // every appender, even if one fails: none keeps its page latched
+            try {
                 load.appender.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 
@@ -98,6 +121,8 @@ public final class BulkLoad implements AutoCloseable {
         final HeapTable.Appender appender;
         final Index[] indexes;
         final IndexBatch[] batches;
+        /** The current row's key in each index, computed before any is filed. */
+        final long[] keys;
 
         TableLoad(Table table) {
             this.table = table;
@@ -108,6 +133,7 @@ public final class BulkLoad implements AutoCloseable {
                 indexes[i] = table.secondaries().get(i - 1);
             }
             this.batches = new IndexBatch[indexes.length];
+            this.keys = new long[indexes.length];
             for (int i = 0; i < indexes.length; i++) {
                 batches[i] = new IndexBatch(indexes[i]);
             }

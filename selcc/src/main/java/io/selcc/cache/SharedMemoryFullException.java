@@ -9,4 +9,9 @@ public final class SharedMemoryFullException extends RuntimeException {
     public SharedMemoryFullException(String message) {
         super(message);
     }
+
+    /** The same condition seen from a layer above, which adds what it was doing. */
+    public SharedMemoryFullException(String message, SharedMemoryFullException cause) {
+        super(message, cause);
+    }
 }

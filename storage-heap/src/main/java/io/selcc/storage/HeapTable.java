@@ -380,6 +380,7 @@ public final class HeapTable {
          * returns its record id; {@link #lastRow()} views it until the next call.
          *
          * @throws io.selcc.cache.SharedMemoryFullException if no page can be allocated (nothing written)
+         * @throws RuntimeException                         what the writer threw; the slot is left free and zero
          */
         public long append(Consumer<TupleView> writer) {
             if (page == null || used == slotsPerPage) {
@@ -387,13 +388,31 @@ public final class HeapTable {
             }
             int slot = used;
             row.wrap(page, slot);
-            row.incarnation(1);
-            row.flags(TupleLayout.USED | TupleLayout.VISIBLE);
             row.setNullableColumnsNull();
-            writer.accept(row);
+            try {
+                writer.accept(row);
+            } catch (RuntimeException | Error e) {
+                row.copyFrom(zeroTuple); // a half-written row must not stay behind in the slot
+                throw e;
+            }
+            row.incarnation(1);
+            row.flags(TupleLayout.USED | TupleLayout.VISIBLE); // visible only once complete
             used = slot + 1;
             page.putInt(HeapPageLayout.USED_OFFSET, used);
             return RecordId.of(page.address(), slot, gclSize);
+        }
+
+        /**
+         * Takes back the row the last {@link #append} wrote (its caller could not finish filing it): the
+         * slot is zeroed and free again. Only right after that append.
+         */
+        public void discardLast() {
+            if (page == null || used == 0 || !row.isVisible()) {
+                throw new IllegalStateException("no row to discard: table=" + name);
+            }
+            row.copyFrom(zeroTuple);
+            used--;
+            page.putInt(HeapPageLayout.USED_OFFSET, used);
         }
 
         /** The tuple the last {@link #append} wrote, valid until the next call or {@link #close}. */

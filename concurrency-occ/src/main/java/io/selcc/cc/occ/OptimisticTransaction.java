@@ -126,7 +126,7 @@ final class OptimisticTransaction extends BufferingTransaction {
         beginCommit();
         LatchedPages latched = LatchedPages.NONE;
         try {
-            latched = writes.latchPages();
+            latched = latchForCommit();
             CommitLeaves leaves = holdChangedLeaves();
             AbortReason refused = hook.beforeInstall();
             if (refused != null) {
@@ -142,7 +142,7 @@ final class OptimisticTransaction extends BufferingTransaction {
             return CommitOutcome.COMMITTED;
         } finally {
             releaseChangedLeaves();
-            writes.release(writes.lastLatched()); // also the latches of a latchPages that threw
+            writes.releaseLatched();
             returnReads();
             writes.recycle(); // the transaction is over: its row images go back to the thread's pool
         }

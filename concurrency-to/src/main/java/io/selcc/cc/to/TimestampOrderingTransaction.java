@@ -203,7 +203,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         boolean installed = false;
         boolean latchedAll = false;
         try {
-            latched = writes.latchPages();
+            latched = latchForCommit();
             latchedAll = true;
             Set<Long> obsolete = new HashSet<>();
             LongMap<WriteSet.Entry> entries = writes.entries();
@@ -249,7 +249,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 dropIntents(latched); // a failed commit: the rows stay as they were, without the intents
             }
             releaseChangedLeaves();
-            writes.release(writes.lastLatched()); // also the latches of a latchPages that threw
+            writes.releaseLatched();
             writes.recycle(); // the transaction is over: its row images go back to the thread's pool
         }
     }

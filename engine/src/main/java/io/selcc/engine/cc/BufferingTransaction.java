@@ -122,6 +122,27 @@ public abstract class BufferingTransaction implements CcTransaction {
         }
     }
 
+    /**
+     * Latches the write set's pages for this commit. If that fails part way (a fatal condition), the
+     * latches taken are released and the transaction rolled back with short latches (its inserted slots
+     * freed, {@link #rolledBack} run) before the failure propagates: {@link #beginCommit} already
+     * marked it over, so {@link #abort} would not.
+     */
+    protected final LatchedPages latchForCommit() {
+        try {
+            return writes.latchPages();
+        } catch (RuntimeException | Error e) {
+            try {
+                writes.releaseLatched();
+                writes.freeInserts();
+                rolledBack();
+            } catch (RuntimeException | Error cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+    }
+
     /** Marks the transaction over at the start of a commit (a failed commit cleans up itself). */
     protected final void beginCommit() {
         checkActive();

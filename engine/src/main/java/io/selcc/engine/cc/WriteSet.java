@@ -173,8 +173,7 @@ public final class WriteSet {
 
     /**
      * X-latches every page this write set touches, in global address order (committers cannot deadlock).
-     * If a latch throws, those taken so far are in the result's handles; the exception propagates, so
-     * callers release what they hold through the set they keep (see {@link #release}).
+     * If a latch throws, those taken so far are remembered; {@link #releaseLatched()} releases them.
      */
     public LatchedPages latchPages() {
         long[] pages = new long[entries.size()];
@@ -194,14 +193,6 @@ public final class WriteSet {
             latched.set(i, node.xLock(latched.addressAt(i)));
         }
         return latched;
-    }
-
-    /**
-     * The pages the last {@link #latchPages()} call latched, also when it threw part way
-     * ({@link LatchedPages#NONE} before any call): what a failed commit must release.
-     */
-    public LatchedPages lastLatched() {
-        return lastLatched;
     }
 
     /** The row of {@code rid} in its latched page, through this thread's view of the table (valid until its next use). */
@@ -266,6 +257,16 @@ public final class WriteSet {
             }
         }
         inserted.clear();
+    }
+
+    /**
+     * Releases the latches the last {@link #latchPages()} took (also when it threw part way) and
+     * forgets them, so a second call releases nothing.
+     */
+    public void releaseLatched() {
+        LatchedPages latched = lastLatched;
+        lastLatched = LatchedPages.NONE;
+        release(latched);
     }
 
     /** Releases the latches of {@link #latchPages()} (any that were taken). */

@@ -247,7 +247,7 @@ public final class TpccLoader {
                         generator.generate(unit, this);
                     } catch (SharedMemoryFullException e) {
                         throw new SharedMemoryFullException("shared memory is full at load unit " + unit + ": "
-                            + e.getMessage());
+                            + e.getMessage(), e);
                     }
                 }
             } finally {
