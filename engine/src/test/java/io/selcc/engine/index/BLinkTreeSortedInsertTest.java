@@ -6,11 +6,16 @@ import io.selcc.fabric.Counter;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -104,6 +109,67 @@ class BLinkTreeSortedInsertTest {
         // post, the move right to the sibling); entry by entry, an insert takes at least one each.
         assertTrue(accesses < 8L * leaves, "node accesses " + accesses + " for " + leaves + " leaves");
         assertTrue(accesses < entries / 3, "node accesses " + accesses + " for " + entries + " entries");
+    }
+
+    /**
+     * Loaders on three nodes put interleaved sorted batches into the same leaves at once (keys = thread
+     * mod threads), over a small cache, as the TPC-C loader's threads do in neighbouring ranges: every
+     * entry goes in once, the tree stays valid, and every node sees all of it. Also fails with the
+     * high-fence check planted out (an entry lands in a leaf another loader's split narrowed).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void loadersOnSeveralNodesShareLeaves() throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("loadersOnSeveralNodesShareLeaves seed=" + seed);
+        int nodes = 3;
+        int perThread = 6_000;
+        try (SelccCluster shared = SelccCluster.builder().computeNodes(nodes).gclSize(BLinkTreeTest.SMALL_GCL)
+                .cacheFrames(64).build()) {
+            BLinkTree created = BLinkTree.create(shared.node(0), false);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> loaders = new ArrayList<>();
+            for (int t = 0; t < nodes; t++) {
+                BLinkTree tree = BLinkTree.open(shared.node(t), created.rootAddress());
+                int thread = t;
+                SplittableRandom random = new SplittableRandom(seed + t);
+                loaders.add(Thread.ofPlatform().name("sorted-loader-" + t).start(() -> {
+                    try {
+                        int next = 0;
+                        while (next < perThread) {
+                            int size = Math.min(perThread - next, 1 + random.nextInt(400));
+                            long[] keys = new long[size];
+                            long[] values = new long[size];
+                            for (int i = 0; i < size; i++) {
+                                keys[i] = (long) (next + i) * nodes + thread;
+                                values[i] = thread;
+                            }
+                            assertEquals(size, tree.insertSorted(keys, values, 0, size));
+                            next += size;
+                        }
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread loader : loaders) {
+                loader.join();
+            }
+            if (failure.get() != null) {
+                throw new AssertionError("a loader failed, seed=" + seed, failure.get());
+            }
+            for (int t = 0; t < nodes; t++) {
+                BLinkTreeChecker.Report report = BLinkTreeChecker.check(BLinkTree.open(shared.node(t), created.rootAddress()));
+                assertEquals((long) nodes * perThread, report.entries(), "node " + t + ", seed=" + seed);
+                long[] keys = report.keys();
+                for (int i = 0; i < keys.length; i++) {
+                    assertEquals(i, keys[i], "node " + t + " index " + i + ", seed=" + seed);
+                    assertEquals(keys[i] % nodes, report.values()[i]);
+                }
+            }
+            assertTrue(shared.counters(0).get(Counter.MESSAGES_SENT) + shared.counters(1).get(Counter.MESSAGES_SENT) > 0,
+                "the loaders' nodes invalidated each other's leaves");
+        }
     }
 
     @Test
