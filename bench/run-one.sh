@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One TPC-C run of a given CLI jar, summarised on one line:
+#   bench/run-one.sh JAR LABEL [tpcc run flags...]
+# prints: LABEL rc gclNO (GCL accesses per New-Order) txn/s, the per-second median and minimum,
+# p50 latency per type (us), round trips per transaction and terminal CPU us per transaction.
+# The JVM flags are bin/selcc's; SELCC_JAVA_OPTS adds more (a JFR recording, say).
+set -u
+if [ $# -lt 2 ]; then
+  echo "usage: bench/run-one.sh JAR LABEL [tpcc run flags...]" >&2
+  exit 2
+fi
+jar=$1; label=$2; shift 2
+if [ ! -f "$jar" ]; then
+  echo "bench/run-one.sh: no such jar: $jar" >&2
+  exit 2
+fi
+. "$(dirname "$0")/../bin/jdk.sh"
+hp=""
+if grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+  hp="-XX:+UseTransparentHugePages"
+fi
+# shellcheck disable=SC2086 # option lists, split on purpose
+out=$(timeout 900 "$JAVA_HOME/bin/java" -Xmx2g --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC $hp \
+  ${SELCC_JAVA_OPTS:-} -jar "$jar" tpcc run "$@" 2>&1)
+rc=$?
+txn=$(echo "$out" | grep -o "txn/s [0-9,.]*" | tail -1 | awk '{print $2}')
+secs=$(echo "$out" | grep -E "^run +[0-9.]+ s " | awk '{gsub(",","",$4); print $4}' | sort -n)
+med=$(echo "$secs" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+min=$(echo "$secs" | head -1)
+p50=$(echo "$out" | awk '/^(NewOrder|Payment|OrderStatus|Delivery|StockLevel) / && NF>12 && $2!="0" {printf "%s=%s ", substr($1,1,2), $7}')
+rt=$(echo "$out" | grep -o "round trips/txn [0-9.]*" | awk '{print $3}')
+cpu=$(echo "$out" | grep -o "terminal CPU us/txn [0-9.]*" | awk '{print $4}')
+gcl=$(echo "$out" | awk '/^NewOrder / && NF>12 {print $(NF-1)}')
+echo "$label rc=$rc gclNO=$gcl txn/s=$txn sec-median=$med min=$min p50[$p50] RT=$rt cpu=$cpu"
