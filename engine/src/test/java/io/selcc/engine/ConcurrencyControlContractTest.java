@@ -210,6 +210,76 @@ public abstract class ConcurrencyControlContractTest {
         }
     }
 
+    /**
+     * A buffering algorithm's commit that cannot latch all its pages (here: more pages than the cache
+     * has frames, so a latch fails part way with "cache exhausted") releases the latches it took, frees
+     * its inserted slots and takes back its write intents before the failure propagates: afterwards the
+     * same rows commit again and new rows reuse the freed slots. Shown to fail with the commit calling
+     * {@code writes.latchPages()} without the clean-up: under TO the intents left refuse the next
+     * writer, under OCC the slots stay taken and new rows need new pages.
+     */
+    @Test
+    @Timeout(60)
+    void aCommitWhoseLatchingFailsPartWayLeavesNothingHeld() {
+        assumeTrue(!cc().equals("2pl"), "2PL latches as it goes, not at commit");
+        Schema slotRow = Schema.builder().addLong("id").addLong("v").build();
+        TableDefinition slots = TableDefinition.of("slot", slotRow, row -> row.getLong(0)).withOnePerPage();
+        int frames = 24;
+        int rows = 40; // one GCL each: more than the cache can hold latched at once
+        try (Database db = Database.builder().cc(cc()).computeNodes(1).cacheFrames(frames).table(slots).build()) {
+            DatabaseNode node = db.node(0);
+            Table table = node.table("slot");
+            for (int first = 1; first <= rows; first += 8) {
+                int from = first;
+                TxnResult<Object> loaded = node.run(tx -> {
+                    for (long id = from; id < from + 8; id++) {
+                        long value = id;
+                        assertTrue(tx.insert(table, row -> {
+                            row.setLong(0, value);
+                            row.setLong(1, 0);
+                        }));
+                    }
+                    return null;
+                });
+                assertTrue(loaded.committed(), "load: " + loaded);
+            }
+            Transaction big = node.begin();
+            for (long id = 1; id <= rows; id++) {
+                assertTrue(big.update(table, id, row -> row.setLong(1, 1)));
+            }
+            for (long id = 100; id < 103; id++) {
+                long value = id;
+                assertTrue(big.insert(table, row -> row.setLong(0, value)));
+            }
+            IllegalStateException e = assertThrows(IllegalStateException.class, big::commit);
+            assertTrue(e.getMessage().contains("cache exhausted"), e.getMessage());
+
+            TxnResult<Long> after = node.run(ONCE, tx -> {
+                for (long id = 1; id <= 8; id++) {
+                    assertTrue(tx.update(table, id, row -> row.setLong(1, 2)), "row " + id);
+                }
+                long[] visible = {0};
+                tx.scan(table.primaryIndex(), Long.MIN_VALUE, Long.MAX_VALUE, Integer.MAX_VALUE, row -> {
+                    visible[0]++;
+                    return true;
+                });
+                return visible[0];
+            });
+            assertTrue(after.committed(), "the rows of the failed commit are free again: " + after);
+            assertEquals(rows, after.value(), "no insert of the failed commit became visible");
+            long pages = table.heap().pageCount();
+            TxnResult<Object> refill = node.run(ONCE, tx -> {
+                for (long id = 200; id < 203; id++) {
+                    long value = id;
+                    assertTrue(tx.insert(table, row -> row.setLong(0, value)));
+                }
+                return null;
+            });
+            assertTrue(refill.committed(), "refill: " + refill);
+            assertEquals(pages, table.heap().pageCount(), "new rows took the slots the failed commit freed");
+        }
+    }
+
     @Test
     void readYourWrites() {
         try (Database db = open(1, AccessMode.SELCC, 256)) {
