@@ -357,7 +357,7 @@ public final class Transaction implements AutoCloseable {
     public boolean update(Table table, long key, Consumer<TupleView> updater) {
         checkActive();
         refuseIfInsertOnly(table, "update");
-        Table.Scratch scratch = table.scratch();
+        Table.Scratch scratch = table.scratchFor(key);
         try {
             long hinted = hint(table, key);
             if (hinted != NONE) {
@@ -383,11 +383,9 @@ public final class Transaction implements AutoCloseable {
                            boolean fromIndex) {
         TupleBuffer before = scratch.first;
         TupleBuffer after = scratch.second;
-        Table.HasKey hasKey = scratch.hasKey;
-        hasKey.key = key;
         boolean found;
         try {
-            found = cc.update(table.heap(), rid, hasKey, updater, before, after);
+            found = cc.update(table.heap(), rid, scratch.hasKey, updater, before, after);
         } catch (AbortException e) {
             throw ended(e); // inline rather than guarded(lambda): no capture per update
         }
@@ -429,7 +427,7 @@ public final class Transaction implements AutoCloseable {
         if (rid == NONE) {
             return false;
         }
-        Table.Scratch scratch = table.scratch();
+        Table.Scratch scratch = table.scratchFor(key);
         try {
             return delete(table, key, rid, scratch);
         } finally {
@@ -439,11 +437,9 @@ public final class Transaction implements AutoCloseable {
 
     private boolean delete(Table table, long key, long rid, Table.Scratch scratch) {
         TupleBuffer before = scratch.first;
-        Table.HasKey hasKey = scratch.hasKey;
-        hasKey.key = key;
         boolean found;
         try {
-            found = cc.delete(table.heap(), rid, hasKey, before);
+            found = cc.delete(table.heap(), rid, scratch.hasKey, before);
         } catch (AbortException e) {
             throw ended(e);
         }
@@ -536,8 +532,9 @@ public final class Transaction implements AutoCloseable {
      */
     private long locateToInsert(Table table, long key) {
         SortedLongMap mine = inserted.get(table);
-        if (mine != null && mine.containsKey(key)) {
-            return mine.get(key, NONE);
+        long own = mine != null ? mine.get(key, NONE) : NONE; // a record id is never NONE
+        if (own != NONE) {
+            return own;
         }
         SortedLongMap gone = deleted.get(table);
         if (gone != null && gone.containsKey(key)) {

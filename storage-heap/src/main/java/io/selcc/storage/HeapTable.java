@@ -330,9 +330,7 @@ public final class HeapTable {
     private long newOpenPage() {
         long page = node.allocate();
         GclHandle h = node.xLock(page);
-        h.putInt(HeapPageLayout.MAGIC_OFFSET, HeapPageLayout.MAGIC);
-        h.putInt(HeapPageLayout.TABLE_ID_OFFSET, tableId);
-        h.putInt(HeapPageLayout.SLOT_COUNT_OFFSET, slotsPerPage);
+        formatPage(h);
         GclHandle root = node.xLock(rootAddress);
         h.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, root.getLong(TableRootLayout.FIRST_PAGE_OFFSET));
         root.putLong(TableRootLayout.FIRST_PAGE_OFFSET, page);
@@ -427,9 +425,7 @@ public final class HeapTable {
             }
             long address = node.allocate();
             GclHandle h = node.xLock(address);
-            h.putInt(HeapPageLayout.MAGIC_OFFSET, HeapPageLayout.MAGIC);
-            h.putInt(HeapPageLayout.TABLE_ID_OFFSET, tableId);
-            h.putInt(HeapPageLayout.SLOT_COUNT_OFFSET, slotsPerPage);
+            formatPage(h);
             h.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, runHead);
             if (runHead == 0) {
                 runTail = address;
@@ -474,6 +470,13 @@ public final class HeapTable {
             releasePage();
             linkRun();
         }
+    }
+
+    /** Writes a new page's header (its chain link is the caller's); the caller holds the page in X. */
+    private void formatPage(GclHandle page) {
+        page.putInt(HeapPageLayout.MAGIC_OFFSET, HeapPageLayout.MAGIC);
+        page.putInt(HeapPageLayout.TABLE_ID_OFFSET, tableId);
+        page.putInt(HeapPageLayout.SLOT_COUNT_OFFSET, slotsPerPage);
     }
 
     /** Makes an inserted tuple visible (its insert committed); the caller holds the page in X. */

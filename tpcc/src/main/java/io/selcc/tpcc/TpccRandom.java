@@ -18,7 +18,7 @@ public final class TpccRandom {
 
     private static final byte[] ZIP_SUFFIX = "11111".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
     private static final byte[] ORIGINAL = "ORIGINAL".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
-    /** The longest string the row writers draw (C_DATA's 500). */
+    /** The longest string drawn (C_DATA's 500). */
     private static final int MAX_STRING = 500;
 
     private final SplittableRandom random;
@@ -106,14 +106,96 @@ public final class TpccRandom {
         return nurand(random, A_OL_I_ID, constants.olIId(), 1, 100_000);
     }
 
-    /** a-string[x..y]: random letters, length uniform in [x..y] ([SPEC] 4.3.2.2). */
+    /** a-string[x..y]: random letters, length uniform in [x..y] ([SPEC] 4.3.2.2); at most 500. */
     public String alphaString(int min, int max) {
-        return randomString(uniform(min, max), LETTERS);
+        return scratchString(fillAlpha(min, max));
     }
 
-    /** n-string[x..y]: random digits. */
+    /** n-string[x..y]: random digits; at most 500. */
     public String numericString(int min, int max) {
-        return randomString(uniform(min, max), DIGITS);
+        return scratchString(fillNumeric(min, max));
+    }
+
+    /** Zip code ([SPEC] 4.3.2.7): 4 random digits then "11111". */
+    public String zip() {
+        return scratchString(fillZip());
+    }
+
+    /** Two random upper-case letters (states). */
+    public String state() {
+        return scratchString(fillState());
+    }
+
+    /** I_DATA / S_DATA: a-string[26..50] with "ORIGINAL" at a random position in 10% of rows ([SPEC] 4.3.3.1). */
+    public String data() {
+        return scratchString(fillData());
+    }
+
+    // The loader's writers: the same values written straight into a row's column from the reused
+    // buffer (a String per value was a seventh of the load).
+
+    /** {@link #alphaString} into {@code column} of {@code row}. */
+    public void alphaString(TupleView row, int column, int min, int max) {
+        row.setString(column, scratch, 0, fillAlpha(min, max));
+    }
+
+    /** {@link #numericString} into {@code column} of {@code row}. */
+    public void numericString(TupleView row, int column, int min, int max) {
+        row.setString(column, scratch, 0, fillNumeric(min, max));
+    }
+
+    /** {@link #zip()} into {@code column} of {@code row}. */
+    public void zip(TupleView row, int column) {
+        row.setString(column, scratch, 0, fillZip());
+    }
+
+    /** {@link #state()} into {@code column} of {@code row}. */
+    public void state(TupleView row, int column) {
+        row.setString(column, scratch, 0, fillState());
+    }
+
+    /** {@link #data()} into {@code column} of {@code row}. */
+    public void data(TupleView row, int column) {
+        row.setString(column, scratch, 0, fillData());
+    }
+
+    // Each value is drawn once, here, into the scratch buffer; the methods above return its length's worth.
+
+    private int fillAlpha(int min, int max) {
+        int length = uniform(min, max);
+        fill(scratch, 0, length, LETTERS);
+        return length;
+    }
+
+    private int fillNumeric(int min, int max) {
+        int length = uniform(min, max);
+        fill(scratch, 0, length, DIGITS);
+        return length;
+    }
+
+    private int fillZip() {
+        int length = fillNumeric(4, 4);
+        System.arraycopy(ZIP_SUFFIX, 0, scratch, length, ZIP_SUFFIX.length);
+        return length + ZIP_SUFFIX.length;
+    }
+
+    private int fillState() {
+        scratch[0] = (byte) ('A' + random.nextInt(26));
+        scratch[1] = (byte) ('A' + random.nextInt(26));
+        return 2;
+    }
+
+    private int fillData() {
+        int length = fillAlpha(26, 50);
+        if (random.nextInt(10) == 0) {
+            int at = random.nextInt(length - ORIGINAL.length + 1);
+            System.arraycopy(ORIGINAL, 0, scratch, at, ORIGINAL.length);
+        }
+        return length;
+    }
+
+    private String scratchString(int length) {
+        return new String(scratch, 0, length, java.nio.charset.StandardCharsets.ISO_8859_1);
     }
 
     /**
@@ -121,12 +203,6 @@ public final class TpccRandom {
      * scaled to the alphabet (bias below 2^-26). The loader draws tens of millions of characters; one
      * bounded draw per character and a char[] compressed to Latin-1 were 15% of its time.
      */
-    private String randomString(int length, byte[] alphabet) {
-        byte[] bytes = new byte[length];
-        fill(bytes, 0, length, alphabet);
-        return new String(bytes, java.nio.charset.StandardCharsets.ISO_8859_1);
-    }
-
     private void fill(byte[] bytes, int from, int length, byte[] alphabet) {
         long bits = 0;
         for (int i = 0; i < length; i++) {
@@ -136,71 +212,6 @@ public final class TpccRandom {
             bytes[from + i] = alphabet[(int) (((bits & 0xFFFF_FFFFL) * alphabet.length) >>> 32)];
             bits >>>= 32;
         }
-    }
-
-    // The loader's writers: the same draws as the String methods above, in the same order, written
-    // straight into a row's column through a reused buffer (a String per value was a seventh of the load).
-
-    /** {@link #alphaString} into {@code column} of {@code row}. */
-    public void alphaString(TupleView row, int column, int min, int max) {
-        int length = uniform(min, max);
-        fill(scratch, 0, length, LETTERS);
-        row.setString(column, scratch, 0, length);
-    }
-
-    /** {@link #numericString} into {@code column} of {@code row}. */
-    public void numericString(TupleView row, int column, int min, int max) {
-        int length = uniform(min, max);
-        fill(scratch, 0, length, DIGITS);
-        row.setString(column, scratch, 0, length);
-    }
-
-    /** {@link #zip()} into {@code column} of {@code row}. */
-    public void zip(TupleView row, int column) {
-        int length = uniform(4, 4);
-        fill(scratch, 0, length, DIGITS);
-        for (int i = 0; i < ZIP_SUFFIX.length; i++) {
-            scratch[length + i] = ZIP_SUFFIX[i];
-        }
-        row.setString(column, scratch, 0, length + ZIP_SUFFIX.length);
-    }
-
-    /** {@link #state()} into {@code column} of {@code row}. */
-    public void state(TupleView row, int column) {
-        scratch[0] = (byte) ('A' + random.nextInt(26));
-        scratch[1] = (byte) ('A' + random.nextInt(26));
-        row.setString(column, scratch, 0, 2);
-    }
-
-    /** {@link #data()} into {@code column} of {@code row}. */
-    public void data(TupleView row, int column) {
-        int length = uniform(26, 50);
-        fill(scratch, 0, length, LETTERS);
-        if (random.nextInt(10) == 0) {
-            int at = random.nextInt(length - ORIGINAL.length + 1);
-            System.arraycopy(ORIGINAL, 0, scratch, at, ORIGINAL.length);
-        }
-        row.setString(column, scratch, 0, length);
-    }
-
-    /** Zip code ([SPEC] 4.3.2.7): 4 random digits then "11111". */
-    public String zip() {
-        return numericString(4, 4) + "11111";
-    }
-
-    /** Two random upper-case letters (states). */
-    public String state() {
-        return "" + (char) ('A' + random.nextInt(26)) + (char) ('A' + random.nextInt(26));
-    }
-
-    /** I_DATA / S_DATA: a-string[26..50] with "ORIGINAL" at a random position in 10% of rows ([SPEC] 4.3.3.1). */
-    public String data() {
-        String s = alphaString(26, 50);
-        if (random.nextInt(10) == 0) {
-            int at = random.nextInt(s.length() - 8 + 1);
-            s = s.substring(0, at) + "ORIGINAL" + s.substring(at + 8);
-        }
-        return s;
     }
 
     /** A decimal in [min..max] with the given number of fraction digits, as an integer of that scale. */

@@ -350,7 +350,7 @@ public final class TpccTransactions {
             row.setTimestamp(History.H_DATE, in.dateMicros());
             row.setMoney(History.H_AMOUNT, amount);
             row.setString(History.H_DATA, hData);
-        }, "h_id", historyId, "w", w, "d", d);
+        }, historyId, w, d);
 
         PaymentResult[] result = new PaymentResult[1];
         found = tx.read(customers, Customer.key(cW, cD, c), customer -> {
@@ -633,14 +633,12 @@ public final class TpccTransactions {
         return new AbortException(AbortReason.STALE_READ, detail);
     }
 
+    /** A HISTORY insert; its surrogate key is unique by construction, so a duplicate is a bug. */
     private static void insertOrThrow(Transaction tx, Table table, java.util.function.Consumer<TupleView> writer,
-                                      Object... keyValues) {
+                                      long historyId, int w, int d) {
         if (!tx.insert(table, writer)) {
-            StringBuilder message = new StringBuilder("duplicate key: table=").append(table.name());
-            for (int i = 0; i + 1 < keyValues.length; i += 2) {
-                message.append(' ').append(keyValues[i]).append('=').append(keyValues[i + 1]);
-            }
-            throw new IllegalStateException(message.toString());
+            throw new IllegalStateException("duplicate key: table=" + table.name() + " h_id=" + historyId + " w=" + w
+                + " d=" + d);
         }
     }
 }
