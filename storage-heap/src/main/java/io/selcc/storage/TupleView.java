@@ -27,6 +27,10 @@ public final class TupleView {
     private boolean writable;
     /** Scratch for {@link #stringContains}, grown to the longest string searched through this view. */
     private byte[] searchBytes = new byte[0];
+    /** {@link #latin1}'s memo of the last needle (compared by identity) and its bytes. */
+    private String lastNeedle;
+    private byte[] lastNeedleBytes;
+    private static final byte[] UNENCODABLE = new byte[0];
 
     private static final byte[] ZEROS = new byte[Schema.MAX_STRING_LENGTH];
 
@@ -246,10 +250,21 @@ public final class TupleView {
         }
         byte[] bytes = searchBytes; // one bulk copy: a segment read per byte cost more than decoding
         MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, stringStart(c), bytes, 0, length);
-        int n = needle.length();
-        for (int i = 0; i + n <= length; i++) {
-            int j = 0;
-            while (j < n && (bytes[i + j] & 0xFF) == needle.charAt(j)) {
+        byte[] pattern = latin1(needle);
+        int n = pattern.length;
+        if (pattern == UNENCODABLE) {
+            return false; // a character outside ISO-8859-1 is never stored
+        }
+        if (n == 0) {
+            return true; // as String.contains
+        }
+        byte first = pattern[0];
+        for (int i = 0, last = length - n; i <= last; i++) {
+            if (bytes[i] != first) {
+                continue; // most positions fail on the first byte: a tight loop over the copy
+            }
+            int j = 1;
+            while (j < n && bytes[i + j] == pattern[j]) {
                 j++;
             }
             if (j == n) {
@@ -257,6 +272,27 @@ public final class TupleView {
             }
         }
         return false;
+    }
+
+    /**
+     * {@code needle}'s ISO-8859-1 bytes, or {@link #UNENCODABLE}; the last needle's are kept, as callers
+     * search for one constant ("ORIGINAL" in every New-Order line) through a view they reuse.
+     */
+    private byte[] latin1(String needle) {
+        if (needle != lastNeedle) {
+            byte[] bytes = new byte[needle.length()];
+            for (int i = 0; i < bytes.length; i++) {
+                char ch = needle.charAt(i);
+                if (ch > 0xFF) {
+                    bytes = UNENCODABLE;
+                    break;
+                }
+                bytes[i] = (byte) ch;
+            }
+            lastNeedleBytes = bytes;
+            lastNeedle = needle;
+        }
+        return lastNeedleBytes;
     }
 
     public void setString(int column, String value) {
