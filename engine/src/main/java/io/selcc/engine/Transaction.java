@@ -3,6 +3,7 @@ package io.selcc.engine;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.index.BLinkTree;
 import io.selcc.engine.index.InsertOutcome;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.storage.TupleBuffer;
@@ -615,7 +616,7 @@ public final class Transaction implements AutoCloseable {
      * taken left to right in each tree, trees in a fixed order), and a unique key that moves between
      * rows in one transaction is free again before it is added.
      */
-    private final class IndexMaintenance implements CommitHook {
+    private final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
         /** Written out: a chain of five key extractors was a tenth of a New-Order's commit. */
         private static final Comparator<IndexChange> ORDER = (a, b) -> {
             int c = Long.compare(a.index().tree().rootAddress(), b.index().tree().rootAddress());
@@ -637,6 +638,10 @@ public final class Transaction implements AutoCloseable {
         private long[] doneRids;
         private boolean[] doneAdded;
         private int doneCount;
+        /** A run of additions to one index ({@link #add}), made at the first run of two or more. */
+        private long[] runKeys;
+        private long[] runRids;
+        private Index runIndex;
 
         @Override
         public AbortReason beforeInstall() {
@@ -670,13 +675,54 @@ public final class Transaction implements AutoCloseable {
                 }
             }
             changes.sort(ORDER);
-            for (IndexChange change : changes) {
-                AbortReason failed = change.add()
-                    ? add(change.index(), change.key(), change.rid())
-                    : remove(change.index(), change.key(), change.rid());
+            for (int i = 0; i < changes.size(); ) {
+                IndexChange change = changes.get(i);
+                AbortReason failed;
+                if (change.add()) {
+                    // Consecutive additions to one index are in its order: one run, one latch per leaf.
+                    int end = i + 1;
+                    while (end < changes.size() && changes.get(end).add() && changes.get(end).index() == change.index()) {
+                        end++;
+                    }
+                    failed = add(change.index(), changes, i, end);
+                    i = end;
+                } else {
+                    failed = remove(change.index(), change.key(), change.rid());
+                    i++;
+                }
                 if (failed != null) {
                     return fail(failed);
                 }
+            }
+            return null;
+        }
+
+        /** Adds changes [from, to), all additions to {@code index} in its order, recording each as done. */
+        private AbortReason add(Index index, List<IndexChange> changes, int from, int to) {
+            int n = to - from;
+            if (n == 1) {
+                return add(index, changes.get(from).key(), changes.get(from).rid());
+            }
+            if (runKeys == null || runKeys.length < n) {
+                runKeys = new long[n];
+                runRids = new long[n];
+            }
+            for (int j = 0; j < n; j++) {
+                runKeys[j] = changes.get(from + j).key();
+                runRids[j] = changes.get(from + j).rid();
+            }
+            runIndex = index;
+            InsertOutcome outcome;
+            try {
+                outcome = index.tree().insertRun(runKeys, runRids, 0, n, cc.leafGuard(), this);
+            } catch (SharedMemoryFullException e) {
+                return fail(AbortReason.SHARED_MEMORY_FULL); // the entries before it are recorded: undone
+            }
+            if (outcome == InsertOutcome.REFUSED) {
+                return cc.indexRefusal();
+            }
+            if (outcome != InsertOutcome.INSERTED) {
+                return AbortReason.DUPLICATE_KEY;
             }
             return null;
         }
@@ -696,6 +742,11 @@ public final class Transaction implements AutoCloseable {
             }
             recordDone(index, key, rid, true);
             return null;
+        }
+
+        @Override
+        public void inserted(long key, long rid) {
+            recordDone(runIndex, key, rid, true);
         }
 
         private AbortReason remove(Index index, long key, long rid) {

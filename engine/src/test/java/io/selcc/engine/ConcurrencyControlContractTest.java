@@ -713,6 +713,45 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * A commit whose index additions run into a key another transaction committed meanwhile: the
+     * additions go in as one run per index (one latch per leaf), so some of the run is in when the
+     * duplicate stops it; those must come out again. t1 inserts 20, 21, 22 (branch 5); t2 on the other
+     * node inserts 22 (branch 5) and commits; t1 commits. OCC meets the duplicate part way through
+     * t1's run; TO refuses t1 at the run's first leaf (a younger transaction wrote it); 2PL stops t2 at
+     * its insert (t1 holds the leaf). Either way exactly one commits, and nothing of the other is left
+     * in either index. Planted bug this caught under OCC: not recording the run's additions for undo
+     * (20 and 21 stayed in the index with no row: every read of key 20 aborted on a stale entry).
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void aCommitWhoseIndexRunMeetsADuplicateTakesBackTheRestOfTheRun(AccessMode mode) {
+        try (Database db = open(2, mode, 256)) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            load(a, 2, 100);
+            Transaction t1 = a.begin();
+            for (long id = 20; id <= 22; id++) {
+                insertAccount(t1, a.table("account"), id, 1, 5);
+            }
+            boolean t2Committed;
+            Transaction t2 = b.begin();
+            try {
+                insertAccount(t2, b.table("account"), 22, 2, 5);
+                t2Committed = t2.commit().committed();
+            } catch (AbortException e) {
+                t2Committed = false;
+            }
+            boolean t1Committed = t1.commit().committed();
+            assertTrue(t1Committed != t2Committed, "exactly one commits: t1=" + t1Committed + " t2=" + t2Committed);
+            List<Long> expected = t1Committed ? List.of(20L, 21L, 22L) : List.of(22L);
+            assertEquals(expected, idsInBranch(b, 5).stream().sorted().toList(), "the secondary index");
+            for (long id = 20; id <= 22; id++) {
+                assertEquals(expected.contains(id) ? (t1Committed ? 1 : 2) : -1, balance(a, id), "account " + id);
+            }
+        }
+    }
+
+    /**
      * Slot reuse: t1 reads row 1; t2 deletes it and commits; t3 finds key 1 absent, inserts row 9 into
      * the freed slot (same record id, a new incarnation) and commits; t1 then reads row 9. Had t1 seen
      * both row 1 and row 9 and committed, the history would have a cycle (t1 -> t2 -> t3 -> t1).

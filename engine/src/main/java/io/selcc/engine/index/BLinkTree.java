@@ -194,68 +194,135 @@ public final class BLinkTree {
      * @throws IllegalArgumentException if the entries are not in ascending order (nothing went in)
      */
     public int insertSorted(long[] keys, long[] values, int from, int to) {
-        Objects.checkFromToIndex(from, to, keys.length);
-        Objects.checkFromToIndex(from, to, values.length);
-        int limit = to;
-        for (int j = from + 1; j < to; j++) {
-            int order = BLinkNode.compare(unique, keys[j - 1], values[j - 1], keys[j], values[j]);
-            if (order > 0) {
-                throw new IllegalArgumentException("entries not in ascending order at index " + j + ": ("
-                    + keys[j - 1] + ", " + values[j - 1] + ") then (" + keys[j] + ", " + values[j] + ")");
-            }
-            if (order == 0 && limit == to) {
-                limit = j;
-            }
-        }
+        checkAscending(keys, values, from, to);
         Context c = acquire();
         try {
             c.guard = LeafGuard.NONE;
-            int i = from;
-            while (i < limit) {
-                long k = keys[i];
-                long v = values[i];
-                GclHandle h = xLatchAt(c, startOfLeafLevel(c, k, v), LEAF_LEVEL, k, v);
-                BLinkNode leaf = c.view.wrap(h);
-                boolean changed = false;
-                boolean duplicate = false;
-                boolean full = false;
-                while (true) {
-                    int p = leaf.lowerBound(k, v);
-                    if (p < leaf.count() && leaf.compareEntry(p, k, v) == 0) {
-                        duplicate = true;
-                        break;
-                    }
-                    if (leaf.count() >= leafCapacity) {
-                        full = true;
-                        break;
-                    }
-                    leaf.insertLeafEntry(p, k, v);
-                    changed = true;
-                    if (++i == limit) {
-                        break;
-                    }
-                    k = keys[i];
-                    v = values[i];
-                    if (leaf.isAboveHigh(k, v)) {
-                        break;
-                    }
-                }
-                if (changed) {
-                    leaf.bumpVersion();
-                }
-                if (full) {
-                    insertEntry(c, h, LEAF_LEVEL, k, v, 0); // splits, posts upward, releases the latches
-                    i++;
-                } else {
-                    unlatchAt(c, h, LEAF_LEVEL);
-                    if (duplicate) {
-                        return i;
-                    }
-                }
-            }
-            return limit;
+            return insertRun(c, keys, values, from, to, null);
         } finally {
             release(c);
+        }
+    }
+
+    /**
+     * {@link #insert(long, long, LeafGuard)} for entries in ascending order (as {@link #insertSorted}),
+     * a committing transaction's: the entries that fall in one leaf go in under one latch, one guard
+     * check ({@link LeafGuard#beforeChange}) and one version change, instead of one descent, latch and
+     * check each (a New-Order's ten order lines share a leaf). {@code inserted} hears of each entry as it
+     * goes in, so a caller can take them back when a later one fails.
+     *
+     * @return {@link InsertOutcome#INSERTED} when every entry went in; otherwise the outcome of the first
+     *         that did not, and none after it went in
+     * @throws IllegalArgumentException if the entries are not in ascending order (nothing went in)
+     * @throws SharedMemoryFullException when a split finds shared memory full; the entries reported to
+     *         {@code inserted} went in, the one being inserted did not
+     */
+    public InsertOutcome insertRun(long[] keys, long[] values, int from, int to, LeafGuard guard,
+                                   InsertListener inserted) {
+        checkAscending(keys, values, from, to);
+        Context c = acquire();
+        try {
+            c.guard = guard;
+            int stopped = insertRun(c, keys, values, from, to, inserted);
+            return stopped == to ? InsertOutcome.INSERTED : c.runOutcome;
+        } finally {
+            release(c);
+        }
+    }
+
+    /** Told of each entry {@link #insertRun} put in, while its leaf is still latched. */
+    @FunctionalInterface
+    public interface InsertListener {
+        void inserted(long key, long value);
+    }
+
+    private void checkAscending(long[] keys, long[] values, int from, int to) {
+        Objects.checkFromToIndex(from, to, keys.length);
+        Objects.checkFromToIndex(from, to, values.length);
+        for (int j = from + 1; j < to; j++) {
+            if (BLinkNode.compare(unique, keys[j - 1], values[j - 1], keys[j], values[j]) > 0) {
+                throw new IllegalArgumentException("entries not in ascending order at index " + j + ": ("
+                    + keys[j - 1] + ", " + values[j - 1] + ") then (" + keys[j] + ", " + values[j] + ")");
+            }
+        }
+    }
+
+    /**
+     * The loop of {@link #insertSorted} and {@link #insertRun}: returns {@code to}, or the index of the
+     * first entry that did not go in with the reason in {@code c.runOutcome}. Per leaf: latch (through
+     * the guard), then while the next entry falls in the leaf's range: a duplicate stops the run, the
+     * guard is asked once before the leaf's first change, a full leaf splits (as {@link #insertEntry}
+     * does, which releases it), else the entry goes in; one version change and one
+     * {@link LeafGuard#afterChange} cover the leaf's entries.
+     */
+    private int insertRun(Context c, long[] keys, long[] values, int from, int to, InsertListener inserted) {
+        int i = from;
+        while (i < to) {
+            long k = keys[i];
+            long v = values[i];
+            long start = startOfLeafLevel(c, k, v);
+            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, k, v);
+            if (h == null) {
+                c.runOutcome = InsertOutcome.REFUSED;
+                return i;
+            }
+            BLinkNode leaf = c.view.wrap(h);
+            long versionBefore = leaf.version();
+            boolean allowed = false;
+            boolean changed = false;
+            boolean released = false;
+            InsertOutcome stop = null;
+            while (true) {
+                int p = leaf.lowerBound(k, v);
+                if (p < leaf.count() && leaf.compareEntry(p, k, v) == 0) {
+                    stop = unique ? InsertOutcome.DUPLICATE_KEY : InsertOutcome.DUPLICATE_ENTRY;
+                    break;
+                }
+                if (!allowed && !(allowed = c.guard.beforeChange(c.leafView.wrap(h)))) {
+                    stop = InsertOutcome.REFUSED;
+                    break;
+                }
+                if (leaf.count() >= leafCapacity) {
+                    finishLeafChange(c, h, leaf, changed, versionBefore);
+                    released = true;
+                    insertEntry(c, h, LEAF_LEVEL, k, v, 0); // splits, posts upward, releases the latches
+                    if (inserted != null) {
+                        inserted.inserted(k, v);
+                    }
+                    i++;
+                    break;
+                }
+                leaf.insertLeafEntry(p, k, v);
+                changed = true;
+                if (inserted != null) {
+                    inserted.inserted(k, v);
+                }
+                if (++i == to) {
+                    break;
+                }
+                k = keys[i];
+                v = values[i];
+                if (leaf.isAboveHigh(k, v)) {
+                    break;
+                }
+            }
+            if (!released) {
+                finishLeafChange(c, h, leaf, changed, versionBefore);
+                unlatchAt(c, h, LEAF_LEVEL);
+            }
+            if (stop != null) {
+                c.runOutcome = stop;
+                return i;
+            }
+        }
+        return to;
+    }
+
+    /** One version change and one {@link LeafGuard#afterChange} for the entries a run put into a leaf. */
+    private void finishLeafChange(Context c, GclHandle h, BLinkNode leaf, boolean changed, long versionBefore) {
+        if (changed) {
+            leaf.bumpVersion();
+            c.guard.afterChange(c.leafView.wrap(h), versionBefore);
         }
     }
 
@@ -1059,6 +1126,8 @@ public final class BLinkTree {
         /** Per hint: bit 0 low fence infinite, bit 1 high fence infinite. */
         final byte[] hintInfinite = new byte[LEAF_HINTS];
         int nextHint;
+        /** Why the last {@link #insertRun} stopped early. */
+        InsertOutcome runOutcome;
         /** The hint an operation last started at or reached: tried first (runs of keys stay in one leaf). */
         int recentHint;
         /** Operations that started at the hinted leaf (tests assert that hints were used). */

@@ -1,6 +1,7 @@
 package io.selcc.engine.index;
 
 import io.selcc.cache.ComputeNode;
+import io.selcc.cache.GclHandle;
 import io.selcc.cache.SelccCluster;
 import io.selcc.fabric.Counter;
 import org.junit.jupiter.api.AfterEach;
@@ -203,6 +204,128 @@ class BLinkTreeSortedInsertTest {
         assertEquals(0, BLinkTreeChecker.check(tree).entries());
         assertEquals(3, tree.insertSorted(keys, values, 0, 3), "by (key, value), a non-unique tree's order");
         assertThrows(IndexOutOfBoundsException.class, () -> tree.insertSorted(keys, values, 2, 5));
+    }
+
+    /**
+     * {@link BLinkTree#insertRun}, a commit's path: a run across several leaves (with splits) asks the guard
+     * once per leaf it changes, changes each leaf's version once (one {@code afterChange} per
+     * {@code beforeChange}), and reports every entry in order.
+     */
+    @Test
+    void aGuardedRunAsksOncePerLeafAndReportsEveryEntry() {
+        BLinkTree tree = BLinkTree.create(node, true);
+        for (long k = 0; k < 2_000; k += 10) {
+            assertEquals(InsertOutcome.INSERTED, tree.insert(k, k));
+        }
+        long[] keys = new long[600];
+        long[] values = new long[600];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = 10L * (i / 3) + 1 + i % 3; // three new keys after each present one: every leaf, and splits
+            values[i] = -keys[i];
+        }
+        CountingGuard guard = new CountingGuard(Integer.MAX_VALUE);
+        List<Long> reported = new ArrayList<>();
+        assertEquals(InsertOutcome.INSERTED,
+            tree.insertRun(keys, values, 0, keys.length, guard, (k, v) -> reported.add(k)));
+        assertEquals(keys.length, reported.size());
+        for (int i = 0; i < keys.length; i++) {
+            assertEquals(keys[i], reported.get(i));
+            assertEquals(values[i], tree.lookup(keys[i]).orElseThrow());
+        }
+        assertEquals(200 + keys.length, BLinkTreeChecker.check(tree).entries());
+        assertTrue(guard.beforeChange > 3, "the run crossed leaves: " + guard.beforeChange);
+        assertTrue(guard.beforeChange * 4 < keys.length, "one check per leaf, not per entry: " + guard.beforeChange);
+        assertTrue(guard.splits > 0, "leaves split during the run");
+        assertEquals(0, guard.badVersionSteps, "each afterChange saw one version step");
+        assertTrue(guard.afterChange <= guard.beforeChange);
+    }
+
+    /**
+     * A guard that refuses the third leaf stops the run there: the entries reported went in (they are
+     * the caller's to take back), none after them did. Planted bug this caught: asking the guard only
+     * before the run's first leaf (every entry went in and the outcome was INSERTED).
+     */
+    @Test
+    void aRefusedLeafStopsTheRunWithEveryEntryBeforeItReported() {
+        BLinkTree tree = BLinkTree.create(node, true);
+        for (long k = 0; k < 2_000; k += 10) {
+            assertEquals(InsertOutcome.INSERTED, tree.insert(k, k));
+        }
+        long[] keys = new long[200];
+        long[] values = new long[200];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = 10L * i + 5;
+            values[i] = i;
+        }
+        CountingGuard guard = new CountingGuard(2);
+        List<Long> reported = new ArrayList<>();
+        assertEquals(InsertOutcome.REFUSED,
+            tree.insertRun(keys, values, 0, keys.length, guard, (k, v) -> reported.add(k)));
+        assertEquals(3, guard.beforeChange, "asked for the first three leaves");
+        assertTrue(!reported.isEmpty() && reported.size() < keys.length, "stopped part way: " + reported.size());
+        for (int i = 0; i < keys.length; i++) {
+            assertEquals(i < reported.size(), tree.lookup(keys[i]).isPresent(), "key " + keys[i]);
+        }
+    }
+
+    /** A key already present stops a guarded run: the tree's entry stays, the ones before it went in. */
+    @Test
+    void aDuplicateStopsAGuardedRun() {
+        BLinkTree tree = BLinkTree.create(node, true);
+        assertEquals(InsertOutcome.INSERTED, tree.insert(50, 1));
+        long[] keys = {10, 20, 50, 60};
+        long[] values = {1, 2, 3, 4};
+        List<Long> reported = new ArrayList<>();
+        assertEquals(InsertOutcome.DUPLICATE_KEY,
+            tree.insertRun(keys, values, 0, keys.length, LeafGuard.NONE, (k, v) -> reported.add(k)));
+        assertEquals(List.of(10L, 20L), reported);
+        assertEquals(1, tree.lookup(50).orElseThrow());
+        assertTrue(tree.lookup(60).isEmpty());
+        assertThrows(IllegalArgumentException.class,
+            () -> tree.insertRun(new long[] {2, 1}, new long[] {0, 0}, 0, 2, LeafGuard.NONE, (k, v) -> { }));
+    }
+
+    /** Plain latches; counts the checks and changes, refuses the leaf after {@code allowed} of them. */
+    private static final class CountingGuard implements LeafGuard {
+        private final int allowed;
+        int beforeChange;
+        int afterChange;
+        int splits;
+        int badVersionSteps;
+        private long versionAtCheck;
+
+        CountingGuard(int allowed) {
+            this.allowed = allowed;
+        }
+
+        @Override
+        public GclHandle latch(ComputeNode on, long address, boolean exclusive, boolean mayRefuse) {
+            return LeafGuard.NONE.latch(on, address, exclusive, mayRefuse);
+        }
+
+        @Override
+        public void unlatch(ComputeNode on, GclHandle handle) {
+            LeafGuard.NONE.unlatch(on, handle);
+        }
+
+        @Override
+        public boolean beforeChange(LeafView leaf) {
+            versionAtCheck = leaf.version();
+            return beforeChange++ < allowed;
+        }
+
+        @Override
+        public void afterChange(LeafView leaf, long versionBefore) {
+            afterChange++;
+            if (versionBefore != versionAtCheck || leaf.version() != versionBefore + 1) {
+                badVersionSteps++;
+            }
+        }
+
+        @Override
+        public void afterSplit(LeafView split, long versionBefore, LeafView newLeaf) {
+            splits++;
+        }
     }
 
     private long accesses() {
