@@ -30,7 +30,12 @@ public enum AbortReason {
      * A row or index node could not be allocated: every memory node is full. The transaction changed
      * nothing; retrying cannot help until shared memory is enlarged.
      */
-    SHARED_MEMORY_FULL(false);
+    SHARED_MEMORY_FULL(false),
+    /**
+     * The commit log could not take the transaction's record (its device failed or is full): the
+     * transaction changed nothing. Retrying cannot help until the log's directory is fixed.
+     */
+    LOG_FAILED(false);
 
     private final boolean retryable;
 

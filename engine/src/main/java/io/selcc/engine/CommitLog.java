@@ -1,0 +1,57 @@
+package io.selcc.engine;
+
+/**
+ * One compute node's commit log (the wal module's redo log), as the engine uses it. A transaction
+ * that changed rows is appended at its commit point: the algorithm has decided to commit and still
+ * holds every write latch, so of two conflicting transactions the one that committed first is
+ * appended first and gets the lower commit sequence number. The transaction is acknowledged after
+ * {@link #awaitDurable} returns, outside its latches, so one force of the log can cover every
+ * transaction waiting at that moment (group commit).
+ *
+ * <p>Implementations are thread-safe: every thread of the node appends through one log.
+ */
+public interface CommitLog extends AutoCloseable {
+    /** {@link #append}'s answer when the record could not be written; the transaction aborts. */
+    long FAILED = -1;
+
+    /**
+     * Appends {@code redo} as one committed transaction and returns its commit sequence number (a
+     * global order over every node's log: recovery replays by it), or {@link #FAILED}. Called with the
+     * transaction's write latches held: it must not wait for the disk.
+     */
+    long append(Redo redo);
+
+    /**
+     * Returns once the transaction with commit sequence number {@code sequence}, and every transaction
+     * before it in the global order (on any node), can no longer be lost: at once when the log does
+     * not force ({@code async}), after a force otherwise. A transaction is acknowledged only after
+     * this, so it never is before a transaction it read from.
+     *
+     * @throws IllegalStateException if the log failed before the transaction became durable
+     */
+    void awaitDurable(long sequence);
+
+    /**
+     * {@link #awaitDurable} for a read-only transaction: waits until every transaction appended before
+     * now (whose writes it may have read) is durable.
+     */
+    void awaitAppendedDurable();
+
+    @Override
+    void close();
+
+    /**
+     * Opens the logs of a database's compute nodes (one group: the durability of a commit is judged
+     * across all of them).
+     */
+    interface Factory extends AutoCloseable {
+        /**
+         * The log of compute node {@code computeNode}; {@code nextSequence} draws the next commit
+         * sequence number (a fetch-and-add on a global word in shared memory).
+         */
+        CommitLog open(int computeNode, java.util.function.LongSupplier nextSequence);
+
+        @Override
+        void close();
+    }
+}

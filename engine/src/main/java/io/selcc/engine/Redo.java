@@ -1,0 +1,105 @@
+package io.selcc.engine;
+
+import java.util.Arrays;
+
+/**
+ * One committing transaction's changes as its commit log receives them: per changed row, the kind of
+ * change, the table, the record id and (for inserts and updates) the row's column bytes after the
+ * change, in the order the transaction made them (a later change of a row replaces an earlier one on
+ * replay). The engine fills one per transaction, reused by its thread; a log reads it during
+ * {@link CommitLog#append} only.
+ *
+ * <p>Images are the row's columns ({@code Schema.columnsOffset()} to the tuple's end), without the
+ * tuple header the concurrency control owns (version, timestamps, flags): recovery rebuilds rows,
+ * not an algorithm's bookkeeping.
+ */
+public final class Redo {
+    /** A row the transaction inserted. */
+    public static final byte INSERT = 1;
+    /** A row the transaction updated. */
+    public static final byte UPDATE = 2;
+    /** A row the transaction deleted (no image). */
+    public static final byte DELETE = 3;
+
+    private byte[] kinds = new byte[16];
+    private int[] tableIds = new int[16];
+    private long[] rids = new long[16];
+    private int[] imageOffsets = new int[16];
+    private int[] imageLengths = new int[16];
+    private byte[] images = new byte[1024];
+    private int size;
+    private int imageBytes;
+
+    /** Changes recorded. */
+    public int size() {
+        return size;
+    }
+
+    public byte kind(int i) {
+        return kinds[check(i)];
+    }
+
+    /** The table's id: its position among the database's table definitions, from 1. */
+    public int tableId(int i) {
+        return tableIds[check(i)];
+    }
+
+    public long rid(int i) {
+        return rids[check(i)];
+    }
+
+    /** Where change {@code i}'s image starts in {@link #images()} (0 length for a delete). */
+    public int imageOffset(int i) {
+        return imageOffsets[check(i)];
+    }
+
+    public int imageLength(int i) {
+        return imageLengths[check(i)];
+    }
+
+    /** The backing array of every image; read only, valid until the transaction's thread starts another. */
+    public byte[] images() {
+        return images;
+    }
+
+    /** Total image bytes recorded. */
+    public int imageBytes() {
+        return imageBytes;
+    }
+
+    void clear() {
+        size = 0;
+        imageBytes = 0;
+    }
+
+    /**
+     * Adds a change; returns the array and offset its image of {@code imageLength} bytes must be copied
+     * to ({@link #images()} at {@link #imageOffset}).
+     */
+    int add(byte kind, int tableId, long rid, int imageLength) {
+        if (size == kinds.length) {
+            int n = 2 * size;
+            kinds = Arrays.copyOf(kinds, n);
+            tableIds = Arrays.copyOf(tableIds, n);
+            rids = Arrays.copyOf(rids, n);
+            imageOffsets = Arrays.copyOf(imageOffsets, n);
+            imageLengths = Arrays.copyOf(imageLengths, n);
+        }
+        if (images.length - imageBytes < imageLength) {
+            images = Arrays.copyOf(images, Math.max(2 * images.length, imageBytes + imageLength));
+        }
+        kinds[size] = kind;
+        tableIds[size] = tableId;
+        rids[size] = rid;
+        imageOffsets[size] = imageBytes;
+        imageLengths[size] = imageLength;
+        size++;
+        int at = imageBytes;
+        imageBytes += imageLength;
+        return at;
+    }
+
+    private int check(int i) {
+        return java.util.Objects.checkIndex(i, size);
+    }
+}
