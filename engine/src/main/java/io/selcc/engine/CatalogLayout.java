@@ -18,7 +18,8 @@ package io.selcc.engine;
  *                 56  8   reserved
  * </pre>
  *
- * Counters GCL words (offsets in its data region): 0 = global timestamp counter (TO).
+ * Counters GCL words (offsets in its data region): 0 = global timestamp counter (TO), 8 = commit
+ * sequence counter (the commit log's global order; see {@link CommitLog}).
  */
 final class CatalogLayout {
     static final int MAGIC = 0x4341544C; // "CATL"
@@ -36,6 +37,7 @@ final class CatalogLayout {
     static final byte KIND_TABLE = 1;
     static final byte KIND_INDEX = 2;
     static final int TIMESTAMP_COUNTER_WORD = 0;
+    static final int COMMIT_SEQUENCE_WORD = 8;
 
     private CatalogLayout() {
     }

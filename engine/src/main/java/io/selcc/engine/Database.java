@@ -30,6 +30,8 @@ public final class Database implements AutoCloseable {
     private final List<IndexDefinition> indexes;
     private final boolean thomasWriteRule;
     private final DatabaseNode[] nodes;
+    /** The compute nodes' commit logs (one group), or null: nothing is logged. Closed with the database. */
+    private final CommitLog.Factory commitLogs;
 
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
@@ -37,6 +39,7 @@ public final class Database implements AutoCloseable {
         this.tables = builder.tables;
         this.indexes = builder.indexes;
         this.thomasWriteRule = builder.thomasWriteRule;
+        this.commitLogs = builder.commitLogs;
         this.nodes = new DatabaseNode[cluster.computeNodeCount()];
     }
 
@@ -51,7 +54,8 @@ public final class Database implements AutoCloseable {
                 + " computeNodes=" + nodes.length);
         }
         if (nodes[computeNode] == null) {
-            nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), cc, tables, indexes, thomasWriteRule);
+            nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes,
+                thomasWriteRule, commitLogs);
         }
         return nodes[computeNode];
     }
@@ -75,6 +79,9 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        if (commitLogs != null) {
+            commitLogs.close(); // a last force, before the memory the transactions ran on goes
+        }
         cluster.close();
     }
 
@@ -85,6 +92,7 @@ public final class Database implements AutoCloseable {
         private final List<IndexDefinition> indexes = new ArrayList<>();
         private String ccName;
         private boolean thomasWriteRule;
+        private CommitLog.Factory commitLogs;
 
         public Builder computeNodes(int n) { cluster.computeNodes(n); return this; }
         public Builder memoryNodes(int n) { cluster.memoryNodes(n); return this; }
@@ -103,6 +111,12 @@ public final class Database implements AutoCloseable {
          * with this API the rule never fires. It is kept for blind writes a later API may add.
          */
         public Builder thomasWriteRule(boolean on) { this.thomasWriteRule = on; return this; }
+
+        /**
+         * Logs every committed transaction that changed rows into {@code logs} (the wal module's
+         * {@code Wal}), one log per compute node; the database closes them. Without it nothing is logged.
+         */
+        public Builder commitLog(CommitLog.Factory logs) { this.commitLogs = logs; return this; }
         /** Direct access to the cluster settings not mirrored here. */
         public SelccCluster.Builder clusterSettings() { return cluster; }
 
@@ -128,6 +142,11 @@ public final class Database implements AutoCloseable {
             if (ccName == null) {
                 throw new IllegalArgumentException("no concurrency control chosen: call cc(name); available="
                     + ConcurrencyControls.available());
+            }
+            if (thomasWriteRule && commitLogs != null) {
+                // An obsolete write it skips at commit is already in the transaction's redo, and would be
+                // replayed over the younger write that won.
+                throw new IllegalArgumentException("the Thomas write rule cannot be combined with a commit log");
             }
             ConcurrencyControlProvider provider = ConcurrencyControls.byName(ccName);
             return new Database(this, cluster.build(), provider);

@@ -1,5 +1,6 @@
 package io.selcc.engine;
 
+import io.selcc.threads.PerThread;
 import io.selcc.cache.ComputeNode;
 import io.selcc.engine.cc.CcEnvironment;
 import io.selcc.engine.cc.ConcurrencyControl;
@@ -22,18 +23,32 @@ public final class DatabaseNode {
     private final Map<String, Table> tables;
     private final Map<String, Index> indexes;
 
-    private DatabaseNode(ComputeNode node, ConcurrencyControl cc, Map<String, Table> tables, Map<String, Index> indexes) {
+    /** This node's commit log; null when the database logs nothing. */
+    private final CommitLog commitLog;
+    /** Each thread's spare {@link Redo}, so a logging transaction allocates none. */
+    private final PerThread<Redo[]> spareRedo = PerThread.withInitial(() -> new Redo[1]);
+
+    private DatabaseNode(ComputeNode node, ConcurrencyControl cc, Map<String, Table> tables, Map<String, Index> indexes,
+                         CommitLog commitLog) {
         this.node = node;
         this.cc = cc;
         this.tables = tables;
         this.indexes = indexes;
+        this.commitLog = commitLog;
     }
 
     static DatabaseNode open(ComputeNode node, ConcurrencyControlProvider provider, Map<String, TableDefinition> definitions,
                              List<IndexDefinition> indexDefinitions, boolean thomasWriteRule) {
+        return open(node, -1, provider, definitions, indexDefinitions, thomasWriteRule, null);
+    }
+
+    static DatabaseNode open(ComputeNode node, int computeNodeIndex, ConcurrencyControlProvider provider,
+                             Map<String, TableDefinition> definitions, List<IndexDefinition> indexDefinitions,
+                             boolean thomasWriteRule, CommitLog.Factory logs) {
         Map<String, Table> tables = new LinkedHashMap<>();
         Map<String, Index> indexes = new LinkedHashMap<>();
         long timestampCounter;
+        long sequenceCounter;
         try (Catalog catalog = Catalog.open(node)) {
             int nextTableId = 1;
             for (TableDefinition definition : definitions.values()) {
@@ -67,9 +82,32 @@ public final class DatabaseNode {
                 table.addSecondary(index);
             }
             timestampCounter = catalog.counterWord(CatalogLayout.TIMESTAMP_COUNTER_WORD);
+            sequenceCounter = catalog.counterWord(CatalogLayout.COMMIT_SEQUENCE_WORD);
         }
         ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter, thomasWriteRule));
-        return new DatabaseNode(node, cc, tables, indexes);
+        CommitLog log = logs == null ? null : logs.open(computeNodeIndex, () -> node.faa(sequenceCounter, 1) + 1);
+        return new DatabaseNode(node, cc, tables, indexes, log);
+    }
+
+    /** This node's commit log, or null when the database logs nothing. */
+    CommitLog commitLog() {
+        return commitLog;
+    }
+
+    /** A cleared {@link Redo} for a logging transaction of the calling thread; give it back with {@link #returnRedo}. */
+    Redo takeRedo() {
+        Redo[] spare = spareRedo.get();
+        Redo redo = spare[0];
+        if (redo == null) {
+            return new Redo(); // a second transaction open on this thread
+        }
+        spare[0] = null;
+        redo.clear();
+        return redo;
+    }
+
+    void returnRedo(Redo redo) {
+        spareRedo.get()[0] = redo;
     }
 
     public ComputeNode computeNode() {

@@ -9,9 +9,9 @@ import java.util.Arrays;
  * replay). The engine fills one per transaction, reused by its thread; a log reads it during
  * {@link CommitLog#append} only.
  *
- * <p>Images are the row's columns ({@code Schema.columnsOffset()} to the tuple's end), without the
- * tuple header the concurrency control owns (version, timestamps, flags): recovery rebuilds rows,
- * not an algorithm's bookkeeping.
+ * <p>Images are the row's bytes after the tuple header (its null bitmap and columns,
+ * {@code TupleBuffer.rowBytes()} of them), without the header the concurrency control owns (version,
+ * timestamps, flags): recovery rebuilds rows, not an algorithm's bookkeeping.
  */
 public final class Redo {
     /** A row the transaction inserted. */

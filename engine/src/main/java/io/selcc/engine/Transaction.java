@@ -54,6 +54,10 @@ public final class Transaction implements AutoCloseable {
     private final List<IndexChange> secondaryChanges = new ArrayList<>();
     private State state = State.ACTIVE;
     private CommitOutcome outcome;
+    /** The changes for the commit log, from the first write on; null when nothing is logged or written. */
+    private Redo redo;
+    /** The commit sequence number the log gave this transaction at its commit point; 0 if none. */
+    private long commitSequence;
 
     private record IndexChange(Index index, long key, long rid, boolean add) {
     }
@@ -338,6 +342,7 @@ public final class Transaction implements AutoCloseable {
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
             inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
+            logChange(Redo.INSERT, table, rid, image);
             Index[] secondaries = table.secondaryArray();
             for (int i = 0; i < secondaries.length; i++) {
                 secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(row), rid, true));
@@ -398,6 +403,7 @@ public final class Transaction implements AutoCloseable {
         }
         TupleView oldRow = scratch.firstView;
         TupleView newRow = scratch.secondView;
+        logChange(Redo.UPDATE, table, rid, after);
         if (table.primaryKey(newRow) != key) {
             abortQuietly();
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
@@ -448,6 +454,7 @@ public final class Transaction implements AutoCloseable {
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
+        logChange(Redo.DELETE, table, rid, null);
         SortedLongMap mine = inserted.get(table);
         if (mine != null && mine.remove(key)) {
             secondaryChanges.removeIf(c -> c.rid() == rid);
@@ -466,20 +473,56 @@ public final class Transaction implements AutoCloseable {
     /** Commits; the outcome says whether it did. After this the transaction is over. */
     public CommitOutcome commit() {
         checkActive();
-        outcome = cc.commit(new IndexMaintenance());
-        state = outcome.committed() ? State.COMMITTED : State.ABORTED;
-        return outcome;
+        try {
+            outcome = cc.commit(new IndexMaintenance());
+            state = outcome.committed() ? State.COMMITTED : State.ABORTED;
+            CommitLog log = db.commitLog();
+            if (log != null && outcome.committed()) {
+                // Acknowledged only once durable, and never before what it read from (any node's).
+                if (commitSequence != 0) {
+                    log.awaitDurable(commitSequence);
+                } else {
+                    log.awaitAppendedDurable();
+                }
+            }
+            return outcome;
+        } finally {
+            returnRedo();
+        }
+    }
+
+    /** Records a change for the commit log (nothing when the database logs nothing). */
+    private void logChange(byte kind, Table table, long rid, TupleBuffer image) {
+        if (db.commitLog() == null) {
+            return;
+        }
+        if (redo == null) {
+            redo = db.takeRedo();
+        }
+        int at = redo.add(kind, table.heap().tableId(), rid, image == null ? 0 : image.rowBytes());
+        if (image != null) {
+            image.copyRowTo(redo.images(), at);
+        }
+    }
+
+    private void returnRedo() {
+        if (redo != null) {
+            db.returnRedo(redo);
+            redo = null;
+        }
     }
 
     /** Rolls back. The outcome is {@link AbortReason#USER_ABORT}. */
     public void abort() {
         checkActive();
+        returnRedo();
         cc.abort(AbortReason.USER_ABORT);
         state = State.ABORTED;
         outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
     }
 
     void abortQuietly() {
+        returnRedo();
         if (state == State.ACTIVE) {
             cc.abort(AbortReason.USER_ABORT);
             state = State.ABORTED;
@@ -587,6 +630,7 @@ public final class Transaction implements AutoCloseable {
 
     /** The algorithm rolled back and threw: this transaction is over. */
     private AbortException ended(AbortException e) {
+        returnRedo();
         state = State.ABORTED;
         outcome = CommitOutcome.aborted(e.reason());
         return e;
@@ -741,6 +785,20 @@ public final class Transaction implements AutoCloseable {
                 return AbortReason.DUPLICATE_KEY;
             }
             recordDone(index, key, rid, true);
+            return null;
+        }
+
+        @Override
+        public AbortReason commitPoint() {
+            CommitLog log = db.commitLog();
+            if (log == null || redo == null || redo.size() == 0) {
+                return null;
+            }
+            long sequence = log.append(redo);
+            if (sequence == CommitLog.FAILED) {
+                return AbortReason.LOG_FAILED;
+            }
+            commitSequence = sequence;
             return null;
         }
 

@@ -35,6 +35,21 @@ public final class TupleBuffer {
         segment.fill((byte) 0);
     }
 
+    /** Bytes of the row after the tuple header (null bitmap and columns): what a redo log keeps of it. */
+    public int rowBytes() {
+        return schema.tupleSize() - TupleLayout.HEADER_SIZE;
+    }
+
+    /** Copies the row's bytes after the tuple header ({@link #rowBytes()} of them) to {@code to} at {@code offset}. */
+    public void copyRowTo(byte[] to, int offset) {
+        MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE, TupleLayout.HEADER_SIZE, to, offset, rowBytes());
+    }
+
+    /** Sets the row's bytes after the tuple header from {@code from} at {@code offset} (a redo image); the header stays. */
+    public void copyRowFrom(byte[] from, int offset) {
+        MemorySegment.copy(from, offset, segment, java.lang.foreign.ValueLayout.JAVA_BYTE, TupleLayout.HEADER_SIZE, rowBytes());
+    }
+
     MemorySegment segment() {
         return segment;
     }

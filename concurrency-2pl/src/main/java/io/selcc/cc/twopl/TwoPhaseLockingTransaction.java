@@ -287,6 +287,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             rollback();
             return CommitOutcome.aborted(refused);
         }
+        AbortReason notLogged = hook.commitPoint(); // every write latch still held: logged in commit order
+        if (notLogged != null) {
+            hook.undo();
+            rollback();
+            return CommitOutcome.aborted(notLogged);
+        }
         for (int i = 0; i < inserts.size(); i++) {
             HeapTable table = inserts.valueAt(i);
             long rid = inserts.keyAt(i);

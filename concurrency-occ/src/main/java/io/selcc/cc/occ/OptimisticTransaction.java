@@ -138,6 +138,12 @@ final class OptimisticTransaction extends BufferingTransaction {
                 writes.freeInserts(latched);
                 return CommitOutcome.aborted(AbortReason.VALIDATION_FAILED);
             }
+            AbortReason notLogged = hook.commitPoint(); // write latches still held: logged in commit order
+            if (notLogged != null) {
+                hook.undo();
+                writes.freeInserts(latched);
+                return CommitOutcome.aborted(notLogged);
+            }
             writes.install(latched, version -> version + 1, Set.of());
             return CommitOutcome.COMMITTED;
         } finally {

@@ -240,6 +240,12 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 writes.freeInserts(latched);
                 return CommitOutcome.aborted(refused);
             }
+            AbortReason notLogged = hook.commitPoint(); // write latches still held: logged in commit order
+            if (notLogged != null) {
+                hook.undo();
+                writes.freeInserts(latched);
+                return CommitOutcome.aborted(notLogged);
+            }
             dropIntents(latched); // in the same latch hold as the install: nobody sees the gap
             writes.install(latched, version -> ts, obsolete);
             installed = true;

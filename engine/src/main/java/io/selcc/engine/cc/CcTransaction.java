@@ -62,8 +62,9 @@ public interface CcTransaction {
 
     /**
      * Validates, runs the hook's index changes with all write latches held (before validating reads,
-     * so a committer's predicate conflicts are visible to every later validation), installs, releases.
-     * If the commit fails after the hook's {@code beforeInstall} succeeded, calls its {@code undo}.
+     * so a committer's predicate conflicts are visible to every later validation), calls the hook's
+     * {@code commitPoint} once it has decided to commit, installs, releases. If the commit fails after
+     * the hook's {@code beforeInstall} succeeded (a validation, or the commit point), calls its {@code undo}.
      * Never throws for conflicts.
      */
     CommitOutcome commit(CommitHook hook);
