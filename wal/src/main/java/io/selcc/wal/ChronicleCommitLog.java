@@ -1,0 +1,304 @@
+package io.selcc.wal;
+
+import io.selcc.engine.CommitLog;
+import io.selcc.engine.Redo;
+import io.selcc.threads.EngineThread;
+import net.openhft.chronicle.bytes.SyncMode;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+import java.util.zip.CRC32C;
+
+/**
+ * One compute node's redo log: a Chronicle Queue in its own directory, one document per committed
+ * transaction ({@link LogRecordLayout}), appended under one lock so that sequence numbers enter the
+ * log in the order they were drawn. An append only copies bytes into the mapped file; the node's
+ * {@link LogFlusher} forces them and reports them to the {@link Wal} group.
+ *
+ * <p>After a write or a force fails the log is failed for good: a gap in the log cannot be mended,
+ * so every later append returns {@link #FAILED} without drawing a sequence number.
+ */
+final class ChronicleCommitLog implements CommitLog {
+    private static final System.Logger LOG = System.getLogger(ChronicleCommitLog.class.getName());
+    private static final int INITIAL_PENDING = 256;
+    private static final int INITIAL_BUFFER = 4096;
+    private static final int NO_CYCLE = Integer.MIN_VALUE;
+
+    private final Wal group;
+    private final int computeNode;
+    private final Path directory;
+    private final boolean forcing;
+    private final LongSupplier nextSequence;
+    private final SingleChronicleQueue queue;
+    private final ExcerptAppender appender;
+    /**
+     * Longer records are refused before a sequence number is drawn: Chronicle bounds a document by the
+     * queue's overlap size (a quarter of the block, 16 MiB by default), and a write past it throws.
+     */
+    private final int maxRecordLength;
+    private final LogFlusher flusher;
+    private volatile Thread flusherThread;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when the first append after a batch was taken lands, and on close. */
+    private final Condition appended = lock.newCondition();
+
+    // Guarded by lock.
+    private byte[] encodeBuffer = new byte[INITIAL_BUFFER];
+    private final CRC32C crc = new CRC32C();
+    /** Sequence numbers appended since the flusher last took a batch, in append (= ascending) order. */
+    private long[] pending = new long[INITIAL_PENDING];
+    private int pendingCount;
+    /** Cycle files appended to since the last batch, oldest first; the last is the appender's (SYNC only). */
+    private final List<File> pendingFiles = new ArrayList<>();
+    private int cycle = NO_CYCLE;
+    private boolean closing;
+    private boolean failed;
+
+    // Written by one thread at a time (appends under lock, forces by the flusher), read by anyone.
+    private volatile long appends;
+    private volatile long bytes;
+    private volatile long forces;
+    private volatile long lastAppended;
+
+    ChronicleCommitLog(Wal group, int computeNode, Path directory, boolean forcing, LongSupplier nextSequence,
+                       UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+        this.group = group;
+        this.computeNode = computeNode;
+        this.directory = directory;
+        this.forcing = forcing;
+        this.nextSequence = nextSequence;
+        try {
+            // SYNC also makes Chronicle msync (MS_SYNC) a chunk before it unmaps it; commits are forced by the flusher.
+            this.queue = tuning.apply(SingleChronicleQueueBuilder.binary(directory)
+                .syncMode(forcing ? SyncMode.SYNC : SyncMode.NONE)).build();
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("cannot open the log: computeNode=" + computeNode + " directory=" + directory, e);
+        }
+        this.appender = queue.createAppender();
+        // Every committing thread appends through this appender, one at a time under our lock.
+        appender.singleThreadedCheckDisabled(true);
+        this.maxRecordLength = (int) Math.min(Integer.MAX_VALUE, queue.overlapSize());
+        this.flusher = new LogFlusher(this, group, directory, forcing);
+    }
+
+    void startFlusher() {
+        flusherThread = EngineThread.start("wal-flusher-node-" + computeNode, true, flusher);
+    }
+
+    /**
+     * Draws the next sequence number and appends {@code redo} under it; {@link #FAILED} if the log has
+     * failed, the record is longer than a document may be, or the write throws (then the log fails:
+     * the sequence number drawn is a gap).
+     *
+     * @throws IllegalStateException if the log is closed
+     */
+    @Override
+    public long append(Redo redo) {
+        int length = LogRecordLayout.encodedLength(redo);
+        lock.lock();
+        try {
+            if (closing) {
+                throw new IllegalStateException("log closed: computeNode=" + computeNode + " directory=" + directory);
+            }
+            if (failed) {
+                return FAILED;
+            }
+            if (length < 0 || length > maxRecordLength) {
+                LOG.log(System.Logger.Level.WARNING, "wal record too long, transaction refused: computeNode=" + computeNode
+                    + " changes=" + redo.size() + " imageBytes=" + redo.imageBytes() + " maxRecordLength=" + maxRecordLength);
+                return FAILED;
+            }
+            if (encodeBuffer.length < length) {
+                encodeBuffer = new byte[Math.max(length, 2 * encodeBuffer.length)];
+            }
+            long sequence = nextSequence.getAsLong();
+            try {
+                LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
+                write(encodeBuffer, length);
+                if (forcing) {
+                    noteCycle();
+                }
+            } catch (RuntimeException | Error e) {
+                fail("append", sequence, e);
+                if (e instanceof Error error) {
+                    throw error;
+                }
+                return FAILED;
+            }
+            if (pendingCount == pending.length) {
+                pending = Arrays.copyOf(pending, 2 * pending.length);
+            }
+            pending[pendingCount++] = sequence;
+            if (pendingCount == 1) {
+                appended.signal();
+            }
+            appends = appends + 1;
+            bytes = bytes + length;
+            lastAppended = sequence;
+            return sequence;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public void awaitDurable(long sequence) {
+        group.awaitDurable(sequence);
+    }
+
+    @Override
+    public void awaitAppendedDurable() {
+        group.awaitAppendedDurable();
+    }
+
+    /** Forces what was appended, stops the flusher and closes the queue. Idempotent. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closing = true;
+            appended.signalAll();
+            if (flusherThread == null) {
+                startFlusher(); // held by a test: the final force still happens
+            }
+        } finally {
+            lock.unlock();
+        }
+        boolean interrupted = false;
+        while (flusherThread != null && flusherThread.isAlive()) {
+            try {
+                flusherThread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        appender.close();
+        queue.close();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    Wal.Counters counters() {
+        return new Wal.Counters(appends, forces, bytes);
+    }
+
+    /** The highest sequence number an append of this log has returned (0 before the first). */
+    long lastAppended() {
+        return lastAppended;
+    }
+
+    Path directory() {
+        return directory;
+    }
+
+    int maxRecordLength() {
+        return maxRecordLength;
+    }
+
+    // ------------------------------------------------------------------ the flusher's side
+
+    /**
+     * Waits until something was appended, then hands the flusher every sequence number appended so
+     * far and the files they are in (swapping its spare array in); false once the log is closing and
+     * nothing is left.
+     */
+    boolean takeBatch(LogFlusher.Batch batch) {
+        lock.lock();
+        try {
+            while (pendingCount == 0 && !closing) {
+                appended.awaitUninterruptibly();
+            }
+            if (pendingCount == 0) {
+                return false;
+            }
+            long[] taken = pending;
+            pending = batch.sequences;
+            batch.sequences = taken;
+            batch.count = pendingCount;
+            pendingCount = 0;
+            batch.files.clear();
+            for (File file : pendingFiles) {
+                batch.files.add(file);
+            }
+            if (pendingFiles.size() > 1) {
+                File current = pendingFiles.getLast();
+                pendingFiles.clear();
+                pendingFiles.add(current);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One force call made (by the flusher thread only). */
+    void countForce() {
+        forces = forces + 1;
+    }
+
+    /** The flusher stopped: {@code sequence} and every later one appended here will never be forced. */
+    void flusherFailed(long sequence, Throwable cause) {
+        lock.lock();
+        try {
+            fail("force", sequence, cause);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tests: closes the queue underneath the log, so the next append's write throws. */
+    void breakAppendsForTest() {
+        queue.close();
+    }
+
+    /** Tests: closes the flusher's file channel, so its next force throws. */
+    void breakForcesForTest() {
+        flusher.closeChannel();
+    }
+
+    // ------------------------------------------------------------------ internals
+
+    private void write(byte[] record, int length) {
+        try (DocumentContext document = appender.writingDocument()) {
+            try {
+                document.wire().bytes().write(record, 0, length);
+            } catch (RuntimeException | Error e) {
+                document.rollbackOnClose();
+                throw e;
+            }
+        }
+    }
+
+    /** Remembers the file just appended to when the appender moved to a new cycle (under lock). */
+    private void noteCycle() {
+        int current = appender.cycle();
+        if (current != cycle) {
+            cycle = current;
+            pendingFiles.add(appender.currentFile());
+        }
+    }
+
+    /** Marks the log failed (logging the first failure) and tells the group {@code sequence} is lost; under lock. */
+    private void fail(String what, long sequence, Throwable cause) {
+        String because = what + " failed: computeNode=" + computeNode + " directory=" + directory + " sequence=" + sequence
+            + " cause=" + cause;
+        if (!failed) {
+            failed = true;
+            LOG.log(System.Logger.Level.ERROR, "wal log failed, no commit from now on is durable: " + because, cause);
+        }
+        group.lost(sequence, because);
+    }
+}

@@ -1,0 +1,115 @@
+package io.selcc.wal;
+
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The agent that makes one log's appends durable: a duty cycle ({@link #doWork}) of waiting until
+ * something was appended, forcing the log once and publishing every sequence number that force
+ * covered to the {@link Wal} group. Appends made while it forces wait for the next cycle, so one force
+ * covers everything appended before it began (group commit). Runs on the log's own thread.
+ *
+ * <p>How it forces (SYNC): {@code fdatasync} ({@link FileChannel#force force(false)}) of each cycle
+ * file appended to since the last force, on a channel of its own. On Linux that writes back the pages
+ * the appender dirtied through its memory mapping, whichever 64 MiB chunk they are in, and reports an
+ * I/O error as an exception. Chronicle's {@code appender.sync()} would do an msync of the
+ * appender's current chunk only, must run on the appending side of the lock (it reads the
+ * appender's position), and only logs a failed msync. When a new cycle file appears, Chronicle's
+ * {@code metadata.cq4t} and the directory are forced too, so the file can be found after a crash.
+ * ASYNC forces nothing: appended is published as is.
+ */
+final class LogFlusher implements Runnable {
+    /** What one force covers, swapped with the log's pending array. */
+    static final class Batch {
+        long[] sequences = new long[256];
+        int count;
+        final List<File> files = new ArrayList<>();
+    }
+
+    private final ChronicleCommitLog log;
+    private final Wal group;
+    private final Path directory;
+    private final boolean forcing;
+    private final Batch batch = new Batch();
+    /** The cycle file last forced, and a channel on it (volatile: a test closes it from outside). */
+    private File channelFile;
+    private volatile FileChannel channel;
+
+    LogFlusher(ChronicleCommitLog log, Wal group, Path directory, boolean forcing) {
+        this.log = log;
+        this.group = group;
+        this.directory = directory;
+        this.forcing = forcing;
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (doWork() >= 0) {
+                // the idle part of the duty cycle is the wait inside takeBatch
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            // Nothing this batch covered, nor anything appended after it, can be trusted to the disk.
+            log.flusherFailed(batch.count > 0 ? batch.sequences[0] : log.lastAppended() + 1, e);
+        } finally {
+            closeChannel();
+        }
+    }
+
+    /**
+     * One duty cycle: waits until something was appended, forces it (SYNC), publishes it; returns the
+     * number of sequence numbers published, or -1 once the log closed and nothing is left.
+     */
+    int doWork() throws IOException {
+        if (!log.takeBatch(batch)) {
+            return -1;
+        }
+        if (forcing) {
+            force(batch.files);
+        }
+        group.published(batch.sequences, batch.count);
+        return batch.count;
+    }
+
+    void closeChannel() {
+        FileChannel current = channel;
+        if (current != null) {
+            try {
+                current.close();
+            } catch (IOException e) {
+                // closing a read channel loses nothing
+            }
+        }
+    }
+
+    private void force(List<File> files) throws IOException {
+        for (File file : files) {
+            boolean newFile = !file.equals(channelFile);
+            if (newFile) {
+                closeChannel();
+                channel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
+                channelFile = file;
+            }
+            channel.force(false);
+            log.countForce();
+            if (newFile) {
+                forceFile(directory.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE), false);
+                forceFile(directory, true);
+            }
+        }
+    }
+
+    private void forceFile(Path path, boolean metadata) throws IOException {
+        try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
+            c.force(metadata);
+            log.countForce();
+        }
+    }
+}

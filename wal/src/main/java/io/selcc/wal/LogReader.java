@@ -1,0 +1,91 @@
+package io.selcc.wal;
+
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+/**
+ * Reads one compute node's log back, in append order, for recovery. Every record's length and CRC
+ * are verified; the log is cut at the first record that fails (a torn or damaged write: nothing
+ * after it can be trusted to follow it), and a warning names the file and the record's place.
+ *
+ * <p>A Chronicle document whose header was never completed (the writer died inside it) is not
+ * visible to a reader at all; what this class catches is a complete document whose bytes are not
+ * the record that was written.
+ */
+public final class LogReader {
+    private static final System.Logger LOG = System.getLogger(LogReader.class.getName());
+
+    /** The records read, and why reading stopped early ({@code null} if it read to the end). */
+    public record Result(List<LogRecord> records, String warning) {
+        public Result {
+            records = List.copyOf(records);
+        }
+
+        /** Whether every document in the log was a good record. */
+        public boolean complete() {
+            return warning == null;
+        }
+    }
+
+    private LogReader() {
+    }
+
+    /**
+     * Reads every good record of the node log in {@code nodeDirectory} ({@link Wal#nodeDirectory}),
+     * stopping at the first damaged one. Does not modify the log.
+     *
+     * @throws IllegalArgumentException if the directory does not exist
+     */
+    public static Result read(Path nodeDirectory) {
+        if (!Files.isDirectory(nodeDirectory)) {
+            throw new IllegalArgumentException("no log directory: directory=" + nodeDirectory);
+        }
+        List<LogRecord> records = new ArrayList<>();
+        byte[] buffer = new byte[4096];
+        CRC32C crc = new CRC32C();
+        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(nodeDirectory).readOnly(true).build();
+             ExcerptTailer tailer = queue.createTailer()) {
+            while (true) {
+                try (DocumentContext document = tailer.readingDocument()) {
+                    if (!document.isPresent()) {
+                        return new Result(records, null);
+                    }
+                    Bytes<?> bytes = document.wire().bytes();
+                    long available = bytes.readRemaining();
+                    long position = bytes.readPosition();
+                    LogRecordLayout.Damage damage;
+                    int length = (int) Math.min(available, Integer.MAX_VALUE);
+                    if (available > Integer.MAX_VALUE) {
+                        damage = LogRecordLayout.Damage.BAD_LENGTH;
+                    } else {
+                        if (buffer.length < length) {
+                            buffer = new byte[Math.max(length, 2 * buffer.length)];
+                        }
+                        bytes.read(buffer, 0, length);
+                        damage = LogRecordLayout.check(buffer, length, crc);
+                    }
+                    if (damage != LogRecordLayout.Damage.NONE) {
+                        File file = tailer.currentFile();
+                        String warning = "wal log cut at a damaged record: directory=" + nodeDirectory
+                            + " file=" + (file == null ? "?" : file.getName()) + " index=0x" + Long.toHexString(document.index())
+                            + " position=" + position + " length=" + available + " damage=" + damage
+                            + " recordsBefore=" + records.size();
+                        LOG.log(System.Logger.Level.WARNING, warning);
+                        return new Result(records, warning);
+                    }
+                    records.add(LogRecordLayout.decode(buffer, length));
+                }
+            }
+        }
+    }
+}

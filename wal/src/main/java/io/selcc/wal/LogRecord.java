@@ -1,0 +1,37 @@
+package io.selcc.wal;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * One committed transaction as {@link LogReader} read it back: its commit sequence number (the global
+ * replay order, also its transaction id), the compute node that logged it, and its changes in the
+ * order the transaction made them.
+ */
+public record LogRecord(long sequence, int computeNode, List<Entry> entries) {
+    public LogRecord {
+        entries = List.copyOf(entries);
+    }
+
+    /**
+     * One changed row: {@code kind} is {@code Redo.INSERT}, {@code UPDATE} or {@code DELETE}; the image
+     * is the row after the tuple header (empty for a delete). Equality compares the image's bytes.
+     */
+    public record Entry(byte kind, int tableId, long rid, byte[] image) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Entry e && kind == e.kind && tableId == e.tableId && rid == e.rid
+                && Arrays.equals(image, e.image);
+        }
+
+        @Override
+        public int hashCode() {
+            return ((kind * 31 + tableId) * 31 + Long.hashCode(rid)) * 31 + Arrays.hashCode(image);
+        }
+
+        @Override
+        public String toString() {
+            return "Entry[kind=" + kind + " tableId=" + tableId + " rid=" + rid + " imageLength=" + image.length + "]";
+        }
+    }
+}

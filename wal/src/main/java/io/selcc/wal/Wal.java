@@ -1,0 +1,334 @@
+package io.selcc.wal;
+
+import io.selcc.engine.CommitLog;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
+
+/**
+ * The redo logs of a database's compute nodes, one Chronicle Queue per node in
+ * {@code DIR/node-<N>/}, and the group commit over them.
+ *
+ * <p>Commit sequence numbers are global and dense (a fetch-and-add), but each lands in one node's
+ * log. A transaction is durable only when it and every transaction before it in that order are (it
+ * may have read from any of them), so the group keeps a <b>durable watermark</b> W: the largest s
+ * such that every sequence number 1..s has been forced in some log. Each log's flusher agent forces
+ * its log once per duty cycle, covering every append made before the force began, and publishes the
+ * sequence numbers it covered; W advances over them and wakes the waiters it passes.
+ *
+ * <p>A sequence number that was drawn but whose record was lost (its append threw, or the force that
+ * covered it failed) is a gap W can never pass: from then on, waiting for it or any later sequence
+ * number throws {@link IllegalStateException} naming the failed log; earlier ones still become
+ * durable as their logs force.
+ *
+ * <p>Thread-safe. {@link #open(int, LongSupplier)} starts the node's flusher thread
+ * ({@code wal-flusher-node-N}); {@link #close} forces what was appended and stops every one.
+ */
+public final class Wal implements CommitLog.Factory {
+    /** Whether a commit waits for the disk ({@code OFF} is a database without a log). */
+    public enum Mode {
+        /** Acknowledge once appended: the OS writes the log back when it likes (a crash of the machine loses the tail). */
+        ASYNC,
+        /** Acknowledge once forced: {@code fdatasync} of the log's file, one force per group of commits. */
+        SYNC
+    }
+
+    /** Exact counts since open: records appended, force calls ({@code fdatasync}/{@code fsync}), record bytes appended. */
+    public record Counters(long appends, long forces, long bytes) {
+        Counters plus(Counters o) {
+            return new Counters(appends + o.appends, forces + o.forces, bytes + o.bytes);
+        }
+    }
+
+    /** The watermark's initial span in sequence numbers (a power of two; grows when more are in flight). */
+    private static final int INITIAL_SPAN = 1024;
+
+    private final Path directory;
+    private final Mode mode;
+    private final UnaryOperator<SingleChronicleQueueBuilder> tuning;
+
+    private final ReentrantLock lock = new ReentrantLock();
+    /** Signalled when W advances, a sequence number is lost, or the group closes. */
+    private final Condition changed = lock.newCondition();
+    /** W; written under {@link #lock}, read without it on the fast path. */
+    private volatile long durable;
+    /**
+     * Ring bitmap, guarded by {@link #lock}: bit {@code s & (span - 1)} is set when sequence number s,
+     * in (W, W + span], has been forced; span is {@code 64 * forcedAbove.length}.
+     */
+    private long[] forcedAbove = new long[INITIAL_SPAN / Long.SIZE];
+    /** The lowest sequence number that can never become durable; MAX_VALUE while none is. */
+    private volatile long lostFrom = Long.MAX_VALUE;
+    /** Why {@link #lostFrom} was lost, naming the log; guarded by {@link #lock}. */
+    private String lostBecause;
+    /** No log opens any more; guarded by {@link #lock}. */
+    private boolean closing;
+    /** Every log is closed: nothing more will be forced. */
+    private volatile boolean closed;
+    /** Tests: logs opened from now on start their flusher only when the test says ({@link ChronicleCommitLog#startFlusher}). */
+    private volatile boolean flushersHeld;
+    /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
+    private volatile ChronicleCommitLog[] logs = new ChronicleCommitLog[0];
+
+    Wal(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+        this.directory = directory;
+        this.mode = Objects.requireNonNull(mode, "mode");
+        this.tuning = tuning;
+    }
+
+    /**
+     * Opens (creating it if needed) the log directory {@code directory}; each node's log is opened by
+     * {@link #open(int, LongSupplier)} when the database opens the node.
+     *
+     * @throws UncheckedIOException if the directory cannot be created
+     */
+    public static Wal open(Path directory, Mode mode) {
+        return open(directory, mode, UnaryOperator.identity());
+    }
+
+    /** {@link #open(Path, Mode)} with the Chronicle Queue builder adjusted (tests: small blocks, a test clock). */
+    static Wal open(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the log directory: directory=" + directory, e);
+        }
+        return new Wal(directory, mode, tuning);
+    }
+
+    /** Where compute node {@code computeNode}'s log lives under the log directory {@code directory}. */
+    public static Path nodeDirectory(Path directory, int computeNode) {
+        return directory.resolve("node-" + computeNode);
+    }
+
+    /**
+     * Opens compute node {@code computeNode}'s log and starts its flusher. Called once per node.
+     *
+     * @throws IllegalStateException if the node's log is already open, the group is closed, or
+     *                               Chronicle Queue cannot open the node's directory
+     */
+    @Override
+    public CommitLog open(int computeNode, LongSupplier nextSequence) {
+        if (computeNode < 0) {
+            throw new IllegalArgumentException("computeNode=" + computeNode);
+        }
+        lock.lock();
+        try {
+            if (closing) {
+                throw new IllegalStateException("wal closed: directory=" + directory);
+            }
+            ChronicleCommitLog[] current = logs;
+            if (computeNode < current.length && current[computeNode] != null) {
+                throw new IllegalStateException("log already open: computeNode=" + computeNode + " directory=" + directory);
+            }
+            ChronicleCommitLog log = new ChronicleCommitLog(this, computeNode, nodeDirectory(directory, computeNode),
+                mode == Mode.SYNC, nextSequence, tuning);
+            ChronicleCommitLog[] next = Arrays.copyOf(current, Math.max(current.length, computeNode + 1));
+            next[computeNode] = log;
+            logs = next;
+            if (!flushersHeld) {
+                log.startFlusher();
+            }
+            return log;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The durable watermark W (every sequence number up to it is forced; in ASYNC mode, appended). */
+    public long durable() {
+        return durable;
+    }
+
+    public Mode mode() {
+        return mode;
+    }
+
+    /** The sums over every log opened. */
+    public Counters counters() {
+        Counters sum = new Counters(0, 0, 0);
+        for (ChronicleCommitLog log : logs) {
+            if (log != null) {
+                sum = sum.plus(log.counters());
+            }
+        }
+        return sum;
+    }
+
+    /** Compute node {@code computeNode}'s log's counts. */
+    public Counters counters(int computeNode) {
+        ChronicleCommitLog[] current = logs;
+        if (computeNode < 0 || computeNode >= current.length || current[computeNode] == null) {
+            throw new IllegalArgumentException("no log open: computeNode=" + computeNode);
+        }
+        return current[computeNode].counters();
+    }
+
+    /**
+     * Forces what every log appended, stops the flushers and closes the queues. Afterwards waiting for
+     * a sequence number above W throws. Idempotent.
+     */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            closing = true;
+        } finally {
+            lock.unlock();
+        }
+        for (ChronicleCommitLog log : logs) {
+            if (log != null) {
+                log.close();
+            }
+        }
+        lock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    // ------------------------------------------------------------------ the logs' side
+
+    /** {@link CommitLog#awaitDurable} of every log in the group. */
+    void awaitDurable(long sequence) {
+        if (mode == Mode.ASYNC || durable >= sequence) {
+            return;
+        }
+        lock.lock();
+        try {
+            while (durable < sequence) {
+                if (sequence >= lostFrom) {
+                    throw new IllegalStateException("wal failed: sequence=" + sequence + " durable=" + durable
+                        + " lostFrom=" + lostFrom + " because: " + lostBecause);
+                }
+                if (closed) {
+                    throw new IllegalStateException("wal closed: sequence=" + sequence + " durable=" + durable
+                        + " directory=" + directory);
+                }
+                changed.awaitUninterruptibly();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** {@link CommitLog#awaitAppendedDurable} of every log in the group. */
+    void awaitAppendedDurable() {
+        if (mode == Mode.ASYNC) {
+            return;
+        }
+        long highest = 0;
+        for (ChronicleCommitLog log : logs) {
+            if (log != null) {
+                highest = Math.max(highest, log.lastAppended());
+            }
+        }
+        awaitDurable(highest);
+    }
+
+    /** A flusher's report: {@code sequences[0, count)} are forced (ASYNC: appended). */
+    void published(long[] sequences, int count) {
+        lock.lock();
+        try {
+            long w = durable;
+            for (int i = 0; i < count; i++) {
+                long s = sequences[i];
+                if (s <= w) {
+                    throw new IllegalStateException("sequence published twice or below the watermark: sequence=" + s + " durable=" + w);
+                }
+                if (s - w > span()) {
+                    grow(w, s - w);
+                }
+                forcedAbove[slot(s)] |= bit(s);
+            }
+            long next = w + 1;
+            while ((forcedAbove[slot(next)] & bit(next)) != 0) {
+                forcedAbove[slot(next)] &= ~bit(next);
+                next++;
+            }
+            if (next - 1 != w) {
+                durable = next - 1;
+                changed.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Sequence number {@code sequence} will never be forced ({@code because} names the log and why). */
+    void lost(long sequence, String because) {
+        lock.lock();
+        try {
+            if (sequence < lostFrom) {
+                lostFrom = sequence;
+                lostBecause = because;
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Whether {@code sequence} has been forced (published), whether or not W has reached it yet. */
+    boolean forced(long sequence) {
+        lock.lock();
+        try {
+            long w = durable;
+            return sequence <= w || sequence - w <= span() && (forcedAbove[slot(sequence)] & bit(sequence)) != 0;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tests: see {@link #flushersHeld}. */
+    void holdFlushersForTest() {
+        flushersHeld = true;
+    }
+
+    /** Threads blocked in {@link #awaitDurable} (tests: a waiter has parked). */
+    int waiters() {
+        lock.lock();
+        try {
+            return lock.getWaitQueueLength(changed);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private long span() {
+        return (long) forcedAbove.length * Long.SIZE;
+    }
+
+    private int slot(long sequence) {
+        return (int) ((sequence & (span() - 1)) >>> 6);
+    }
+
+    private static long bit(long sequence) {
+        return 1L << (sequence & 63);
+    }
+
+    /** Widens the bitmap so sequence numbers up to {@code w + distance} fit, keeping every bit in (w, w + span]. */
+    private void grow(long w, long distance) {
+        long[] old = forcedAbove;
+        long oldSpan = span();
+        long newSpan = Long.highestOneBit(distance - 1) << 1;
+        forcedAbove = new long[Math.toIntExact(newSpan / Long.SIZE)];
+        for (long s = w + 1; s <= w + oldSpan; s++) {
+            if ((old[(int) ((s & (oldSpan - 1)) >>> 6)] & bit(s)) != 0) {
+                forcedAbove[slot(s)] |= bit(s);
+            }
+        }
+    }
+}
