@@ -19,8 +19,12 @@ hp=""
 if grep -qE '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
   hp="-XX:+UseTransparentHugePages"
 fi
+# Chronicle Queue (the commit log, --wal) needs these, as in bin/selcc.
+chronicle="--add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
+chronicle="$chronicle --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+chronicle="$chronicle -Dchronicle.analytics.disable=true"
 # shellcheck disable=SC2086 # option lists, split on purpose
-out=$(timeout 900 "$JAVA_HOME/bin/java" -Xmx2g --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC $hp \
+out=$(timeout 900 "$JAVA_HOME/bin/java" -Xmx2g --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC $hp $chronicle \
   ${SELCC_JAVA_OPTS:-} -jar "$jar" tpcc run "$@" 2>&1)
 rc=$?
 txn=$(echo "$out" | grep -o "txn/s [0-9,.]*" | tail -1 | awk '{print $2}')

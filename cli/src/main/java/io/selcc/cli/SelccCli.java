@@ -34,7 +34,11 @@ public final class SelccCli implements Runnable {
             "missing subcommand: use one of " + spec.subcommands().keySet() + " (see selcc --help)");
     }
 
+    /** Held so the level set in {@link #main} stays (java.util.logging keeps loggers weakly). */
+    private static final java.util.logging.Logger CHRONICLE_LOG = java.util.logging.Logger.getLogger("net.openhft");
+
     public static void main(String[] args) {
+        CHRONICLE_LOG.setLevel(java.util.logging.Level.WARNING); // Chronicle Queue's warnings, not its chatter
         System.exit(commandLine().execute(args));
     }
 

@@ -59,6 +59,12 @@ final class TpccReport {
     }
 
     static String json(DriverResult result, ClusterSettings cluster, TpccOptions tpcc, CheckReport check) {
+        return json(result, cluster, tpcc, check, json -> { });
+    }
+
+    /** The report, with {@code extra} adding fields of its own (the commit log's) after the run's. */
+    static String json(DriverResult result, ClusterSettings cluster, TpccOptions tpcc, CheckReport check,
+                       java.util.function.Consumer<JsonWriter> extra) {
         DriverConfig config = result.config();
         JsonWriter json = new JsonWriter().beginObject();
         json.field("benchmark", "tpcc")
@@ -95,6 +101,7 @@ final class TpccReport {
             .field("sharedBytesGrown", result.sharedBytesGrown())
             .field("sharedBytesPerNewOrder", result.sharedBytesPerNewOrder())
             .field("stoppedBySharedMemoryFull", result.sharedMemoryFull());
+        extra.accept(json);
         json.name("perType").beginObject();
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);

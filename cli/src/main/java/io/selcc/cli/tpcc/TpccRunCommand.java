@@ -59,6 +59,13 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " jittered backoff). Default: ${DEFAULT-VALUE}.")
     private int maxAttempts;
 
+    @Option(names = "--wal", paramLabel = "off|async|sync", defaultValue = "off",
+        description = "Log every committed transaction: async appends without waiting for the disk, sync"
+            + " acknowledges a commit once its record is forced (one force covers every commit waiting then)."
+            + " Without a data directory the log goes to a temporary directory removed at the end."
+            + " Default: ${DEFAULT-VALUE}.")
+    private String wal;
+
     @Override
     public Integer call() throws InterruptedException {
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
@@ -89,17 +96,20 @@ public final class TpccRunCommand implements Callable<Integer> {
             tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc.warehouses,
                 (run.durationNanos() + run.warmupNanos()) / 1e9);
         }
-        try (Database db = TpccSetup.open(cluster, tpcc)) {
+        WalSetup log = WalSetup.open(wal, spec.commandLine());
+        try (log; Database db = TpccSetup.open(cluster, tpcc, log.wal())) {
             TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out);
+            log.describe(out);
             db.cluster().resetCounters();
             out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
                 run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
             out.flush();
             DriverResult result = new TpccDriver(db, config, TpccSetup.printStream(out)).run();
             TpccReport.print(out, result);
+            log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out) : null;
             if (run.json() != null) {
-                JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check));
+                JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check, log::json));
                 out.println("wrote " + run.json());
             }
             out.flush();

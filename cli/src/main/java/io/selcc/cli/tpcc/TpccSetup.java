@@ -5,6 +5,7 @@ import io.selcc.cli.CliFailure;
 import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.Flags;
+import io.selcc.engine.CommitLog;
 import io.selcc.engine.Database;
 import io.selcc.fabric.OffHeap;
 import io.selcc.tpcc.TpccRandom;
@@ -97,7 +98,12 @@ final class TpccSetup {
     }
 
     static Database open(ClusterSettings cluster, TpccOptions options) {
-        Database.Builder builder = TpccSchema.define(Database.builder()).cc(options.cc);
+        return open(cluster, options, null);
+    }
+
+    /** The database, logging its commits into {@code logs} unless it is null. */
+    static Database open(ClusterSettings cluster, TpccOptions options, CommitLog.Factory logs) {
+        Database.Builder builder = TpccSchema.define(Database.builder()).cc(options.cc).commitLog(logs);
         builder.clusterSettings()
             .accessMode(cluster.access())
             .computeNodes(cluster.computeNodes())

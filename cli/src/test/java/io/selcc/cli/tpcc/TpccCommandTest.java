@@ -150,4 +150,37 @@ class TpccCommandTest {
         assertTrue(run.out().contains("index/heap agreement    : passed"), run.out());
         assertTrue(((Number) report.get("committed")).longValue() > 0, run.out());
     }
+
+    @Test
+    void badWalMode() {
+        assertBadInput(CliRun.of("tpcc", "run", "--wal", "fsync"), "--wal", "fsync", "off, async or sync");
+    }
+
+    /**
+     * {@code --wal sync} without a data directory: every committed writer is one record, forces happened
+     * (fewer or as many as records: group commit), the report and JSON say so, the checks pass, and the
+     * temporary log directory is gone afterwards. Fails when the database is built without the log (0
+     * records) and when the directory is left behind.
+     */
+    @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aSyncLoggedRunCountsRecordsAndForcesAndCleansUp(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("tpcc.json");
+        CliRun run = CliRun.of("tpcc", "run", "--warehouses", "1", "--compute-nodes", "2", "--threads", "1",
+            "--mix", "50,50,0,0,0", "--duration", "2s", "--warmup", "1s", "--wal", "sync", "--check",
+            "--json", json.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("into (\\S+), removed at the end").matcher(run.out());
+        assertTrue(m.find(), run.out());
+        assertFalse(Files.exists(Path.of(m.group(1))), "the temporary log directory is removed: " + m.group(1));
+        assertTrue(run.out().contains("wal sync (whole run, warm-up included)"), run.out());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> wal = (Map<String, Object>) ((Map<String, Object>) MiniJson.parse(Files.readString(json))).get("wal");
+        assertEquals("sync", wal.get("mode"));
+        long records = ((Number) wal.get("records")).longValue();
+        long forces = ((Number) wal.get("forces")).longValue();
+        assertTrue(records > 0, "records: " + wal);
+        assertTrue(forces > 0 && forces <= records + 8, "forces (one per group, plus file metadata): " + wal);
+        assertTrue(((Number) wal.get("bytes")).longValue() > records * 100, "bytes: " + wal);
+    }
 }

@@ -1,0 +1,106 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.CliFailure;
+import io.selcc.cli.Flags;
+import io.selcc.cli.JsonWriter;
+import io.selcc.wal.Wal;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.stream.Stream;
+
+/**
+ * The commit log of a {@code tpcc run} ({@code --wal off|async|sync}): without a data directory it
+ * logs into a temporary directory removed at the end, to measure what logging costs.
+ */
+final class WalSetup implements AutoCloseable {
+    private final Wal.Mode mode;
+    private final Path directory;
+    private final Wal wal;
+
+    private WalSetup(Wal.Mode mode, Path directory, Wal wal) {
+        this.mode = mode;
+        this.directory = directory;
+        this.wal = wal;
+    }
+
+    /** Parses {@code --wal}; off gives a setup without a log. */
+    static WalSetup open(String flag, CommandLine cl) {
+        Wal.Mode mode = switch (flag.toLowerCase(Locale.ROOT)) {
+            case "off" -> null;
+            case "async" -> Wal.Mode.ASYNC;
+            case "sync" -> Wal.Mode.SYNC;
+            default -> throw Flags.invalid(cl, "--wal", flag, "must be off, async or sync");
+        };
+        if (mode == null) {
+            return new WalSetup(null, null, null);
+        }
+        Path directory;
+        try {
+            directory = Files.createTempDirectory("selcc-wal-");
+        } catch (IOException e) {
+            throw new CliFailure("cannot create a temporary directory for --wal " + flag + ": " + e.getMessage(), e);
+        }
+        return new WalSetup(mode, directory, Wal.open(directory, mode));
+    }
+
+    /** The log group to give the database, or null with {@code --wal off}. */
+    Wal wal() {
+        return wal;
+    }
+
+    String modeName() {
+        return mode == null ? "off" : mode.name().toLowerCase(Locale.ROOT);
+    }
+
+    void describe(PrintWriter out) {
+        if (wal != null) {
+            out.printf("logging commits (--wal %s) into %s, removed at the end%n", modeName(), directory);
+        }
+    }
+
+    /**
+     * One line: records, forces, bytes, over the whole run (warm-up included: the log's counters are
+     * not reset at the measurement's start), per second of {@code seconds} and per record.
+     */
+    void report(PrintWriter out, double seconds) {
+        if (wal == null) {
+            return;
+        }
+        Wal.Counters c = wal.counters();
+        out.printf(Locale.ROOT, "wal %s (whole run, warm-up included): %,d commit records, %,d forces (%,.0f/s,"
+                + " %.1f records per force), %,.0f log bytes per record%n", modeName(), c.appends(), c.forces(),
+            seconds > 0 ? c.forces() / seconds : 0, c.forces() == 0 ? 0 : c.appends() / (double) c.forces(),
+            c.appends() == 0 ? 0 : c.bytes() / (double) c.appends());
+    }
+
+    void json(JsonWriter json) {
+        json.name("wal").beginObject().field("mode", modeName());
+        if (wal != null) {
+            Wal.Counters c = wal.counters();
+            json.field("records", c.appends()).field("forces", c.forces()).field("bytes", c.bytes());
+        }
+        json.endObject();
+    }
+
+    /** Removes the temporary log directory (the database, which closes the log, is closed first). */
+    @Override
+    public void close() {
+        if (directory == null) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the temporary log directory " + directory, e);
+        }
+    }
+}
