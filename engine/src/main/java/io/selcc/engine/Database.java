@@ -60,6 +60,54 @@ public final class Database implements AutoCloseable {
         return nodes[computeNode];
     }
 
+    /**
+     * Where a checkpoint that starts scanning now must start its replay: every transaction with a
+     * commit sequence number at or below the answer had finished installing its writes (so the scan
+     * sees them), every later one is replayed from the log. Call before the scan.
+     */
+    public long checkpointStart() {
+        while (true) {
+            long drawn = node(0).commitSequenceCounter();
+            long lowest = Long.MAX_VALUE;
+            boolean drawing = false;
+            for (DatabaseNode opened : openedNodes()) {
+                long l = opened.commitsInFlight().lowest();
+                if (l == CommitsInFlight.DRAWING) {
+                    drawing = true;
+                    break;
+                }
+                lowest = Math.min(lowest, l);
+            }
+            if (!drawing) {
+                return Math.min(drawn, lowest - 1);
+            }
+            Thread.onSpinWait(); // a thread between marking its slot and its fetch-and-add: brief
+        }
+    }
+
+    /** The highest commit sequence number drawn so far (0 before the first logged commit). */
+    public long commitSequence() {
+        return node(0).commitSequenceCounter();
+    }
+
+    /**
+     * Raises the commit sequence counter to at least {@code floor}: after recovery, so new commits
+     * number after the replayed ones. Call before any transaction runs.
+     */
+    public void raiseCommitSequence(long floor) {
+        node(0).raiseCommitSequence(floor);
+    }
+
+    private synchronized java.util.List<DatabaseNode> openedNodes() {
+        java.util.List<DatabaseNode> opened = new java.util.ArrayList<>();
+        for (DatabaseNode n : nodes) {
+            if (n != null) {
+                opened.add(n);
+            }
+        }
+        return opened;
+    }
+
     public int computeNodeCount() {
         return nodes.length;
     }

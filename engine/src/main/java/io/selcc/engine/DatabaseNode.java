@@ -28,13 +28,20 @@ public final class DatabaseNode {
     /** Each thread's spare {@link Redo}, so a logging transaction allocates none. */
     private final PerThread<Redo[]> spareRedo = PerThread.withInitial(() -> new Redo[1]);
 
+    /** See {@link #commitsInFlight()}. */
+    private final CommitsInFlight inFlight;
+    /** Global address of the commit sequence counter word. */
+    private final long sequenceCounter;
+
     private DatabaseNode(ComputeNode node, ConcurrencyControl cc, Map<String, Table> tables, Map<String, Index> indexes,
-                         CommitLog commitLog) {
+                         CommitLog commitLog, CommitsInFlight inFlight, long sequenceCounter) {
         this.node = node;
         this.cc = cc;
         this.tables = tables;
         this.indexes = indexes;
         this.commitLog = commitLog;
+        this.inFlight = inFlight;
+        this.sequenceCounter = sequenceCounter;
     }
 
     static DatabaseNode open(ComputeNode node, ConcurrencyControlProvider provider, Map<String, TableDefinition> definitions,
@@ -85,8 +92,28 @@ public final class DatabaseNode {
             sequenceCounter = catalog.counterWord(CatalogLayout.COMMIT_SEQUENCE_WORD);
         }
         ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter, thomasWriteRule));
-        CommitLog log = logs == null ? null : logs.open(computeNodeIndex, () -> node.faa(sequenceCounter, 1) + 1);
-        return new DatabaseNode(node, cc, tables, indexes, log);
+        CommitsInFlight inFlight = new CommitsInFlight();
+        CommitLog log = logs == null ? null
+            : logs.open(computeNodeIndex, () -> inFlight.draw(() -> node.faa(sequenceCounter, 1) + 1));
+        return new DatabaseNode(node, cc, tables, indexes, log, inFlight, sequenceCounter);
+    }
+
+    /** The commits between drawing their sequence number and the end of their install, per thread. */
+    CommitsInFlight commitsInFlight() {
+        return inFlight;
+    }
+
+    /** The commit sequence counter's current value: the highest number drawn so far. */
+    long commitSequenceCounter() {
+        return node.faa(sequenceCounter, 0);
+    }
+
+    /** Raises the commit sequence counter to at least {@code floor} (recovery, before any transaction runs). */
+    void raiseCommitSequence(long floor) {
+        long now = node.faa(sequenceCounter, 0);
+        if (now < floor) {
+            node.faa(sequenceCounter, floor - now);
+        }
     }
 
     /** This node's commit log, or null when the database logs nothing. */
@@ -116,6 +143,11 @@ public final class DatabaseNode {
 
     public String concurrencyControl() {
         return cc.name();
+    }
+
+    /** Every table, in definition order: the table with id {@code i} ({@code heap().tableId()}) is at {@code i - 1}. */
+    public java.util.List<Table> tables() {
+        return java.util.List.copyOf(tables.values());
     }
 
     public Table table(String name) {

@@ -4,7 +4,7 @@ import java.util.Arrays;
 
 /**
  * One committing transaction's changes as its commit log receives them: per changed row, the kind of
- * change, the table, the record id and (for inserts and updates) the row's column bytes after the
+ * change, the table, the row's primary key and (for inserts and updates) the row's column bytes after the
  * change, in the order the transaction made them (a later change of a row replaces an earlier one on
  * replay). The engine fills one per transaction, reused by its thread; a log reads it during
  * {@link CommitLog#append} only.
@@ -23,7 +23,7 @@ public final class Redo {
 
     private byte[] kinds = new byte[16];
     private int[] tableIds = new int[16];
-    private long[] rids = new long[16];
+    private long[] keys = new long[16];
     private int[] imageOffsets = new int[16];
     private int[] imageLengths = new int[16];
     private byte[] images = new byte[1024];
@@ -44,8 +44,9 @@ public final class Redo {
         return tableIds[check(i)];
     }
 
-    public long rid(int i) {
-        return rids[check(i)];
+    /** The row's primary key: recovery finds rows by key, as record ids differ in a rebuilt database. */
+    public long key(int i) {
+        return keys[check(i)];
     }
 
     /** Where change {@code i}'s image starts in {@link #images()} (0 length for a delete). */
@@ -76,12 +77,12 @@ public final class Redo {
      * Adds a change; returns the array and offset its image of {@code imageLength} bytes must be copied
      * to ({@link #images()} at {@link #imageOffset}).
      */
-    int add(byte kind, int tableId, long rid, int imageLength) {
+    int add(byte kind, int tableId, long key, int imageLength) {
         if (size == kinds.length) {
             int n = 2 * size;
             kinds = Arrays.copyOf(kinds, n);
             tableIds = Arrays.copyOf(tableIds, n);
-            rids = Arrays.copyOf(rids, n);
+            keys = Arrays.copyOf(keys, n);
             imageOffsets = Arrays.copyOf(imageOffsets, n);
             imageLengths = Arrays.copyOf(imageLengths, n);
         }
@@ -90,7 +91,7 @@ public final class Redo {
         }
         kinds[size] = kind;
         tableIds[size] = tableId;
-        rids[size] = rid;
+        keys[size] = key;
         imageOffsets[size] = imageBytes;
         imageLengths[size] = imageLength;
         size++;

@@ -342,7 +342,7 @@ public final class Transaction implements AutoCloseable {
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
             inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
-            logChange(Redo.INSERT, table, rid, image);
+            logChange(Redo.INSERT, table, key, image);
             Index[] secondaries = table.secondaryArray();
             for (int i = 0; i < secondaries.length; i++) {
                 secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(row), rid, true));
@@ -403,7 +403,7 @@ public final class Transaction implements AutoCloseable {
         }
         TupleView oldRow = scratch.firstView;
         TupleView newRow = scratch.secondView;
-        logChange(Redo.UPDATE, table, rid, after);
+        logChange(Redo.UPDATE, table, key, after);
         if (table.primaryKey(newRow) != key) {
             abortQuietly();
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
@@ -454,7 +454,7 @@ public final class Transaction implements AutoCloseable {
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
-        logChange(Redo.DELETE, table, rid, null);
+        logChange(Redo.DELETE, table, key, null);
         SortedLongMap mine = inserted.get(table);
         if (mine != null && mine.remove(key)) {
             secondaryChanges.removeIf(c -> c.rid() == rid);
@@ -476,6 +476,9 @@ public final class Transaction implements AutoCloseable {
         try {
             outcome = cc.commit(new IndexMaintenance());
             state = outcome.committed() ? State.COMMITTED : State.ABORTED;
+            if (commitSequence != 0) {
+                db.commitsInFlight().done(); // installed and released: a checkpoint need not replay it
+            }
             CommitLog log = db.commitLog();
             if (log != null && outcome.committed()) {
                 // Acknowledged only once durable, and never before what it read from (any node's).
@@ -487,19 +490,22 @@ public final class Transaction implements AutoCloseable {
             }
             return outcome;
         } finally {
+            if (commitSequence != 0) {
+                db.commitsInFlight().done(); // idempotent: also after a commit that threw
+            }
             returnRedo();
         }
     }
 
     /** Records a change for the commit log (nothing when the database logs nothing). */
-    private void logChange(byte kind, Table table, long rid, TupleBuffer image) {
+    private void logChange(byte kind, Table table, long key, TupleBuffer image) {
         if (db.commitLog() == null) {
             return;
         }
         if (redo == null) {
             redo = db.takeRedo();
         }
-        int at = redo.add(kind, table.heap().tableId(), rid, image == null ? 0 : image.rowBytes());
+        int at = redo.add(kind, table.heap().tableId(), key, image == null ? 0 : image.rowBytes());
         if (image != null) {
             image.copyRowTo(redo.images(), at);
         }
@@ -796,6 +802,7 @@ public final class Transaction implements AutoCloseable {
             }
             long sequence = log.append(redo);
             if (sequence == CommitLog.FAILED) {
+                db.commitsInFlight().done(); // a number drawn for a record the log could not take
                 return AbortReason.LOG_FAILED;
             }
             commitSequence = sequence;

@@ -638,9 +638,9 @@ public abstract class ConcurrencyControlContractTest {
                 for (RecordingCommitLog.Change change : appended.changes()) {
                     assertEquals(accountTable, change.tableId());
                     if (change.kind() == Redo.DELETE) {
-                        assertNotNull(rows.remove(change.rid()), "a delete of a row the log holds");
+                        assertNotNull(rows.remove(change.key()), "a delete of a row the log holds");
                     } else {
-                        rows.put(change.rid(), change.image());
+                        rows.put(change.key(), change.image());
                     }
                 }
             }
@@ -669,7 +669,7 @@ public abstract class ConcurrencyControlContractTest {
         Map<Long, Integer> changedBy = new java.util.HashMap<>();
         for (RecordingCommitLog.Appended appended : log) {
             for (RecordingCommitLog.Change change : appended.changes()) {
-                Integer earlier = changedBy.putIfAbsent(change.rid(), appended.computeNode());
+                Integer earlier = changedBy.putIfAbsent(change.key(), appended.computeNode());
                 if (earlier != null && earlier != appended.computeNode()) {
                     return true;
                 }

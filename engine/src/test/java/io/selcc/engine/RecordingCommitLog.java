@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
  */
 public final class RecordingCommitLog implements CommitLog.Factory {
     /** One change as appended. */
-    public record Change(byte kind, int tableId, long rid, byte[] image) {
+    public record Change(byte kind, int tableId, long key, byte[] image) {
     }
 
     /** One appended transaction. */
@@ -39,7 +39,7 @@ public final class RecordingCommitLog implements CommitLog.Factory {
                     for (int i = 0; i < redo.size(); i++) {
                         byte[] image = Arrays.copyOfRange(redo.images(), redo.imageOffset(i),
                             redo.imageOffset(i) + redo.imageLength(i));
-                        changes.add(new Change(redo.kind(i), redo.tableId(i), redo.rid(i), image));
+                        changes.add(new Change(redo.kind(i), redo.tableId(i), redo.key(i), image));
                     }
                     appended.add(new Appended(sequence, computeNode, changes));
                     return sequence;

@@ -366,6 +366,23 @@ public final class TupleView {
         dirty(base, schema.tupleSize());
     }
 
+    /** Bytes of the row after the tuple header (null bitmap and columns): a redo image or checkpoint row. */
+    public int rowBytes() {
+        return schema.tupleSize() - TupleLayout.HEADER_SIZE;
+    }
+
+    /** Copies the row after the tuple header ({@link #rowBytes()} bytes) to {@code to} at {@code offset}. */
+    public void copyRowTo(byte[] to, int offset) {
+        MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, base + TupleLayout.HEADER_SIZE, to, offset, rowBytes());
+    }
+
+    /** Sets the row after the tuple header from {@code from} at {@code offset} (a redo image); the header stays. */
+    public void setRowFrom(byte[] from, int offset) {
+        checkWritable();
+        MemorySegment.copy(from, offset, segment, ValueLayout.JAVA_BYTE, base + TupleLayout.HEADER_SIZE, rowBytes());
+        dirty(base + TupleLayout.HEADER_SIZE, rowBytes());
+    }
+
     /** Copies the null bitmap and columns from another view, keeping this tuple's CC header. */
     public void copyColumnsFrom(TupleView other) {
         checkWritable();

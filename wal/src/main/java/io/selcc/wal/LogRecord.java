@@ -17,21 +17,21 @@ public record LogRecord(long sequence, int computeNode, List<Entry> entries) {
      * One changed row: {@code kind} is {@code Redo.INSERT}, {@code UPDATE} or {@code DELETE}; the image
      * is the row after the tuple header (empty for a delete). Equality compares the image's bytes.
      */
-    public record Entry(byte kind, int tableId, long rid, byte[] image) {
+    public record Entry(byte kind, int tableId, long key, byte[] image) {
         @Override
         public boolean equals(Object o) {
-            return o instanceof Entry e && kind == e.kind && tableId == e.tableId && rid == e.rid
+            return o instanceof Entry e && kind == e.kind && tableId == e.tableId && key == e.key
                 && Arrays.equals(image, e.image);
         }
 
         @Override
         public int hashCode() {
-            return ((kind * 31 + tableId) * 31 + Long.hashCode(rid)) * 31 + Arrays.hashCode(image);
+            return ((kind * 31 + tableId) * 31 + Long.hashCode(key)) * 31 + Arrays.hashCode(image);
         }
 
         @Override
         public String toString() {
-            return "Entry[kind=" + kind + " tableId=" + tableId + " rid=" + rid + " imageLength=" + image.length + "]";
+            return "Entry[kind=" + kind + " tableId=" + tableId + " key=" + key + " imageLength=" + image.length + "]";
         }
     }
 }

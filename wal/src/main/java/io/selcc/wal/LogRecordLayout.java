@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  *   +0     1      kind: Redo.INSERT, Redo.UPDATE or Redo.DELETE
  *   +1     3      reserved, 0
  *   +4     4      table id
- *   +8     8      rid
+ *   +8     8      primary key of the row (recovery finds rows by key)
  *   +16    4      image length n
  *   +20    n      image bytes (the row after the tuple header; none for a delete)
  * </pre>
@@ -58,7 +58,7 @@ final class LogRecordLayout {
     static final int ENTRY_RESERVED_OFFSET = 1;
     static final int ENTRY_RESERVED_LENGTH = 3;
     static final int ENTRY_TABLE_OFFSET = 4;
-    static final int ENTRY_RID_OFFSET = 8;
+    static final int ENTRY_KEY_OFFSET = 8;
     static final int ENTRY_IMAGE_LENGTH_OFFSET = 16;
     static final int ENTRY_HEADER_LENGTH = 20;
 
@@ -115,7 +115,7 @@ final class LogRecordLayout {
                 target[at + ENTRY_RESERVED_OFFSET + r] = 0;
             }
             INT.set(target, at + ENTRY_TABLE_OFFSET, redo.tableId(i));
-            LONG.set(target, at + ENTRY_RID_OFFSET, redo.rid(i));
+            LONG.set(target, at + ENTRY_KEY_OFFSET, redo.key(i));
             INT.set(target, at + ENTRY_IMAGE_LENGTH_OFFSET, imageLength);
             System.arraycopy(images, redo.imageOffset(i), target, at + ENTRY_HEADER_LENGTH, imageLength);
             at += ENTRY_HEADER_LENGTH + imageLength;
@@ -183,7 +183,7 @@ final class LogRecordLayout {
             byte[] image = new byte[imageLength];
             System.arraycopy(record, at + ENTRY_HEADER_LENGTH, image, 0, imageLength);
             entries.add(new LogRecord.Entry(record[at + ENTRY_KIND_OFFSET], (int) INT.get(record, at + ENTRY_TABLE_OFFSET),
-                (long) LONG.get(record, at + ENTRY_RID_OFFSET), image));
+                (long) LONG.get(record, at + ENTRY_KEY_OFFSET), image));
             at += ENTRY_HEADER_LENGTH + imageLength;
         }
         if (at != length) {

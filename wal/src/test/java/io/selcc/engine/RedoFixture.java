@@ -9,8 +9,8 @@ public final class RedoFixture {
     }
 
     /** Appends a change with a copy of {@code image} (empty for a delete). */
-    public static Redo add(Redo redo, byte kind, int tableId, long rid, byte[] image) {
-        int at = redo.add(kind, tableId, rid, image.length);
+    public static Redo add(Redo redo, byte kind, int tableId, long key, byte[] image) {
+        int at = redo.add(kind, tableId, key, image.length);
         System.arraycopy(image, 0, redo.images(), at, image.length);
         return redo;
     }

@@ -38,7 +38,7 @@ class LogRecordLayoutTest {
                 Arbitraries.integers(),
                 Arbitraries.longs(),
                 Arbitraries.bytes().array(byte[].class).ofMinSize(0).ofMaxSize(600))
-            .as((kind, table, rid, image) -> new Change(kind, table, rid, kind == Redo.DELETE ? new byte[0] : image));
+            .as((kind, table, key, image) -> new Change(kind, table, key, kind == Redo.DELETE ? new byte[0] : image));
         return change.list().ofMinSize(0).ofMaxSize(50);
     }
 

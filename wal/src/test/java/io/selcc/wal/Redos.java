@@ -11,10 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** Redos for the wal tests, and the checks that a record read back is the Redo written. */
 final class Redos {
     /** One change as a test describes it. */
-    record Change(byte kind, int tableId, long rid, byte[] image) {
+    record Change(byte kind, int tableId, long key, byte[] image) {
         @Override
         public String toString() {
-            return "Change[kind=" + kind + " tableId=" + tableId + " rid=" + rid + " imageLength=" + image.length + "]";
+            return "Change[kind=" + kind + " tableId=" + tableId + " key=" + key + " imageLength=" + image.length + "]";
         }
     }
 
@@ -24,7 +24,7 @@ final class Redos {
     static Redo of(List<Change> changes) {
         Redo redo = new Redo();
         for (Change c : changes) {
-            RedoFixture.add(redo, c.kind(), c.tableId(), c.rid(), c.image());
+            RedoFixture.add(redo, c.kind(), c.tableId(), c.key(), c.image());
         }
         return redo;
     }
@@ -58,7 +58,7 @@ final class Redos {
             String where = "sequence " + record.sequence() + " entry " + i;
             assertEquals(redo.kind(i), e.kind(), where);
             assertEquals(redo.tableId(i), e.tableId(), where);
-            assertEquals(redo.rid(i), e.rid(), where);
+            assertEquals(redo.key(i), e.key(), where);
             byte[] image = new byte[redo.imageLength(i)];
             System.arraycopy(redo.images(), redo.imageOffset(i), image, 0, image.length);
             assertArrayEquals(image, e.image(), where);

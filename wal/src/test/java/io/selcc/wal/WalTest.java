@@ -55,9 +55,9 @@ class WalTest {
                     workers.add(pool.submit(() -> {
                         Redo redo = new Redo();
                         for (int i = 0; i < APPENDS_PER_THREAD; i++) {
-                            // The rows carry nothing of the sequence number: the check below matches by rid.
-                            long rid = Thread.currentThread().threadId() * 1_000_000 + i;
-                            long sequence = log.append(Redos.numbered(redo, rid));
+                            // The rows carry nothing of the sequence number: the check below matches by key.
+                            long key = Thread.currentThread().threadId() * 1_000_000 + i;
+                            long sequence = log.append(Redos.numbered(redo, key));
                             assertTrue(sequence > 0, "append failed");
                             log.awaitDurable(sequence);
                             long durable = wal.durable();
@@ -94,7 +94,7 @@ class WalTest {
                 assertTrue(!seen[(int) record.sequence()], "sequence " + record.sequence() + " twice");
                 seen[(int) record.sequence()] = true;
                 assertEquals(node, record.computeNode());
-                Redos.assertHolds(Redos.numbered(redo, record.entries().getFirst().rid()), record);
+                Redos.assertHolds(Redos.numbered(redo, record.entries().getFirst().key()), record);
             }
         }
     }
