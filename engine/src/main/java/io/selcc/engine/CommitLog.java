@@ -47,9 +47,16 @@ public interface CommitLog extends AutoCloseable {
     interface Factory extends AutoCloseable {
         /**
          * The log of compute node {@code computeNode}; {@code nextSequence} draws the next commit
-         * sequence number (a fetch-and-add on a global word in shared memory).
+         * sequence number (a fetch-and-add on a global word in shared memory). Every number up to
+         * {@code settledThrough} is settled already (a recovered database's replayed transactions, and
+         * numbers lost in the crash): the group's durability starts after it.
          */
-        CommitLog open(int computeNode, java.util.function.LongSupplier nextSequence);
+        CommitLog open(int computeNode, long settledThrough, java.util.function.LongSupplier nextSequence);
+
+        /** {@link #open(int, long, java.util.function.LongSupplier)} for a database that has committed nothing yet. */
+        default CommitLog open(int computeNode, java.util.function.LongSupplier nextSequence) {
+            return open(computeNode, 0, nextSequence);
+        }
 
         @Override
         void close();

@@ -31,7 +31,7 @@ public final class Database implements AutoCloseable {
     private final boolean thomasWriteRule;
     private final DatabaseNode[] nodes;
     /** The compute nodes' commit logs (one group), or null: nothing is logged. Closed with the database. */
-    private final CommitLog.Factory commitLogs;
+    private CommitLog.Factory commitLogs;
 
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
@@ -58,6 +58,29 @@ public final class Database implements AutoCloseable {
                 thomasWriteRule, commitLogs);
         }
         return nodes[computeNode];
+    }
+
+    /**
+     * Starts logging every committed writer into {@code logs} (closed with the database), as
+     * {@link Builder#commitLog} does from the start: for a database recovered from a checkpoint and a
+     * log, whose replay must not be logged again. Call while no transaction runs.
+     *
+     * @throws IllegalStateException if the database logs already
+     * @throws IllegalArgumentException with the Thomas write rule (see {@link Builder#build})
+     */
+    public synchronized void startLogging(CommitLog.Factory logs) {
+        if (commitLogs != null) {
+            throw new IllegalStateException("the database logs already");
+        }
+        if (thomasWriteRule) {
+            throw new IllegalArgumentException("the Thomas write rule cannot be combined with a commit log");
+        }
+        commitLogs = java.util.Objects.requireNonNull(logs, "logs");
+        for (int i = 0; i < nodes.length; i++) {
+            if (nodes[i] != null) {
+                nodes[i].startLogging(logs, i);
+            }
+        }
     }
 
     /**
@@ -127,6 +150,10 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        CommitLog.Factory commitLogs;
+        synchronized (this) {
+            commitLogs = this.commitLogs;
+        }
         if (commitLogs != null) {
             commitLogs.close(); // a last force, before the memory the transactions ran on goes
         }

@@ -23,8 +23,8 @@ public final class DatabaseNode {
     private final Map<String, Table> tables;
     private final Map<String, Index> indexes;
 
-    /** This node's commit log; null when the database logs nothing. */
-    private final CommitLog commitLog;
+    /** This node's commit log; null while the database logs nothing (see {@link Database#startLogging}). */
+    private volatile CommitLog commitLog;
     /** Each thread's spare {@link Redo}, so a logging transaction allocates none. */
     private final PerThread<Redo[]> spareRedo = PerThread.withInitial(() -> new Redo[1]);
 
@@ -92,10 +92,20 @@ public final class DatabaseNode {
             sequenceCounter = catalog.counterWord(CatalogLayout.COMMIT_SEQUENCE_WORD);
         }
         ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter, thomasWriteRule));
-        CommitsInFlight inFlight = new CommitsInFlight();
-        CommitLog log = logs == null ? null
-            : logs.open(computeNodeIndex, () -> inFlight.draw(() -> node.faa(sequenceCounter, 1) + 1));
-        return new DatabaseNode(node, cc, tables, indexes, log, inFlight, sequenceCounter);
+        DatabaseNode opened = new DatabaseNode(node, cc, tables, indexes, null, new CommitsInFlight(), sequenceCounter);
+        if (logs != null) {
+            opened.startLogging(logs, computeNodeIndex);
+        }
+        return opened;
+    }
+
+    /** Opens this node's log in {@code logs}; from now on every committing writer is logged. */
+    void startLogging(CommitLog.Factory logs, int computeNodeIndex) {
+        if (commitLog != null) {
+            throw new IllegalStateException("compute node " + computeNodeIndex + " logs already");
+        }
+        commitLog = logs.open(computeNodeIndex, commitSequenceCounter(),
+            () -> inFlight.draw(() -> node.faa(sequenceCounter, 1) + 1));
     }
 
     /** The commits between drawing their sequence number and the end of their install, per thread. */

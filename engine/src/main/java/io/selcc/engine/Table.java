@@ -228,7 +228,8 @@ public final class Table {
         }
     }
 
-    long primaryKey(TupleView row) {
+    /** The primary key of {@code row}, a row of this table. */
+    public long primaryKey(TupleView row) {
         return definition.primaryKey().key(row);
     }
 

@@ -25,7 +25,7 @@ public final class RecordingCommitLog implements CommitLog.Factory {
     private long awaitedReadOnly;
 
     @Override
-    public CommitLog open(int computeNode, LongSupplier nextSequence) {
+    public CommitLog open(int computeNode, long settledThrough, LongSupplier nextSequence) {
         return new CommitLog() {
             @Override
             public long append(Redo redo) {

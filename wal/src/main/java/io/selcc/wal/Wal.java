@@ -117,7 +117,7 @@ public final class Wal implements CommitLog.Factory {
      *                               Chronicle Queue cannot open the node's directory
      */
     @Override
-    public CommitLog open(int computeNode, LongSupplier nextSequence) {
+    public CommitLog open(int computeNode, long settledThrough, LongSupplier nextSequence) {
         if (computeNode < 0) {
             throw new IllegalArgumentException("computeNode=" + computeNode);
         }
@@ -125,6 +125,17 @@ public final class Wal implements CommitLog.Factory {
         try {
             if (closing) {
                 throw new IllegalStateException("wal closed: directory=" + directory);
+            }
+            if (settledThrough > durable) {
+                // A recovered database: numbers up to it will never be forced here. Only before any
+                // number above W was published can W move there without losing one.
+                for (long word : forcedAbove) {
+                    if (word != 0) {
+                        throw new IllegalStateException("wal in use: cannot start after sequence " + settledThrough
+                            + ", durable=" + durable + " directory=" + directory);
+                    }
+                }
+                durable = settledThrough;
             }
             ChronicleCommitLog[] current = logs;
             if (computeNode < current.length && current[computeNode] != null) {

@@ -13,9 +13,9 @@ import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc check}: loads a database and runs the twelve consistency conditions and the index check on it. */
 @Command(name = "check", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
-    description = "Load a fresh database and run the twelve consistency conditions of clause 3.3.2 on it, and"
-        + " check that every index agrees with its table (exit code 1 if any fails). To check after a workload,"
-        + " use 'tpcc run --check'.")
+    description = "Load a fresh database (or, with --data-dir, recover the one kept there) and run the twelve"
+        + " consistency conditions of clause 3.3.2 on it, and check that every index agrees with its table (exit"
+        + " code 1 if any fails). With --data-dir it also reports ordersSinceLoad: count(ORDER) minus the load's.")
 public final class TpccCheckCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -30,9 +30,24 @@ public final class TpccCheckCommand implements Callable<Integer> {
         description = "Seed of the population. Default: ${DEFAULT-VALUE}.")
     private long seed;
 
+    @Option(names = "--json", paramLabel = "FILE",
+        description = "With --data-dir: also write the result (ordersSinceLoad, conditions failed, recovery) as JSON.")
+    private java.nio.file.Path json;
+
     @Override
     public Integer call() {
+        if (tpcc.dataDir != null) {
+            DataDir.forRecovery(tpcc.dataDir, tpcc, spec.commandLine());
+        }
+        if (json != null) {
+            String problem = io.selcc.cli.JsonFile.whyNotWritable(json);
+            io.selcc.cli.Flags.require(problem == null, spec.commandLine(), "--json", json, problem);
+        }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
+        if (tpcc.dataDir != null) {
+            return TpccSetup.recoverAndCheck(cluster, tpcc, json, spec.commandLine().getOut(), spec.commandLine().getErr());
+        }
+        io.selcc.cli.Flags.require(json == null, spec.commandLine(), "--json", json, "needs --data-dir");
         return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, true, spec.commandLine().getOut());
     }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.Callable;
 /** {@code selcc tpcc load}: loads the initial population and reports rows, time and memory. */
 @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
     description = "Load the initial population (clause 4.3.3.1) in parallel over compute nodes and threads;"
-        + " report rows per table, time and memory. With --check, run the consistency checks after it.")
+        + " report rows per table, time and memory. With --check, run the consistency checks after it. With"
+        + " --data-dir, keep the database in a directory (a checkpoint) for run and check.")
 public final class TpccLoadCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -32,6 +33,9 @@ public final class TpccLoadCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
+        if (tpcc.dataDir != null) {
+            DataDir.forLoad(tpcc.dataDir, spec.commandLine());
+        }
         return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, tpcc.check, spec.commandLine().getOut());
     }
 }

@@ -26,6 +26,12 @@ public final class TpccOptions {
     /** Parsed --memory after {@link #validate}: bytes per memory node, 0 for the default. */
     long memoryPerNode;
 
+    @Option(names = "--data-dir", paramLabel = "DIR",
+        description = "Keep the database in DIR: load writes a checkpoint there; run and check recover from it"
+            + " (run logs its commits there, --wal sync by default, and checkpoints at the end). The warehouses"
+            + " come from DIR; --warehouses, if given, must match.")
+    java.nio.file.Path dataDir;
+
     @Option(names = "--check", description = "Run the twelve consistency conditions of clause 3.3.2 and the"
         + " index/heap check at the end; exit code 1 if any fails.")
     boolean check;

@@ -68,6 +68,11 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        java.util.Map<String, String> stored = tpcc.dataDir == null ? null
+            : DataDir.forRecovery(tpcc.dataDir, tpcc, spec.commandLine());
+        if (stored != null && !spec.commandLine().getParseResult().hasMatchedOption("--wal")) {
+            wal = "sync"; // a kept database keeps what it acknowledged
+        }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         RunSettings run = runOptions.settings(spec.commandLine());
         Mix weights;
@@ -83,7 +88,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             err.printf("warning: the latency model spins and %d terminals exceed %d processors: figures are CPU-bound%n",
                 cluster.totalThreads(), Runtime.getRuntime().availableProcessors());
         }
-        TpccRandom.Constants constants = TpccRandom.Constants.random(run.seed());
+        TpccRandom.Constants constants = stored != null ? DataDir.constants(stored) : TpccRandom.Constants.random(run.seed());
         SplittableRandom jitter = new SplittableRandom(run.seed() ^ 0x5DEECE66DL);
         RetryPolicy retry = new RetryPolicy(maxAttempts, 1_000, 1_000_000, () -> {
             synchronized (jitter) {
@@ -96,21 +101,38 @@ public final class TpccRunCommand implements Callable<Integer> {
             tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc.warehouses,
                 (run.durationNanos() + run.warmupNanos()) / 1e9);
         }
-        WalSetup log = WalSetup.open(wal, spec.commandLine());
-        try (log; Database db = TpccSetup.open(cluster, tpcc, log.wal())) {
-            TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out);
+        WalSetup log = WalSetup.open(wal, spec.commandLine(),
+            tpcc.dataDir == null ? null : io.selcc.wal.Recovery.logDirectory(tpcc.dataDir));
+        boolean checkpointed = false;
+        try (log; Database db = TpccSetup.open(cluster, tpcc, null)) {
+            if (stored != null) {
+                DataDir.recover(db, tpcc.dataDir, out, err);
+            } else {
+                TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out);
+            }
+            if (log.wal() != null) {
+                db.startLogging(log.wal()); // after the load or the replay: neither is logged again
+            }
             log.describe(out);
             db.cluster().resetCounters();
             out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
                 run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
             out.flush();
-            DriverResult result = new TpccDriver(db, config, TpccSetup.printStream(out)).run();
+            TpccDriver driver = new TpccDriver(db, config, TpccSetup.printStream(out));
+            if (log.forces()) {
+                driver.reportDurableNewOrders();
+            }
+            DriverResult result = driver.run();
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out) : null;
             if (run.json() != null) {
                 JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check, log::json));
                 out.println("wrote " + run.json());
+            }
+            if (stored != null) {
+                DataDir.printCheckpoint(out, io.selcc.wal.Checkpoint.write(db, tpcc.dataDir, log.wal(), stored));
+                checkpointed = true;
             }
             out.flush();
             if (result.sharedMemoryFull()) {
@@ -122,6 +144,10 @@ public final class TpccRunCommand implements Callable<Integer> {
                 return 1;
             }
             return check == null || check.passed() ? 0 : 1;
+        } finally {
+            if (checkpointed) {
+                io.selcc.wal.Recovery.removeLogs(tpcc.dataDir); // the log is closed, the checkpoint covers it
+            }
         }
     }
 }

@@ -145,8 +145,50 @@ final class TpccSetup {
      */
     static int loadAndMaybeCheck(ClusterSettings cluster, TpccOptions options, long seed, boolean check, PrintWriter out) {
         try (Database db = open(cluster, options)) {
-            load(db, cluster, options, seed, TpccRandom.Constants.random(seed), out);
-            return check && !check(db, options.warehouses, out).passed() ? 1 : 0;
+            TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
+            load(db, cluster, options, seed, constants, out);
+            boolean passed = !check || check(db, options.warehouses, out).passed();
+            if (options.dataDir != null && passed) {
+                DataDir.printCheckpoint(out, io.selcc.wal.Checkpoint.write(db, options.dataDir, null,
+                    DataDir.properties(options.warehouses, seed, constants)));
+            }
+            return passed ? 0 : 1;
+        }
+    }
+
+    /**
+     * {@code tpcc check --data-dir}: recovers the database kept in the directory and runs the checks;
+     * reports New-Orders since the load. Returns the exit code.
+     */
+    static int recoverAndCheck(ClusterSettings cluster, TpccOptions options, java.nio.file.Path json,
+                               PrintWriter out, PrintWriter err) {
+        try (Database db = open(cluster, options)) {
+            io.selcc.wal.Recovery.Summary recovered = DataDir.recover(db, options.dataDir, out, err);
+            CheckReport report = check(db, options.warehouses, out);
+            long since = DataDir.ordersSinceLoad(db, options.warehouses);
+            out.printf(Locale.ROOT, "ordersSinceLoad %d%n", since);
+            out.flush();
+            if (json != null) {
+                io.selcc.cli.JsonWriter w = new io.selcc.cli.JsonWriter().beginObject()
+                    .field("dataDir", options.dataDir.toString())
+                    .field("warehouses", options.warehouses)
+                    .field("ordersSinceLoad", since)
+                    .field("passed", report.passed())
+                    .field("checkpoint", recovered.checkpoint().getFileName().toString())
+                    .field("logRecordsRead", recovered.recordsRead())
+                    .field("transactionsReplayed", recovered.replayed())
+                    .field("lastReplayed", recovered.lastReplayed())
+                    .field("recoverySeconds", recovered.seconds());
+                w.name("failures").beginArray();
+                for (ConditionResult failed : report.failures()) {
+                    w.value(failed.condition().label());
+                }
+                w.endArray().endObject();
+                io.selcc.cli.JsonFile.write(json, w.toString());
+                out.println("wrote " + json);
+                out.flush();
+            }
+            return report.passed() ? 0 : 1;
         }
     }
 

@@ -30,8 +30,11 @@ final class WalSetup implements AutoCloseable {
         this.wal = wal;
     }
 
-    /** Parses {@code --wal}; off gives a setup without a log. */
-    static WalSetup open(String flag, CommandLine cl) {
+    /**
+     * Parses {@code --wal}; off gives a setup without a log. The log goes into {@code keptIn} (a data
+     * directory's), or, when it is null, into a temporary directory removed by {@link #close}.
+     */
+    static WalSetup open(String flag, CommandLine cl, Path keptIn) {
         Wal.Mode mode = switch (flag.toLowerCase(Locale.ROOT)) {
             case "off" -> null;
             case "async" -> Wal.Mode.ASYNC;
@@ -41,6 +44,9 @@ final class WalSetup implements AutoCloseable {
         if (mode == null) {
             return new WalSetup(null, null, null);
         }
+        if (keptIn != null) {
+            return new WalSetup(mode, null, Wal.open(keptIn, mode));
+        }
         Path directory;
         try {
             directory = Files.createTempDirectory("selcc-wal-");
@@ -48,6 +54,11 @@ final class WalSetup implements AutoCloseable {
             throw new CliFailure("cannot create a temporary directory for --wal " + flag + ": " + e.getMessage(), e);
         }
         return new WalSetup(mode, directory, Wal.open(directory, mode));
+    }
+
+    /** Whether a commit returns only once its record is forced (--wal sync). */
+    boolean forces() {
+        return mode == Wal.Mode.SYNC;
     }
 
     /** The log group to give the database, or null with {@code --wal off}. */
@@ -60,8 +71,10 @@ final class WalSetup implements AutoCloseable {
     }
 
     void describe(PrintWriter out) {
-        if (wal != null) {
+        if (wal != null && directory != null) {
             out.printf("logging commits (--wal %s) into %s, removed at the end%n", modeName(), directory);
+        } else if (wal != null) {
+            out.printf("logging commits (--wal %s) into the data directory%n", modeName());
         }
     }
 

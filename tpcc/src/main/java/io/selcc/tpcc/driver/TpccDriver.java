@@ -73,7 +73,21 @@ public final class TpccDriver {
     /** Start of the measured interval (clock nanos), set before any terminal starts. */
     private volatile long measureFrom;
     private final Map<TxnType, LongAdder> liveCommits = new EnumMap<>(TxnType.class);
+    /** New-Orders committed (rollbacks excluded) since the run started, warm-up included. */
+    private final LongAdder newOrdersCommitted = new LongAdder();
+    /** Whether progress lines end with durable=N (a commit returns only once durable: --wal sync). */
+    private boolean durableProgress;
     private final Map<TxnType, LongAdder> liveAborts = new EnumMap<>(TxnType.class);
+
+    /**
+     * Ends each progress line with {@code durable=N}: the New-Orders (rollbacks excluded) committed since
+     * the run started, warm-up included. Only meaningful when a commit returns once durable (a forcing
+     * commit log): then each of them survives a crash. Call before {@link #run}.
+     */
+    public TpccDriver reportDurableNewOrders() {
+        this.durableProgress = true;
+        return this;
+    }
 
     public TpccDriver(Database db, DriverConfig config, PrintStream progress) {
         this(db, config, progress, System::nanoTime);
@@ -188,6 +202,9 @@ public final class TpccDriver {
                     total += commits - lastCommits[type.ordinal()];
                     lastCommits[type.ordinal()] = commits;
                     lastAborts[type.ordinal()] = aborts;
+                }
+                if (durableProgress) {
+                    types.append("  durable=").append(newOrdersCommitted.sum());
                 }
                 progress.printf(Locale.ROOT, "%-6s %6.1f s %,9d txn/s%s%n", name, (now - begin) / 1e9, total, types);
             }
@@ -305,6 +322,9 @@ public final class TpccDriver {
             }
             if (completed) {
                 liveCommits.get(type).increment();
+                if (type == TxnType.NEW_ORDER && !rolledBack) {
+                    newOrdersCommitted.increment(); // after the commit returned: acknowledged
+                }
             }
             liveAborts.get(type).add(conflicts);
             if (started - measureFrom < 0) {

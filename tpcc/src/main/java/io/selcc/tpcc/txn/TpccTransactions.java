@@ -7,6 +7,7 @@ import io.selcc.engine.Index;
 import io.selcc.engine.RowReader;
 import io.selcc.engine.Table;
 import io.selcc.engine.Transaction;
+import io.selcc.engine.TxnResult;
 import io.selcc.storage.TupleView;
 import io.selcc.tpcc.LastNames;
 import io.selcc.tpcc.TpccSchema;
@@ -79,7 +80,7 @@ public final class TpccTransactions {
     private final Index customersByLastName;
     private final Index ordersByCustomer;
     private final long historyOrigin;
-    private final AtomicLong historySequence = new AtomicLong();
+    private final AtomicLong historySequence;
     /**
      * Per (warehouse, district): an order id no undelivered order of the district is below, the
      * oldest this instance's Deliveries found. Delivery scans from there instead of from 0.
@@ -105,6 +106,29 @@ public final class TpccTransactions {
                 + instance + " (0..4095)");
         }
         this.historyOrigin = HISTORY_ORIGIN_BASE | (long) nodeId << 12 | instance;
+        this.historySequence = new AtomicLong(nextHistorySequence(node));
+    }
+
+    /**
+     * The first sequence number of this origin that HISTORY does not hold yet: 0 in a fresh database; in
+     * one recovered from a data directory, past the rows an earlier run's instance of the same origin
+     * inserted (origins repeat from run to run).
+     */
+    private long nextHistorySequence(DatabaseNode node) {
+        long low = History.id(historyOrigin, 0);
+        long high = History.id(historyOrigin + 1, 0) - 1;
+        long[] last = {-1};
+        TxnResult<Object> found = node.run(tx -> {
+            tx.scanBackward(history.primaryIndex(), low, high, 1, row -> {
+                last[0] = row.getLong(History.H_ID);
+                return false;
+            });
+            return null;
+        });
+        if (!found.committed()) {
+            throw new IllegalStateException("cannot read HISTORY's last id of origin " + historyOrigin + ": " + found);
+        }
+        return last[0] < 0 ? 0 : last[0] - low + 1;
     }
 
     /** The HISTORY origin of this instance (the high part of every H_ID it inserts). */

@@ -1,0 +1,133 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.Flags;
+import io.selcc.engine.Database;
+import io.selcc.tpcc.TpccSchema;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.wal.Checkpoint;
+import io.selcc.wal.Recovery;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * A TPC-C database kept in a directory ({@code --data-dir}): what {@code tpcc load} writes (a
+ * checkpoint), what {@code run} and {@code check} recover from, and what the checkpoint records of the
+ * population (warehouses, seed, the NURand constants the run must keep).
+ */
+final class DataDir {
+    static final String FORMAT = "selcc.tpcc.format";
+    static final String WAREHOUSES = "tpcc.warehouses";
+    static final String SEED = "tpcc.seed";
+    static final String C_LAST_LOAD = "tpcc.cLastLoad";
+    static final String C_LAST_RUN = "tpcc.cLastRun";
+    static final String C_ID = "tpcc.cId";
+    static final String OL_I_ID = "tpcc.olIId";
+    /** What this version writes; a directory of another format is refused. */
+    static final String FORMAT_VERSION = "1";
+    /** ORDER rows the initial population has per warehouse (clause 4.3.3.1: 3,000 per district). */
+    static final long INITIAL_ORDERS_PER_WAREHOUSE = 30_000;
+
+    private DataDir() {
+    }
+
+    /** For {@code tpcc load}: a directory that can be created and written, and holds no database yet. */
+    static Path forLoad(Path dir, CommandLine cl) {
+        if (Files.exists(dir) && !Files.isDirectory(dir)) {
+            throw Flags.invalid(cl, "--data-dir", dir, "is a file, not a directory");
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw Flags.invalid(cl, "--data-dir", dir, "cannot be created: " + e.getMessage());
+        }
+        if (!Files.isWritable(dir)) {
+            throw Flags.invalid(cl, "--data-dir", dir, "is not writable");
+        }
+        Checkpoint.newest(dir).ifPresent(existing -> {
+            throw Flags.invalid(cl, "--data-dir", dir, "holds a database already (" + existing.getFileName()
+                + "); load into an empty directory");
+        });
+        return dir;
+    }
+
+    /**
+     * For {@code run} and {@code check}: the population recorded in the directory's checkpoint; sets
+     * {@code --warehouses} from it, or refuses a value given that differs.
+     */
+    static Map<String, String> forRecovery(Path dir, TpccOptions tpcc, CommandLine cl) {
+        if (!Files.isDirectory(dir)) {
+            throw Flags.invalid(cl, "--data-dir", dir, "is not a directory: load a database into it first with"
+                + " 'tpcc load --data-dir " + dir + "'");
+        }
+        Map<String, String> properties;
+        try {
+            properties = Recovery.properties(dir).orElseThrow(() -> Flags.invalid(cl, "--data-dir", dir,
+                "holds no checkpoint: load a database into it first with 'tpcc load --data-dir " + dir + "'"));
+        } catch (IllegalStateException | IllegalArgumentException e) {
+            throw Flags.invalid(cl, "--data-dir", dir, "its checkpoint cannot be read: " + e.getMessage());
+        }
+        if (!FORMAT_VERSION.equals(properties.get(FORMAT))) {
+            throw Flags.invalid(cl, "--data-dir", dir, "was written by another version (format "
+                + properties.get(FORMAT) + ", this one reads " + FORMAT_VERSION + ")");
+        }
+        int stored = Integer.parseInt(properties.get(WAREHOUSES));
+        if (cl.getParseResult().hasMatchedOption("--warehouses") && tpcc.warehouses != stored) {
+            throw Flags.invalid(cl, "--warehouses", tpcc.warehouses, "differs from the " + stored
+                + " warehouse(s) " + dir + " holds (leave it out with --data-dir)");
+        }
+        tpcc.warehouses = stored;
+        return properties;
+    }
+
+    /** What the load's checkpoint records. */
+    static Map<String, String> properties(int warehouses, long seed, TpccRandom.Constants constants) {
+        Map<String, String> p = new LinkedHashMap<>();
+        p.put(FORMAT, FORMAT_VERSION);
+        p.put(WAREHOUSES, Integer.toString(warehouses));
+        p.put(SEED, Long.toString(seed));
+        p.put(C_LAST_LOAD, Integer.toString(constants.cLastLoad()));
+        p.put(C_LAST_RUN, Integer.toString(constants.cLastRun()));
+        p.put(C_ID, Integer.toString(constants.cId()));
+        p.put(OL_I_ID, Integer.toString(constants.olIId()));
+        return p;
+    }
+
+    /** The NURand constants of the load (clause 2.1.6: a run keeps C_LAST's relation to the load's). */
+    static TpccRandom.Constants constants(Map<String, String> p) {
+        return new TpccRandom.Constants(Integer.parseInt(p.get(C_LAST_LOAD)), Integer.parseInt(p.get(C_LAST_RUN)),
+            Integer.parseInt(p.get(C_ID)), Integer.parseInt(p.get(OL_I_ID)));
+    }
+
+    /** count(ORDER) minus the orders the load created: New-Orders committed since the load. */
+    static long ordersSinceLoad(Database db, int warehouses) {
+        LongAdder orders = new LongAdder();
+        db.node(0).table(TpccSchema.Order.TABLE).heap().scan((rid, row) -> orders.increment());
+        return orders.sum() - INITIAL_ORDERS_PER_WAREHOUSE * warehouses;
+    }
+
+    static void printCheckpoint(PrintWriter out, Checkpoint.Summary summary) {
+        out.printf(Locale.ROOT, "checkpoint %s written: %,d rows, %,d bytes, replay from sequence %,d, in %.1f s%n",
+            summary.path(), summary.rows(), summary.bytes(), summary.replayFrom(), summary.millis() / 1000.0);
+        out.flush();
+    }
+
+    /** Recovers {@code db} from {@code dir}, printing what it did (warnings to {@code err}). */
+    static Recovery.Summary recover(Database db, Path dir, PrintWriter out, PrintWriter err) {
+        Recovery.Summary summary = Recovery.recover(db, dir);
+        for (String warning : summary.warnings()) {
+            err.println("warning: " + warning);
+        }
+        err.flush();
+        out.println(summary.describe());
+        out.flush();
+        return summary;
+    }
+}

@@ -1,0 +1,247 @@
+package io.selcc.wal;
+
+import io.selcc.engine.BulkLoad;
+import io.selcc.engine.Database;
+import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.Redo;
+import io.selcc.engine.Table;
+import io.selcc.engine.TxnResult;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * Rebuilds a database from a data directory: the newest complete checkpoint, then every node's log
+ * replayed by commit sequence number.
+ *
+ * <p>A data directory holds {@code checkpoint-*.ckpt} files ({@link Checkpoint}) and the logs under
+ * {@link #logDirectory}, one Chronicle Queue per compute node ({@link Wal}). Recovery loads the
+ * checkpoint's rows into the fresh database (a bulk load), reads every node's log (each cut at its
+ * first damaged record), and replays in sequence order the records after the checkpoint's replay
+ * start, as long as the numbers are dense: the first missing number (a record never forced before
+ * the crash) ends the replay, because a later transaction may have read from the missing one. None
+ * of the transactions past it was acknowledged (see {@link Wal}), so nothing acknowledged is lost.
+ *
+ * <p>Replay is idempotent: inserts and updates put the logged image under the row's primary key
+ * (whatever the checkpoint's fuzzy scan saw), deletes remove the key if present. Replaying twice gives
+ * the same rows.
+ *
+ * <p>When anything was replayed or left out, recovery ends with a new checkpoint whose replay start is
+ * past every number seen, and removes the logs: records beyond a gap must never be replayed later, and
+ * new commits (numbered after them, see {@link Database#raiseCommitSequence}) start a fresh log.
+ */
+public final class Recovery {
+    /** The subdirectory of a data directory that holds the logs. */
+    private static final String LOGS = "wal";
+
+    private Recovery() {
+    }
+
+    /**
+     * What a recovery did.
+     *
+     * @param checkpoint the checkpoint loaded
+     * @param checkpointRows rows loaded from it
+     * @param replayFrom its replay start: records numbered above it were candidates for replay
+     * @param recordsRead log records read in every node's log (before and after the replay start)
+     * @param replayed transactions replayed
+     * @param lastReplayed the last sequence number replayed (replayFrom if none)
+     * @param highestSeen the highest sequence number found in any log
+     * @param logBytes bytes of the log files read
+     * @param warnings damaged log tails cut, and a gap that ended the replay
+     * @param compacted a new checkpoint, when one was written (the logs were then removed)
+     * @param seconds time the recovery took
+     */
+    public record Summary(Path checkpoint, long checkpointRows, long replayFrom, long recordsRead, long replayed,
+                          long lastReplayed, long highestSeen, long logBytes, List<String> warnings,
+                          Checkpoint.Summary compacted, double seconds) {
+        /** One line for a command's output. */
+        public String describe() {
+            return String.format(java.util.Locale.ROOT,
+                "recovered from %s (%,d rows, replay from sequence %,d): %,d log records read (%,d bytes),"
+                    + " %,d transactions replayed up to sequence %,d%s in %.1f s",
+                checkpoint.getFileName(), checkpointRows, replayFrom, recordsRead, logBytes, replayed, lastReplayed,
+                compacted == null ? "" : ", new checkpoint " + compacted.path().getFileName(), seconds);
+        }
+    }
+
+    /** Where a data directory's logs live (one subdirectory per compute node, see {@link Wal#nodeDirectory}). */
+    public static Path logDirectory(Path dataDirectory) {
+        return dataDirectory.resolve(LOGS);
+    }
+
+    /**
+     * Recovers into {@code db}, a freshly built database with the data directory's tables, no rows and
+     * no log attached ({@link Database#startLogging} comes after). Raises its commit sequence counter past
+     * every number seen.
+     *
+     * @throws IllegalArgumentException if the directory holds no checkpoint, or one of another schema
+     * @throws IllegalStateException if a checkpoint or a log is damaged beyond a cut tail
+     */
+    public static Summary recover(Database db, Path dataDirectory) {
+        long start = System.nanoTime();
+        Path file = Checkpoint.newest(dataDirectory).orElseThrow(() -> new IllegalArgumentException(
+            "no checkpoint in " + dataDirectory + ": load the database into it first"));
+        DatabaseNode node = db.node(0);
+        List<Table> tables = node.tables();
+        long rows;
+        long replayFrom;
+        Map<String, String> properties;
+        try (Checkpoint.Reader reader = Checkpoint.open(file)) {
+            reader.verify(db);
+            replayFrom = reader.replayFrom();
+            properties = reader.properties();
+            try (BulkLoad bulk = node.bulkLoad()) {
+                rows = reader.forEachRow((tableId, buffer, offset) ->
+                    bulk.insert(tables.get(tableId - 1), row -> row.setRowFrom(buffer, offset)));
+            }
+        }
+        List<String> warnings = new ArrayList<>();
+        List<LogRecord> candidates = new ArrayList<>();
+        long recordsRead = 0;
+        long highestSeen = replayFrom;
+        Path logs = logDirectory(dataDirectory);
+        for (Path nodeDirectory : nodeDirectories(logs)) {
+            LogReader.Result result = LogReader.read(nodeDirectory);
+            if (!result.complete()) {
+                warnings.add(result.warning());
+            }
+            recordsRead += result.records().size();
+            for (LogRecord record : result.records()) {
+                highestSeen = Math.max(highestSeen, record.sequence());
+                if (record.sequence() > replayFrom) {
+                    candidates.add(record);
+                }
+            }
+        }
+        candidates.sort(Comparator.comparingLong(LogRecord::sequence));
+        long lastReplayed = replayFrom;
+        long replayed = 0;
+        for (LogRecord record : candidates) {
+            if (record.sequence() == lastReplayed) {
+                throw new IllegalStateException("two log records with sequence " + record.sequence() + " in " + logs);
+            }
+            if (record.sequence() != lastReplayed + 1) {
+                warnings.add("replay stopped after sequence " + lastReplayed + ": " + (lastReplayed + 1)
+                    + " is in no log (never forced); " + countFrom(candidates, record.sequence())
+                    + " later record(s) not replayed, none of them was acknowledged");
+                break;
+            }
+            replay(node, tables, record);
+            lastReplayed = record.sequence();
+            replayed++;
+        }
+        db.raiseCommitSequence(highestSeen);
+        long logBytes = sizeOf(logs);
+        Checkpoint.Summary compacted = null;
+        if (highestSeen > replayFrom) {
+            compacted = Checkpoint.write(db, dataDirectory, null, properties);
+            removeLogs(dataDirectory);
+        }
+        return new Summary(file, rows, replayFrom, recordsRead, replayed, lastReplayed, highestSeen, logBytes,
+            List.copyOf(warnings), compacted, (System.nanoTime() - start) / 1e9);
+    }
+
+    /** One logged transaction, as one transaction: images put under their keys, deletes by key. */
+    static void replay(DatabaseNode node, List<Table> tables, LogRecord record) {
+        TxnResult<Object> result = node.run(tx -> {
+            for (LogRecord.Entry entry : record.entries()) {
+                if (entry.tableId() < 1 || entry.tableId() > tables.size()) {
+                    throw new IllegalStateException("log record " + record.sequence() + " names table id "
+                        + entry.tableId() + "; the database has " + tables.size() + " tables");
+                }
+                Table table = tables.get(entry.tableId() - 1);
+                byte[] image = entry.image();
+                if (entry.kind() == Redo.DELETE) {
+                    tx.delete(table, entry.key()); // absent when the checkpoint's scan came after the delete
+                    continue;
+                }
+                int expected = table.schema().tupleSize() - io.selcc.storage.TupleLayout.HEADER_SIZE;
+                if (image.length != expected) {
+                    throw new IllegalStateException("log record " + record.sequence() + ": an image of " + image.length
+                        + " bytes for table " + table.name() + ", whose rows have " + expected);
+                }
+                boolean updated = !table.heap().insertOnly()
+                    && tx.update(table, entry.key(), row -> row.setRowFrom(image, 0));
+                if (!updated && !tx.insert(table, row -> row.setRowFrom(image, 0)) && !table.heap().insertOnly()) {
+                    throw new IllegalStateException("log record " + record.sequence() + ": key " + entry.key()
+                        + " of table " + table.name() + " neither updated nor inserted");
+                }
+            }
+            return null;
+        });
+        if (!result.committed()) {
+            throw new IllegalStateException("replay of log record " + record.sequence() + " did not commit: " + result);
+        }
+    }
+
+    private static long countFrom(List<LogRecord> sorted, long sequence) {
+        return sorted.stream().filter(r -> r.sequence() >= sequence).count();
+    }
+
+    private static List<Path> nodeDirectories(Path logs) {
+        if (!Files.isDirectory(logs)) {
+            return List.of();
+        }
+        try (Stream<Path> entries = Files.list(logs)) {
+            return entries.filter(Files::isDirectory).filter(p -> p.getFileName().toString().startsWith("node-"))
+                .sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list the logs in " + logs, e);
+        }
+    }
+
+    private static long sizeOf(Path directory) {
+        if (!Files.isDirectory(directory)) {
+            return 0;
+        }
+        try (Stream<Path> paths = Files.walk(directory)) {
+            return paths.filter(Files::isRegularFile).mapToLong(p -> {
+                try {
+                    return Files.size(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }).sum();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot measure the logs in " + directory, e);
+        }
+    }
+
+    /**
+     * Deletes a data directory's logs once a newer checkpoint covers every record in them (its replay
+     * start is at or past the last number drawn); the logs must be closed.
+     */
+    public static void removeLogs(Path dataDirectory) {
+        Path logs = logDirectory(dataDirectory);
+        if (!Files.exists(logs)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(logs)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the replayed logs in " + logs, e);
+        }
+    }
+
+    /** The newest checkpoint's properties (what the command that wrote it recorded), if there is one. */
+    public static Optional<Map<String, String>> properties(Path dataDirectory) {
+        Optional<Path> file = Checkpoint.newest(dataDirectory);
+        if (file.isEmpty()) {
+            return Optional.empty();
+        }
+        try (Checkpoint.Reader reader = Checkpoint.open(file.get())) {
+            return Optional.of(reader.properties());
+        }
+    }
+}
