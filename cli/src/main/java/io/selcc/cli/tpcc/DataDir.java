@@ -113,6 +113,18 @@ final class DataDir {
         return orders.sum() - INITIAL_ORDERS_PER_WAREHOUSE * warehouses;
     }
 
+    /** Writes a checkpoint; a directory that cannot take it is a one-line failure (exit 1) naming it. */
+    static void checkpoint(Database db, Path dir, io.selcc.wal.Wal wal, Map<String, String> properties, PrintWriter out) {
+        Checkpoint.Summary summary;
+        try {
+            summary = Checkpoint.write(db, dir, wal, properties);
+        } catch (java.io.UncheckedIOException e) {
+            throw new io.selcc.cli.CliFailure("cannot write a checkpoint into " + dir + ": " + e.getMessage()
+                + (e.getCause() != null ? " (" + e.getCause().getMessage() + ")" : ""), e);
+        }
+        printCheckpoint(out, summary);
+    }
+
     static void printCheckpoint(PrintWriter out, Checkpoint.Summary summary) {
         out.printf(Locale.ROOT, "checkpoint %s written: %,d rows, %,d bytes, replay from sequence %,d, in %.1f s%n",
             summary.path(), summary.rows(), summary.bytes(), summary.replayFrom(), summary.millis() / 1000.0);
@@ -121,7 +133,15 @@ final class DataDir {
 
     /** Recovers {@code db} from {@code dir}, printing what it did (warnings to {@code err}). */
     static Recovery.Summary recover(Database db, Path dir, PrintWriter out, PrintWriter err) {
-        Recovery.Summary summary = Recovery.recover(db, dir);
+        Recovery.Summary summary;
+        try {
+            summary = Recovery.recover(db, dir);
+        } catch (IllegalArgumentException e) {
+            // Another schema, or no checkpoint: the directory is not this database's.
+            throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage(), e);
+        } catch (io.selcc.wal.CheckpointException | java.io.UncheckedIOException e) {
+            throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage(), e);
+        }
         for (String warning : summary.warnings()) {
             err.println("warning: " + warning);
         }

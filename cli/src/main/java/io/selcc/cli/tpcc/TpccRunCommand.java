@@ -131,7 +131,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 out.println("wrote " + run.json());
             }
             if (stored != null) {
-                DataDir.printCheckpoint(out, io.selcc.wal.Checkpoint.write(db, tpcc.dataDir, log.wal(), stored));
+                DataDir.checkpoint(db, tpcc.dataDir, log.wal(), stored, out);
                 checkpointed = true;
             }
             out.flush();

@@ -149,8 +149,7 @@ final class TpccSetup {
             load(db, cluster, options, seed, constants, out);
             boolean passed = !check || check(db, options.warehouses, out).passed();
             if (options.dataDir != null && passed) {
-                DataDir.printCheckpoint(out, io.selcc.wal.Checkpoint.write(db, options.dataDir, null,
-                    DataDir.properties(options.warehouses, seed, constants)));
+                DataDir.checkpoint(db, options.dataDir, null, DataDir.properties(options.warehouses, seed, constants), out);
             }
             return passed ? 0 : 1;
         }

@@ -183,4 +183,67 @@ class TpccCommandTest {
         assertTrue(forces > 0 && forces <= records + 8, "forces (one per group, plus file metadata): " + wal);
         assertTrue(((Number) wal.get("bytes")).longValue() > records * 100, "bytes: " + wal);
     }
+
+    /** Every misuse of --data-dir is one line naming the flag and the problem, exit 2. */
+    @Test
+    @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void dataDirectoryMisuseNamesTheProblem(@TempDir Path dir) throws Exception {
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        assertBadInput(CliRun.of("tpcc", "run", "--data-dir", empty.toString()), "--data-dir", "holds no checkpoint");
+        assertBadInput(CliRun.of("tpcc", "check", "--data-dir", dir.resolve("missing").toString()), "--data-dir",
+            "is not a directory");
+        Path file = Files.writeString(dir.resolve("file"), "x");
+        assertBadInput(CliRun.of("tpcc", "load", "--data-dir", file.toString()), "--data-dir", "is a file");
+        assertBadInput(CliRun.of("tpcc", "check", "--json", dir.resolve("c.json").toString()), "--json", "needs --data-dir");
+
+        Path db = dir.resolve("db");
+        CliRun load = CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString());
+        assertEquals(0, load.exitCode(), load.toString());
+        assertTrue(load.out().contains("checkpoint "), load.out());
+        assertBadInput(CliRun.of("tpcc", "load", "--data-dir", db.toString()), "--data-dir", "holds a database already");
+        assertBadInput(CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--warehouses", "2"), "--warehouses",
+            "differs from the 1 warehouse(s)");
+
+        Path checkpoint;
+        try (var files = Files.list(db)) {
+            checkpoint = files.filter(p -> p.getFileName().toString().endsWith(".ckpt")).findFirst().orElseThrow();
+        }
+        byte[] bytes = Files.readAllBytes(checkpoint);
+        bytes[bytes.length / 2] ^= 0x40;
+        Files.write(checkpoint, bytes);
+        assertBadInput(CliRun.of("tpcc", "check", "--data-dir", db.toString()), "--data-dir",
+            checkpoint.getFileName().toString());
+    }
+
+    /**
+     * A kept database across commands: a run after the load recovers, logs, and checkpoints; a second run
+     * recovers what the first left (HISTORY ids continue); check finds the orders of both runs. Fails when
+     * a run's HISTORY ids restart at an earlier run's (duplicate key in the second run).
+     */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aKeptDatabaseGrowsRunByRun(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("db");
+        assertEquals(0, CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString()).exitCode());
+        long durable = 0;
+        for (int run = 1; run <= 2; run++) {
+            CliRun r = CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--mix", "50,50,0,0,0", "--duration", "2s");
+            assertEquals(0, r.exitCode(), r.toString());
+            assertTrue(r.out().contains("recovered from checkpoint-"), r.out());
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("durable=(\\d+)").matcher(r.out());
+            long last = 0;
+            while (m.find()) {
+                last = Long.parseLong(m.group(1));
+            }
+            assertTrue(last > 0, "durable New-Orders reported: " + r.out());
+            durable += last;
+        }
+        Path json = dir.resolve("check.json");
+        CliRun check = CliRun.of("tpcc", "check", "--data-dir", db.toString(), "--json", json.toString());
+        assertEquals(0, check.exitCode(), check.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
+        assertTrue(((Number) report.get("ordersSinceLoad")).longValue() >= durable, report + " durable " + durable);
+        assertEquals(Boolean.TRUE, report.get("passed"));
+    }
 }
