@@ -32,6 +32,8 @@ public final class Database implements AutoCloseable {
     private final DatabaseNode[] nodes;
     /** The compute nodes' commit logs (one group), or null: nothing is logged. Closed with the database. */
     private CommitLog.Factory commitLogs;
+    /** See {@link #loggingFrom()}; -1 until logging starts. Guarded by this. */
+    private long loggingFrom = -1;
 
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
@@ -55,7 +57,10 @@ public final class Database implements AutoCloseable {
         }
         if (nodes[computeNode] == null) {
             nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes,
-                thomasWriteRule, commitLogs);
+                thomasWriteRule);
+            if (commitLogs != null) {
+                nodes[computeNode].startLogging(commitLogs, computeNode, loggingFrom());
+            }
         }
         return nodes[computeNode];
     }
@@ -78,9 +83,30 @@ public final class Database implements AutoCloseable {
         commitLogs = java.util.Objects.requireNonNull(logs, "logs");
         for (int i = 0; i < nodes.length; i++) {
             if (nodes[i] != null) {
-                nodes[i].startLogging(logs, i);
+                nodes[i].startLogging(logs, i, loggingFrom());
             }
         }
+    }
+
+    /**
+     * The commit sequence number logging started after: the counter when the first node began to log
+     * (its recovered value, or 0), the same for every node. Not the counter when a later node opens:
+     * by then other nodes may have drawn numbers that are not durable yet. Called holding this monitor.
+     */
+    private long loggingFrom() {
+        if (loggingFrom < 0) {
+            loggingFrom = nodes[0] != null ? nodes[0].commitSequenceCounter() : firstOpened().commitSequenceCounter();
+        }
+        return loggingFrom;
+    }
+
+    private DatabaseNode firstOpened() {
+        for (DatabaseNode n : nodes) {
+            if (n != null) {
+                return n;
+            }
+        }
+        throw new IllegalStateException("no compute node is open");
     }
 
     /**

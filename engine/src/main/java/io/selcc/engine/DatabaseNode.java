@@ -46,12 +46,12 @@ public final class DatabaseNode {
 
     static DatabaseNode open(ComputeNode node, ConcurrencyControlProvider provider, Map<String, TableDefinition> definitions,
                              List<IndexDefinition> indexDefinitions, boolean thomasWriteRule) {
-        return open(node, -1, provider, definitions, indexDefinitions, thomasWriteRule, null);
+        return open(node, -1, provider, definitions, indexDefinitions, thomasWriteRule);
     }
 
     static DatabaseNode open(ComputeNode node, int computeNodeIndex, ConcurrencyControlProvider provider,
                              Map<String, TableDefinition> definitions, List<IndexDefinition> indexDefinitions,
-                             boolean thomasWriteRule, CommitLog.Factory logs) {
+                             boolean thomasWriteRule) {
         Map<String, Table> tables = new LinkedHashMap<>();
         Map<String, Index> indexes = new LinkedHashMap<>();
         long timestampCounter;
@@ -92,19 +92,18 @@ public final class DatabaseNode {
             sequenceCounter = catalog.counterWord(CatalogLayout.COMMIT_SEQUENCE_WORD);
         }
         ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter, thomasWriteRule));
-        DatabaseNode opened = new DatabaseNode(node, cc, tables, indexes, null, new CommitsInFlight(), sequenceCounter);
-        if (logs != null) {
-            opened.startLogging(logs, computeNodeIndex);
-        }
-        return opened;
+        return new DatabaseNode(node, cc, tables, indexes, null, new CommitsInFlight(), sequenceCounter);
     }
 
-    /** Opens this node's log in {@code logs}; from now on every committing writer is logged. */
-    void startLogging(CommitLog.Factory logs, int computeNodeIndex) {
+    /**
+     * Opens this node's log in {@code logs}; from now on every committing writer is logged. Numbers up to
+     * {@code settledThrough} (the same for every node: where the database's logging started) need no log.
+     */
+    void startLogging(CommitLog.Factory logs, int computeNodeIndex, long settledThrough) {
         if (commitLog != null) {
             throw new IllegalStateException("compute node " + computeNodeIndex + " logs already");
         }
-        commitLog = logs.open(computeNodeIndex, commitSequenceCounter(),
+        commitLog = logs.open(computeNodeIndex, settledThrough,
             () -> inFlight.draw(() -> node.faa(sequenceCounter, 1) + 1));
     }
 

@@ -99,6 +99,15 @@ final class LogRecordLayout {
         return length > Integer.MAX_VALUE ? -1 : (int) length;
     }
 
+    /** The encoded length of a record read back (what it took in the log). */
+    static long encodedLength(LogRecord record) {
+        long length = HEADER_LENGTH;
+        for (LogRecord.Entry entry : record.entries()) {
+            length += ENTRY_HEADER_LENGTH + entry.image().length;
+        }
+        return length;
+    }
+
     /**
      * Encodes {@code redo} as the record of transaction {@code sequence} of {@code computeNode} at the
      * start of {@code target}, which holds at least {@link #encodedLength} bytes; returns the length.

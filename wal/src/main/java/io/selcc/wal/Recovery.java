@@ -55,7 +55,7 @@ public final class Recovery {
      * @param replayed transactions replayed
      * @param lastReplayed the last sequence number replayed (replayFrom if none)
      * @param highestSeen the highest sequence number found in any log
-     * @param logBytes bytes of the log files read
+     * @param logBytes bytes of the log records read
      * @param warnings damaged log tails cut, and a gap that ended the replay
      * @param compacted a new checkpoint, when one was written (the logs were then removed)
      * @param seconds time the recovery took
@@ -107,6 +107,7 @@ public final class Recovery {
         List<String> warnings = new ArrayList<>();
         List<LogRecord> candidates = new ArrayList<>();
         long recordsRead = 0;
+        long logBytes = 0;
         long highestSeen = replayFrom;
         Path logs = logDirectory(dataDirectory);
         for (Path nodeDirectory : nodeDirectories(logs)) {
@@ -116,6 +117,7 @@ public final class Recovery {
             }
             recordsRead += result.records().size();
             for (LogRecord record : result.records()) {
+                logBytes += LogRecordLayout.encodedLength(record);
                 highestSeen = Math.max(highestSeen, record.sequence());
                 if (record.sequence() > replayFrom) {
                     candidates.add(record);
@@ -140,7 +142,6 @@ public final class Recovery {
             replayed++;
         }
         db.raiseCommitSequence(highestSeen);
-        long logBytes = sizeOf(logs);
         Checkpoint.Summary compacted = null;
         if (highestSeen > replayFrom) {
             compacted = Checkpoint.write(db, dataDirectory, null, properties);
@@ -196,23 +197,6 @@ public final class Recovery {
                 .sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list the logs in " + logs, e);
-        }
-    }
-
-    private static long sizeOf(Path directory) {
-        if (!Files.isDirectory(directory)) {
-            return 0;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            return paths.filter(Files::isRegularFile).mapToLong(p -> {
-                try {
-                    return Files.size(p);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            }).sum();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot measure the logs in " + directory, e);
         }
     }
 

@@ -308,6 +308,11 @@ public final class Wal implements CommitLog.Factory {
         flushersHeld = true;
     }
 
+    /** Tests: compute node {@code computeNode}'s log. */
+    ChronicleCommitLog logForTest(int computeNode) {
+        return logs[computeNode];
+    }
+
     /** Threads blocked in {@link #awaitDurable} (tests: a waiter has parked). */
     int waiters() {
         lock.lock();
