@@ -21,7 +21,7 @@ public final class Converters {
     }
 
     /** {@code 2us}, {@code 10s}, {@code 0}: see {@link Durations}. */
-    static final class DurationConverter implements ITypeConverter<Duration> {
+    public static final class DurationConverter implements ITypeConverter<Duration> {
         @Override
         public Duration convert(String value) {
             try {

@@ -50,6 +50,11 @@ public final class LogReader {
         if (!Files.isDirectory(nodeDirectory)) {
             throw new IllegalArgumentException("no log directory: directory=" + nodeDirectory);
         }
+        if (!holdsCycleFiles(nodeDirectory)) {
+            // Nothing was ever appended. Not opened: a process killed while Chronicle was creating the
+            // queue can leave its metadata file half made, and opening it then fails on its lock.
+            return new Result(List.of(), null);
+        }
         List<LogRecord> records = new ArrayList<>();
         byte[] buffer = new byte[4096];
         CRC32C crc = new CRC32C();
@@ -86,6 +91,15 @@ public final class LogReader {
                     records.add(LogRecordLayout.decode(buffer, length));
                 }
             }
+        }
+    }
+
+    /** Whether the directory holds a Chronicle cycle file (records live only there). */
+    private static boolean holdsCycleFiles(Path nodeDirectory) {
+        try (java.util.stream.Stream<Path> files = Files.list(nodeDirectory)) {
+            return files.anyMatch(f -> f.getFileName().toString().endsWith(".cq4"));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot list the log directory " + nodeDirectory, e);
         }
     }
 }

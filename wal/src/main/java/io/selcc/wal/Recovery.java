@@ -146,6 +146,10 @@ public final class Recovery {
         if (highestSeen > replayFrom) {
             compacted = Checkpoint.write(db, dataDirectory, null, properties);
             removeLogs(dataDirectory);
+        } else if (recordsRead == 0) {
+            // No record anywhere, nothing to lose: a process killed while Chronicle was creating a
+            // queue may have left a half-made metadata file that a new log could not open.
+            removeLogs(dataDirectory);
         }
         return new Summary(file, rows, replayFrom, recordsRead, replayed, lastReplayed, highestSeen, logBytes,
             List.copyOf(warnings), compacted, (System.nanoTime() - start) / 1e9);

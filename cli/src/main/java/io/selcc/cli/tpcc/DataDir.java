@@ -139,7 +139,8 @@ final class DataDir {
         } catch (IllegalArgumentException e) {
             // Another schema, or no checkpoint: the directory is not this database's.
             throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage(), e);
-        } catch (io.selcc.wal.CheckpointException | java.io.UncheckedIOException e) {
+        } catch (IllegalStateException | java.io.UncheckedIOException e) {
+            // A damaged checkpoint, or a log Chronicle Queue cannot open: named, one line, exit 1.
             throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage(), e);
         }
         for (String warning : summary.warnings()) {

@@ -66,8 +66,19 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " Default: ${DEFAULT-VALUE}.")
     private String wal;
 
+    @Option(names = "--checkpoint-every", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
+        description = "With --data-dir: also write a checkpoint every DURATION while the terminals run (recovery"
+            + " then replays only the log after the newest). Default: only at the end.")
+    private java.time.Duration checkpointEvery;
+
     @Override
     public Integer call() throws InterruptedException {
+        if (checkpointEvery != null) {
+            io.selcc.cli.Flags.require(tpcc.dataDir != null, spec.commandLine(), "--checkpoint-every", checkpointEvery,
+                "needs --data-dir");
+            io.selcc.cli.Flags.require(!checkpointEvery.isZero() && !checkpointEvery.isNegative(), spec.commandLine(),
+                "--checkpoint-every", checkpointEvery, "must be > 0");
+        }
         java.util.Map<String, String> stored = tpcc.dataDir == null ? null
             : DataDir.forRecovery(tpcc.dataDir, tpcc, spec.commandLine());
         if (stored != null && !spec.commandLine().getParseResult().hasMatchedOption("--wal")) {
@@ -118,11 +129,22 @@ public final class TpccRunCommand implements Callable<Integer> {
             out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
                 run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
             out.flush();
-            TpccDriver driver = new TpccDriver(db, config, TpccSetup.printStream(out));
+            java.io.PrintStream progress = TpccSetup.printStream(out);
+            TpccDriver driver = new TpccDriver(db, config, progress);
             if (log.forces()) {
                 driver.reportDurableNewOrders();
             }
-            DriverResult result = driver.run();
+            DriverResult result;
+            if (checkpointEvery != null) {
+                Checkpointer checkpointer = new Checkpointer(db, tpcc.dataDir, log.wal(), stored,
+                    checkpointEvery.toNanos(), progress);
+                checkpointer.start();
+                try (checkpointer) {
+                    result = driver.run();
+                }
+            } else {
+                result = driver.run();
+            }
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out) : null;

@@ -30,8 +30,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Durability against a real crash: {@code tpcc run --data-dir} in a child JVM is killed with SIGKILL
  * ({@link Process#destroyForcibly}) at a random moment (during recovery, the run, or its final
  * checkpoint), then {@code tpcc check --data-dir} must find at least as many New-Orders since the load as
- * the last {@code durable=} the child printed, and every consistency condition must hold. Each round
- * recovers what the previous crash left. Odd rounds kill at any moment from the start (often during
+ * the previous round's count plus the last {@code durable=} the child printed (the New-Orders it
+ * acknowledged), and every consistency condition must hold. Each round
+ * recovers what the previous crash left, and the child writes a checkpoint every 2 s while its terminals
+ * run, so recoveries start from checkpoints taken under load. Odd rounds kill at any moment from the start (often during
  * recovery), even rounds once New-Orders are being acknowledged. Planted bug this caught: recovery not
  * replaying the log (ordersSinceLoad 0 against durable=909).
  *
@@ -76,9 +78,9 @@ class CrashRecoveryTest {
             @SuppressWarnings("unchecked")
             Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
             long since = ((Number) report.get("ordersSinceLoad")).longValue();
-            assertTrue(since >= crash.lastDurable, "round " + round + " (seed " + seed + "): ordersSinceLoad " + since
-                + " < last durable=" + crash.lastDurable + "\n" + crash.output);
-            assertTrue(since >= previous, "orders of an earlier round were lost: " + since + " < " + previous);
+            // durable= counts the New-Orders acknowledged since this run started; the earlier rounds' orders stay.
+            assertTrue(since >= previous + crash.lastDurable, "round " + round + " (seed " + seed + "): ordersSinceLoad "
+                + since + " < " + previous + " before this run + last durable=" + crash.lastDurable + "\n" + crash.output);
             assertEquals(Boolean.TRUE, report.get("passed"), check.out());
             previous = since;
             if (crash.lastDurable > 0) {
@@ -106,7 +108,7 @@ class CrashRecoveryTest {
             "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
             "-Dchronicle.analytics.disable=true", "-cp", System.getProperty("java.class.path"),
             "io.selcc.cli.SelccCli", "tpcc", "run", "--data-dir", data.toString(), "--mix", "50,50,0,0,0",
-            "--duration", "60s", "--warmup", "0s"));
+            "--duration", "60s", "--warmup", "0s", "--checkpoint-every", "2s"));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         AtomicLong lastDurable = new AtomicLong();
         StringBuilder output = new StringBuilder();
@@ -127,7 +129,9 @@ class CrashRecoveryTest {
                     }
                 }
             } catch (IOException e) {
-                readFailure.set(e);
+                if (child.isAlive()) {
+                    readFailure.set(e);
+                } // else the kill closed the pipe: what was read is what the test knows was printed
             }
         });
         if (!anyMoment) {

@@ -195,6 +195,7 @@ class TpccCommandTest {
         Path file = Files.writeString(dir.resolve("file"), "x");
         assertBadInput(CliRun.of("tpcc", "load", "--data-dir", file.toString()), "--data-dir", "is a file");
         assertBadInput(CliRun.of("tpcc", "check", "--json", dir.resolve("c.json").toString()), "--json", "needs --data-dir");
+        assertBadInput(CliRun.of("tpcc", "run", "--checkpoint-every", "2s"), "--checkpoint-every", "needs --data-dir");
 
         Path db = dir.resolve("db");
         CliRun load = CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString());

@@ -1,0 +1,94 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.engine.Database;
+import io.selcc.threads.EngineThread;
+import io.selcc.wal.Checkpoint;
+import io.selcc.wal.Wal;
+
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An agent that writes a checkpoint of a kept database every interval while the terminals run
+ * ({@code tpcc run --checkpoint-every}): recovery then replays only the log after the newest one. The
+ * checkpoints are fuzzy ({@link Checkpoint#write}); its owner starts it after recovery and stops it
+ * before the run's last checkpoint.
+ */
+final class Checkpointer implements AutoCloseable {
+    private final Database db;
+    private final Path dir;
+    private final Wal wal;
+    private final Map<String, String> properties;
+    private final long intervalNanos;
+    private final PrintStream out;
+    private final CountDownLatch stop = new CountDownLatch(1);
+    private volatile Throwable failure;
+    private volatile int written;
+    private Thread thread;
+
+    Checkpointer(Database db, Path dir, Wal wal, Map<String, String> properties, long intervalNanos, PrintStream out) {
+        this.db = db;
+        this.dir = dir;
+        this.wal = wal;
+        this.properties = properties;
+        this.intervalNanos = intervalNanos;
+        this.out = out;
+    }
+
+    void start() {
+        thread = EngineThread.start("tpcc-checkpointer", true, this::run);
+    }
+
+    /** The duty cycle: wait an interval (or the stop), write a checkpoint. */
+    private void run() {
+        try {
+            while (!stop.await(intervalNanos, TimeUnit.NANOSECONDS)) {
+                Checkpoint.Summary s = Checkpoint.write(db, dir, wal, properties);
+                written++;
+                // The driver's progress stream: one printf is one line, never cut by a progress line.
+                out.printf(Locale.ROOT, "checkpoint %s written during the run: %,d rows, replay from sequence %,d,"
+                    + " in %.1f s%n", s.path().getFileName(), s.rows(), s.replayFrom(), s.millis() / 1000.0);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException | Error e) {
+            failure = e;
+        }
+    }
+
+    /** Checkpoints written so far. */
+    int written() {
+        return written;
+    }
+
+    /**
+     * Stops the agent, waiting for a checkpoint in progress to finish.
+     *
+     * @throws IllegalStateException if a checkpoint failed (the run's own results stand; the directory
+     *                               keeps the previous checkpoint and the log)
+     */
+    @Override
+    public void close() {
+        stop.countDown();
+        if (thread != null) {
+            boolean interrupted = false;
+            while (thread.isAlive()) {
+                try {
+                    thread.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (failure != null) {
+            throw new io.selcc.cli.CliFailure("a checkpoint during the run failed: " + failure.getMessage(), failure);
+        }
+    }
+}
