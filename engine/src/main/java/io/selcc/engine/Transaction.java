@@ -800,7 +800,15 @@ public final class Transaction implements AutoCloseable {
             if (log == null || redo == null || redo.size() == 0) {
                 return null;
             }
-            long sequence = log.append(redo);
+            long sequence;
+            try {
+                sequence = log.append(redo);
+            } catch (RuntimeException e) {
+                sequence = CommitLog.FAILED; // a closed or broken log: the commit aborts like a failed append
+            } catch (Error e) {
+                db.commitsInFlight().done(); // a number may have been drawn: it must not hold checkpoints back
+                throw e;
+            }
             if (sequence == CommitLog.FAILED) {
                 db.commitsInFlight().done(); // a number drawn for a record the log could not take
                 return AbortReason.LOG_FAILED;

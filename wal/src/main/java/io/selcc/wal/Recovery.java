@@ -94,10 +94,12 @@ public final class Recovery {
         List<Table> tables = node.tables();
         long rows;
         long replayFrom;
+        long coveredThrough;
         Map<String, String> properties;
         try (Checkpoint.Reader reader = Checkpoint.open(file)) {
             reader.verify(db);
             replayFrom = reader.replayFrom();
+            coveredThrough = reader.coveredThrough();
             properties = reader.properties();
             try (BulkLoad bulk = node.bulkLoad()) {
                 rows = reader.forEachRow((tableId, buffer, offset) ->
@@ -141,9 +143,18 @@ public final class Recovery {
             lastReplayed = record.sequence();
             replayed++;
         }
+        if (lastReplayed < coveredThrough) {
+            // The checkpoint's fuzzy scan may hold writes of transactions up to coveredThrough; only a
+            // replay through them makes its rows consistent. Nothing is changed in the directory.
+            throw new IllegalStateException("the logs in " + logs + " end at sequence " + lastReplayed + ", before "
+                + coveredThrough + ", which checkpoint " + file.getFileName() + " needs replayed to be consistent"
+                + (warnings.isEmpty() ? "" : ": " + String.join("; ", warnings)));
+        }
         db.raiseCommitSequence(highestSeen);
         Checkpoint.Summary compacted = null;
-        if (highestSeen > replayFrom) {
+        if (highestSeen > replayFrom || !warnings.isEmpty()) {
+            // Also after a cut tail with nothing past the replay start: a log that went on after its
+            // damaged record would hide every later record of that node from the next recovery.
             compacted = Checkpoint.write(db, dataDirectory, null, properties);
             removeLogs(dataDirectory);
         } else if (recordsRead == 0) {

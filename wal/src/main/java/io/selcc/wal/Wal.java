@@ -214,7 +214,16 @@ public final class Wal implements CommitLog.Factory {
 
     /** {@link CommitLog#awaitDurable} of every log in the group. */
     void awaitDurable(long sequence) {
-        if (mode == Mode.ASYNC || durable >= sequence) {
+        if (mode == Mode.ASYNC) {
+            // Nothing is forced, but a number lost to a failed append is a gap recovery stops at: a
+            // commit after it would be acknowledged and then lost.
+            if (sequence >= lostFrom) {
+                throw new IllegalStateException("wal failed: sequence=" + sequence + " lostFrom=" + lostFrom
+                    + " because: " + lostBecause);
+            }
+            return;
+        }
+        if (durable >= sequence) {
             return;
         }
         lock.lock();
@@ -237,7 +246,7 @@ public final class Wal implements CommitLog.Factory {
 
     /** {@link CommitLog#awaitAppendedDurable} of every log in the group. */
     void awaitAppendedDurable() {
-        if (mode == Mode.ASYNC) {
+        if (mode == Mode.ASYNC && lostFrom == Long.MAX_VALUE) {
             return;
         }
         long highest = 0;

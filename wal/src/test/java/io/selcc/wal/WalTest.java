@@ -290,4 +290,26 @@ class WalTest {
         log.close();
         assertThrows(IllegalStateException.class, () -> wal.open(1, sequences::incrementAndGet));
     }
+
+    /**
+     * ASYNC forces nothing, but a number lost to a failed append is still a gap that recovery stops at:
+     * a commit numbered after it must not be acknowledged. Planted bug this caught (found in review):
+     * ASYNC's wait returning at once whatever was lost (the wait for 2 returned).
+     */
+    @Test
+    void asyncRefusesToAcknowledgePastALostNumber(@TempDir Path dir) {
+        AtomicLong sequences = new AtomicLong();
+        try (Wal wal = Wal.open(dir, Mode.ASYNC)) {
+            ChronicleCommitLog a = (ChronicleCommitLog) wal.open(0, sequences::incrementAndGet);
+            ChronicleCommitLog b = (ChronicleCommitLog) wal.open(1, sequences::incrementAndGet);
+            Redo redo = new Redo();
+            a.breakAppendsForTest();
+            assertEquals(CommitLog.FAILED, a.append(Redos.numbered(redo, 1)));
+            long next = b.append(Redos.numbered(redo, 2));
+            assertEquals(2, next);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> b.awaitDurable(next));
+            assertTrue(e.getMessage().contains("lostFrom=1"), e.getMessage());
+            assertThrows(IllegalStateException.class, b::awaitAppendedDurable);
+        }
+    }
 }

@@ -38,6 +38,47 @@ final class DataDir {
     private DataDir() {
     }
 
+    /**
+     * Takes the directory for this process until it exits: an exclusive lock on {@code DIR/lock}. Two
+     * commands on one directory would each recover, and one would remove the log the other appends to.
+     *
+     * @throws CommandLine.ParameterException (exit 2) when another process holds it
+     */
+    static void lock(Path dir, CommandLine cl) {
+        try {
+            java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir.resolve("lock"),
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+            java.nio.channels.FileLock lock;
+            try {
+                lock = channel.tryLock();
+            } catch (java.nio.channels.OverlappingFileLockException e) {
+                lock = null; // held by another command running in this process
+            }
+            if (lock == null) {
+                channel.close();
+                throw Flags.invalid(cl, "--data-dir", dir, "is in use by another command (its lock file is held)");
+            }
+            HELD.add(lock); // released by unlock() when the command ends, or when the process exits
+        } catch (IOException e) {
+            throw Flags.invalid(cl, "--data-dir", dir, "cannot be locked: " + e.getMessage());
+        }
+    }
+
+    /** Locks this process holds (see {@link #lock}); {@link #unlock} releases them for commands run in-process. */
+    private static final java.util.List<java.nio.channels.FileLock> HELD = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** Releases the directory locks this process took (the command is over). */
+    static void unlock() {
+        for (java.nio.channels.FileLock lock : HELD) {
+            try {
+                lock.channel().close();
+            } catch (IOException e) {
+                // releasing: the process ends soon anyway
+            }
+            HELD.remove(lock);
+        }
+    }
+
     /** For {@code tpcc load}: a directory that can be created and written, and holds no database yet. */
     static Path forLoad(Path dir, CommandLine cl) {
         if (Files.exists(dir) && !Files.isDirectory(dir)) {
@@ -51,6 +92,7 @@ final class DataDir {
         if (!Files.isWritable(dir)) {
             throw Flags.invalid(cl, "--data-dir", dir, "is not writable");
         }
+        lock(dir, cl);
         Checkpoint.newest(dir).ifPresent(existing -> {
             throw Flags.invalid(cl, "--data-dir", dir, "holds a database already (" + existing.getFileName()
                 + "); load into an empty directory");
@@ -67,11 +109,15 @@ final class DataDir {
             throw Flags.invalid(cl, "--data-dir", dir, "is not a directory: load a database into it first with"
                 + " 'tpcc load --data-dir " + dir + "'");
         }
+        if (!Files.isWritable(dir)) {
+            throw Flags.invalid(cl, "--data-dir", dir, "is not writable (recovery and the run write into it)");
+        }
+        lock(dir, cl);
         Map<String, String> properties;
         try {
             properties = Recovery.properties(dir).orElseThrow(() -> Flags.invalid(cl, "--data-dir", dir,
                 "holds no checkpoint: load a database into it first with 'tpcc load --data-dir " + dir + "'"));
-        } catch (IllegalStateException | IllegalArgumentException e) {
+        } catch (IllegalStateException | IllegalArgumentException | java.io.UncheckedIOException e) {
             throw Flags.invalid(cl, "--data-dir", dir, "its checkpoint cannot be read: " + e.getMessage());
         }
         if (!FORMAT_VERSION.equals(properties.get(FORMAT))) {
@@ -121,6 +167,8 @@ final class DataDir {
         } catch (java.io.UncheckedIOException e) {
             throw new io.selcc.cli.CliFailure("cannot write a checkpoint into " + dir + ": " + e.getMessage()
                 + (e.getCause() != null ? " (" + e.getCause().getMessage() + ")" : ""), e);
+        } catch (IllegalStateException e) {
+            throw new io.selcc.cli.CliFailure("cannot write a checkpoint into " + dir + ": " + e.getMessage(), e);
         }
         printCheckpoint(out, summary);
     }

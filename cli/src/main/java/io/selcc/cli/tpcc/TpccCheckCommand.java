@@ -36,6 +36,14 @@ public final class TpccCheckCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        try {
+            return runLocked();
+        } finally {
+            DataDir.unlock(); // a command run in-process (tests) leaves the directory free for the next
+        }
+    }
+
+    private Integer runLocked() {
         if (tpcc.dataDir != null) {
             DataDir.forRecovery(tpcc.dataDir, tpcc, spec.commandLine());
         }

@@ -32,6 +32,14 @@ public final class TpccLoadCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        try {
+            return runLocked();
+        } finally {
+            DataDir.unlock(); // a command run in-process (tests) leaves the directory free for the next
+        }
+    }
+
+    private Integer runLocked() {
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         if (tpcc.dataDir != null) {
             DataDir.forLoad(tpcc.dataDir, spec.commandLine());

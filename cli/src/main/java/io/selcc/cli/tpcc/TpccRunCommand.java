@@ -73,6 +73,14 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
+        try {
+            return runLocked();
+        } finally {
+            DataDir.unlock(); // a command run in-process (tests) leaves the directory free for the next
+        }
+    }
+
+    private Integer runLocked() throws InterruptedException {
         if (checkpointEvery != null) {
             io.selcc.cli.Flags.require(tpcc.dataDir != null, spec.commandLine(), "--checkpoint-every", checkpointEvery,
                 "needs --data-dir");
@@ -83,6 +91,11 @@ public final class TpccRunCommand implements Callable<Integer> {
             : DataDir.forRecovery(tpcc.dataDir, tpcc, spec.commandLine());
         if (stored != null && !spec.commandLine().getParseResult().hasMatchedOption("--wal")) {
             wal = "sync"; // a kept database keeps what it acknowledged
+        }
+        if (checkpointEvery != null) {
+            // A checkpoint taken while transactions run is consistent only with the log replayed after it.
+            io.selcc.cli.Flags.require(!"off".equalsIgnoreCase(wal), spec.commandLine(), "--checkpoint-every",
+                checkpointEvery, "needs a log (--wal async or sync)");
         }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         RunSettings run = runOptions.settings(spec.commandLine());
@@ -112,8 +125,13 @@ public final class TpccRunCommand implements Callable<Integer> {
             tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc.warehouses,
                 (run.durationNanos() + run.warmupNanos()) / 1e9);
         }
-        WalSetup log = WalSetup.open(wal, spec.commandLine(),
-            tpcc.dataDir == null ? null : io.selcc.wal.Recovery.logDirectory(tpcc.dataDir));
+        WalSetup log;
+        try {
+            log = WalSetup.open(wal, spec.commandLine(),
+                tpcc.dataDir == null ? null : io.selcc.wal.Recovery.logDirectory(tpcc.dataDir));
+        } catch (java.io.UncheckedIOException e) {
+            throw new io.selcc.cli.CliFailure("cannot open the log: " + e.getMessage(), e);
+        }
         boolean checkpointed = false;
         try (log; Database db = TpccSetup.open(cluster, tpcc, null)) {
             if (stored != null) {

@@ -204,6 +204,14 @@ class TpccCommandTest {
         assertBadInput(CliRun.of("tpcc", "load", "--data-dir", db.toString()), "--data-dir", "holds a database already");
         assertBadInput(CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--warehouses", "2"), "--warehouses",
             "differs from the 1 warehouse(s)");
+        assertBadInput(CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--wal", "off", "--checkpoint-every", "1s"),
+            "--checkpoint-every", "needs a log");
+        // Another command holds the directory (here: a lock taken as a second process would find it).
+        try (java.nio.channels.FileChannel held = java.nio.channels.FileChannel.open(db.resolve("lock"),
+                java.nio.file.StandardOpenOption.WRITE); var lock = held.lock()) {
+            assertTrue(lock.isValid());
+            assertBadInput(CliRun.of("tpcc", "check", "--data-dir", db.toString()), "--data-dir", "is in use");
+        }
 
         Path checkpoint;
         try (var files = Files.list(db)) {
