@@ -27,7 +27,7 @@ public interface CommitLog extends AutoCloseable {
      * not force ({@code async}), after a force otherwise. A transaction is acknowledged only after
      * this, so it never is before a transaction it read from.
      *
-     * @throws IllegalStateException if the log failed before the transaction became durable
+     * @throws NotDurableException if the log failed before the transaction became durable
      */
     void awaitDurable(long sequence);
 
@@ -39,6 +39,16 @@ public interface CommitLog extends AutoCloseable {
 
     @Override
     void close();
+
+    /**
+     * A commit can no longer become durable: the log failed (a write or a force), or closed, before it
+     * was. The transaction committed in memory but was not acknowledged; what was acknowledged stays.
+     */
+    final class NotDurableException extends IllegalStateException {
+        public NotDurableException(String message) {
+            super(message);
+        }
+    }
 
     /**
      * Opens the logs of a database's compute nodes (one group: the durability of a commit is judged

@@ -218,7 +218,7 @@ public final class Wal implements CommitLog.Factory {
             // Nothing is forced, but a number lost to a failed append is a gap recovery stops at: a
             // commit after it would be acknowledged and then lost.
             if (sequence >= lostFrom) {
-                throw new IllegalStateException("wal failed: sequence=" + sequence + " lostFrom=" + lostFrom
+                throw new CommitLog.NotDurableException("wal failed: sequence=" + sequence + " lostFrom=" + lostFrom
                     + " because: " + lostBecause);
             }
             return;
@@ -230,11 +230,11 @@ public final class Wal implements CommitLog.Factory {
         try {
             while (durable < sequence) {
                 if (sequence >= lostFrom) {
-                    throw new IllegalStateException("wal failed: sequence=" + sequence + " durable=" + durable
+                    throw new CommitLog.NotDurableException("wal failed: sequence=" + sequence + " durable=" + durable
                         + " lostFrom=" + lostFrom + " because: " + lostBecause);
                 }
                 if (closed) {
-                    throw new IllegalStateException("wal closed: sequence=" + sequence + " durable=" + durable
+                    throw new CommitLog.NotDurableException("wal closed: sequence=" + sequence + " durable=" + durable
                         + " directory=" + directory);
                 }
                 changed.awaitUninterruptibly();

@@ -307,7 +307,7 @@ class WalTest {
             assertEquals(CommitLog.FAILED, a.append(Redos.numbered(redo, 1)));
             long next = b.append(Redos.numbered(redo, 2));
             assertEquals(2, next);
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> b.awaitDurable(next));
+            IllegalStateException e = assertThrows(CommitLog.NotDurableException.class, () -> b.awaitDurable(next));
             assertTrue(e.getMessage().contains("lostFrom=1"), e.getMessage());
             assertThrows(IllegalStateException.class, b::awaitAppendedDurable);
         }

@@ -80,6 +80,20 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * A run that failed because its commit log did (a disk error, a full disk): an expected condition,
+     * one line; anything else is a bug and keeps its trace.
+     */
+    static RuntimeException failureOf(RuntimeException e, java.nio.file.Path dataDir) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof io.selcc.engine.CommitLog.NotDurableException lost) {
+                return new io.selcc.cli.CliFailure("the commit log failed, the run stopped: " + lost.getMessage()
+                    + (dataDir == null ? "" : "; " + dataDir + " keeps every acknowledged transaction"), e);
+            }
+        }
+        return e;
+    }
+
     private Integer runLocked() throws InterruptedException {
         if (checkpointEvery != null) {
             io.selcc.cli.Flags.require(tpcc.dataDir != null, spec.commandLine(), "--checkpoint-every", checkpointEvery,
@@ -158,10 +172,10 @@ public final class TpccRunCommand implements Callable<Integer> {
                     checkpointEvery.toNanos(), progress);
                 checkpointer.start();
                 try (checkpointer) {
-                    result = driver.run();
+                    result = runDriver(driver);
                 }
             } else {
-                result = driver.run();
+                result = runDriver(driver);
             }
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);
@@ -188,6 +202,14 @@ public final class TpccRunCommand implements Callable<Integer> {
             if (checkpointed) {
                 io.selcc.wal.Recovery.removeLogs(tpcc.dataDir); // the log is closed, the checkpoint covers it
             }
+        }
+    }
+
+    private DriverResult runDriver(TpccDriver driver) throws InterruptedException {
+        try {
+            return driver.run();
+        } catch (RuntimeException e) {
+            throw failureOf(e, tpcc.dataDir);
         }
     }
 }

@@ -255,4 +255,17 @@ class TpccCommandTest {
         assertTrue(((Number) report.get("ordersSinceLoad")).longValue() >= durable, report + " durable " + durable);
         assertEquals(Boolean.TRUE, report.get("passed"));
     }
+
+    /** A terminal that failed because the commit log did is one line (exit 1); any other failure keeps its trace. */
+    @Test
+    void aFailedCommitLogIsOneLine() {
+        RuntimeException lost = new IllegalStateException("1 terminal(s) failed",
+            new io.selcc.engine.CommitLog.NotDurableException("wal failed: sequence=7"));
+        RuntimeException mapped = TpccRunCommand.failureOf(lost, Path.of("db"));
+        assertTrue(mapped instanceof io.selcc.cli.CliFailure, mapped.toString());
+        assertTrue(mapped.getMessage().contains("wal failed: sequence=7") && mapped.getMessage().contains("db"),
+            mapped.getMessage());
+        RuntimeException bug = new IllegalStateException("1 terminal(s) failed", new NullPointerException());
+        assertTrue(TpccRunCommand.failureOf(bug, null) == bug);
+    }
 }
