@@ -95,7 +95,7 @@ public final class Database implements AutoCloseable {
      */
     private long loggingFrom() {
         if (loggingFrom < 0) {
-            loggingFrom = nodes[0] != null ? nodes[0].commitSequenceCounter() : firstOpened().commitSequenceCounter();
+            loggingFrom = firstOpened().commitSequenceCounter();
         }
         return loggingFrom;
     }

@@ -42,12 +42,12 @@ public final class TupleBuffer {
 
     /** Copies the row's bytes after the tuple header ({@link #rowBytes()} of them) to {@code to} at {@code offset}. */
     public void copyRowTo(byte[] to, int offset) {
-        MemorySegment.copy(segment, java.lang.foreign.ValueLayout.JAVA_BYTE, TupleLayout.HEADER_SIZE, to, offset, rowBytes());
+        view().copyRowTo(to, offset);
     }
 
     /** Sets the row's bytes after the tuple header from {@code from} at {@code offset} (a redo image); the header stays. */
     public void copyRowFrom(byte[] from, int offset) {
-        MemorySegment.copy(from, offset, segment, java.lang.foreign.ValueLayout.JAVA_BYTE, TupleLayout.HEADER_SIZE, rowBytes());
+        view().setRowFrom(from, offset);
     }
 
     MemorySegment segment() {
