@@ -187,6 +187,22 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     abstract void release(GclHandle handle);
 
     @Override
+    public final void writeThrough(GclHandle handle) {
+        if (handle.owner != this || handle.optimistic || handle.released || !handle.exclusive) {
+            throw new IllegalArgumentException("write-through needs an exclusive handle this node holds: handle=" + handle);
+        }
+        if (handle.dirtyLow != CacheFrame.CLEAN) {
+            writeThroughHeld(handle);
+        }
+    }
+
+    /** Writes a held exclusive handle's dirty bytes (and, cached, its frame's) to memory now; the latch stays. */
+    abstract void writeThroughHeld(GclHandle handle);
+
+    /** Set by {@link SelccCluster#crash}: every later latch call of this node throws. */
+    volatile boolean crashed;
+
+    @Override
     public final long faa(long address, long delta) {
         return endpoint.remoteFaa(checkWord(address), delta);
     }
@@ -333,6 +349,9 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     // ---------------------------------------------------------------- checks
 
     final long checkGcl(long address) {
+        if (crashed) {
+            throw new io.selcc.fabric.NodeFailedException(nodeId, "compute node " + nodeId + " has crashed");
+        }
         int memoryNode = GlobalAddress.memoryNode(address);
         long offset = GlobalAddress.offset(address);
         if (memoryNode >= capacities.length) {

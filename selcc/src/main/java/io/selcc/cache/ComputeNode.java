@@ -63,6 +63,14 @@ public interface ComputeNode {
     /** Exclusive counterpart of {@link #trySLock}; null when busy. Used by no-wait 2PL. */
     GclHandle tryXLock(long address);
 
+    /**
+     * Writes what {@code handle} (held exclusive) changed so far to the GCL's memory node now, keeping the
+     * latch: memory then holds the line as it is, whatever becomes of this node's cache. For structure
+     * changes (a new page linked, a node split) that must outlive this node: a survivor of its crash reads
+     * them from memory. Nothing when nothing changed; one round trip otherwise.
+     */
+    void writeThrough(GclHandle handle);
+
     /** Releases a handle. Throws {@link IllegalStateException} if it was already released. */
     void unlock(GclHandle handle);
 

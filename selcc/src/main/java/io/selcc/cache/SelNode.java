@@ -57,6 +57,16 @@ final class SelNode extends AbstractComputeNode {
     }
 
     @Override
+    void writeThroughHeld(GclHandle handle) {
+        int length = handle.dirtyHigh - handle.dirtyLow;
+        endpoint.remoteWrite(handle.address + handle.dirtyLow, handle.copy, handle.dirtyLow, length);
+        endpoint.counters().increment(Counter.WRITE_BACKS);
+        endpoint.counters().add(Counter.WRITE_BACK_BYTES, length);
+        handle.dirtyLow = CacheFrame.CLEAN;
+        handle.dirtyHigh = 0;
+    }
+
+    @Override
     void release(GclHandle handle) {
         long latch = latchOf(handle.address);
         if (!handle.exclusive) {

@@ -126,7 +126,7 @@ public final class SelccCluster implements AutoCloseable {
      */
     public void flushCaches() {
         for (AbstractComputeNode node : nodes) {
-            if (node instanceof SelccNode selcc) {
+            if (node instanceof SelccNode selcc && !selcc.crashed) { // a crashed cache is lost, not written back
                 selcc.flush();
             }
         }
@@ -157,6 +157,84 @@ public final class SelccCluster implements AutoCloseable {
             }
         }
         return busy;
+    }
+
+    /**
+     * Crashes compute node {@code computeNode} abruptly, for fault tests: it is fenced off the fabric
+     * (none of its verbs lands from now on, see {@link Fabric#fence}), its cache is given up unwritten,
+     * its latch bits and writer tags stay in the memory nodes, and every later call on it throws
+     * {@link io.selcc.fabric.NodeFailedException}, so its threads stop at their next latch. Survivors that
+     * ask it for a line get that exception too; {@link #clearLatchesOf} then frees what it held.
+     *
+     * @throws IllegalStateException in SEL mode: its latch words count readers, so a dead node's shared
+     *                               latches could not be told apart from the survivors'
+     */
+    public void crash(int computeNode) {
+        AbstractComputeNode node = nodes[checkNode(computeNode)];
+        if (settings.accessMode() != AccessMode.SELCC) {
+            throw new IllegalStateException("a crashed compute node can be recovered from only in SELCC mode (SEL latch"
+                + " words count readers, not name them): accessMode=" + settings.accessMode());
+        }
+        node.crashed = true;
+        fabric.fence(computeNode);
+        if (node instanceof SelccNode selcc) {
+            selcc.stopEvictionWorker();
+        }
+    }
+
+    /** Whether {@link #crash} was called for {@code computeNode}. */
+    public boolean crashed(int computeNode) {
+        return nodes[checkNode(computeNode)].crashed;
+    }
+
+    /**
+     * After {@link #crash}: removes the crashed node's reader bit and writer tag from every latch word
+     * (the paper's section 6.5 scan), through the endpoint of {@code survivor}, and returns the GCLs it
+     * held exclusive, ascending. Their memory copies are what was last written back: whatever the
+     * crashed cache held on top (its own commits, and others' handed over to it) is for the caller to
+     * restore. Safe while survivors run: every change is an FAA on a bit or tag only the dead node set.
+     */
+    public long[] clearLatchesOf(int crashedNode, int survivor) {
+        checkNode(crashedNode);
+        if (!nodes[crashedNode].crashed) {
+            throw new IllegalStateException("compute node " + crashedNode + " has not crashed: its latches are its own");
+        }
+        if (nodes[checkNode(survivor)].crashed) {
+            throw new IllegalArgumentException("the scan must run on a live node: survivor=" + survivor + " crashed");
+        }
+        FabricEndpoint probe = fabric.endpoint(survivor);
+        int gclSize = settings.gclSize();
+        long readerBit = LatchWord.readerBit(crashedNode);
+        long[] lost = new long[64];
+        int lostCount = 0;
+        for (int memoryNode = 0; memoryNode < fabric.memoryNodeCount(); memoryNode++) {
+            long handedOut = probe.remoteFaa(GlobalAddress.of(memoryNode, 0), 0);
+            long capacity = fabric.memoryNodeCapacity(memoryNode);
+            long end = Math.min(capacity - capacity % gclSize, gclSize * (memoryNode == 0 ? 2L : 1L) + handedOut);
+            for (long offset = gclSize; offset + gclSize <= end; offset += gclSize) {
+                long address = GlobalAddress.of(memoryNode, offset);
+                long word = probe.remoteFaa(address, 0);
+                if (LatchWord.writer(word) == crashedNode) {
+                    probe.remoteFaa(address, LatchWord.releaseExclusiveDelta(crashedNode));
+                    if (lostCount == lost.length) {
+                        lost = java.util.Arrays.copyOf(lost, 2 * lostCount);
+                    }
+                    lost[lostCount++] = address;
+                }
+                if ((word & readerBit) != 0) {
+                    probe.remoteFaa(address, LatchWord.releaseSharedDelta(crashedNode));
+                }
+            }
+        }
+        return java.util.Arrays.copyOf(lost, lostCount);
+    }
+
+    private int checkNode(int computeNode) {
+        if (computeNode < 0 || computeNode >= nodes.length) {
+            throw new IllegalArgumentException("no such compute node: computeNode=" + computeNode
+                + " computeNodes=" + nodes.length);
+        }
+        return computeNode;
     }
 
     @Override

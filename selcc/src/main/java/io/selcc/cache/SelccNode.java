@@ -413,6 +413,19 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
+    @Override
+    void writeThroughHeld(GclHandle handle) {
+        CacheFrame frame = handle.frame;
+        frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
+        handle.dirtyLow = CacheFrame.CLEAN;
+        handle.dirtyHigh = 0;
+        int length = frame.dirtyHigh - frame.dirtyLow;
+        endpoint.remoteWrite(frame.address + frame.dirtyLow, frame.copy, frame.dirtyLow, length);
+        counters.increment(Counter.WRITE_BACKS);
+        counters.add(Counter.WRITE_BACK_BYTES, length);
+        frame.clearDirty(); // memory now equals the copy; the line stays modified (X) here
+    }
+
     // ================================================================ remote acquire (paper 4.3)
 
     /**
@@ -914,10 +927,16 @@ final class SelccNode extends AbstractComputeNode {
     void runEvictionWorker() {
         evictionWorker = Thread.currentThread();
         int lowWater = settings.freeListLowWater();
-        while (!Thread.currentThread().isInterrupted()) {
+        while (!Thread.currentThread().isInterrupted() && !crashed) {
             int freeNow = free.size();
             if (freeNow < lowWater) {
-                if (evict(2 * lowWater - freeNow) == 0) {
+                int evicted;
+                try {
+                    evicted = evict(2 * lowWater - freeNow);
+                } catch (io.selcc.fabric.NodeFailedException e) {
+                    return; // this node was fenced (crashed): its cache is lost, nothing to write back
+                }
+                if (evicted == 0) {
                     LockSupport.parkNanos(this, 50_000);
                 }
             } else {
@@ -927,6 +946,14 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 workerSleeping = false;
             }
+        }
+    }
+
+    /** Wakes the eviction worker so that it sees the node crashed and ends. */
+    void stopEvictionWorker() {
+        Thread worker = evictionWorker;
+        if (worker != null) {
+            LockSupport.unpark(worker);
         }
     }
 
@@ -943,7 +970,9 @@ final class SelccNode extends AbstractComputeNode {
      */
     @Override
     void close() {
-        flush();
+        if (!crashed) {
+            flush();
+        }
         arena.close();
     }
 

@@ -15,6 +15,17 @@ public interface Fabric extends AutoCloseable {
     /** The endpoint of compute node {@code computeNode} (0-based). */
     FabricEndpoint endpoint(int computeNode);
 
+    /**
+     * Fences compute node {@code computeNode} off the fabric, as a memory node revoking a dead node's
+     * access would: once this returns, none of its verbs takes effect any more (every verb it had in
+     * flight has completed), and its verbs and its messages, and messages sent to it, throw
+     * {@link NodeFailedException}. Irreversible.
+     */
+    void fence(int computeNode);
+
+    /** Whether {@code computeNode} has been {@linkplain #fence fenced}. */
+    boolean fenced(int computeNode);
+
     @Override
     void close();
 }

@@ -6,6 +6,8 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import io.selcc.threads.PerThread;
 
 /**
  * All nodes in one JVM. Memory nodes are off-heap {@link MemorySegment}s (any size, above 2 GB
@@ -14,6 +16,12 @@ import java.util.Map;
  *
  * <p>A message is delivered by running the receiver's handler on the sender's thread: there are no
  * polling threads, and handlers never block (see {@link MessageHandler}).
+ *
+ * <p>Fencing ({@link #fence}): each thread marks itself inside a node's verb (or inside a handler of a
+ * message to that node) in a counter of its own, a volatile write before it reads the node's fence flag;
+ * the fencer sets the flag and then waits for every marker of the node to drop to zero. Either the
+ * thread sees the flag and does nothing, or the fencer sees the marker and waits for the verb: no verb
+ * of a fenced node lands after {@code fence} returns (Dekker's argument, both sides volatile).
  */
 public final class LocalFabric implements Fabric {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
@@ -70,6 +78,22 @@ public final class LocalFabric implements Fabric {
     }
 
     @Override
+    public void fence(int computeNode) {
+        LocalEndpoint endpoint = (LocalEndpoint) endpoint(computeNode);
+        endpoint.fenced = true;
+        for (VerbMarker marker : endpoint.markers) {
+            while (marker.depth != 0) {
+                Thread.onSpinWait(); // a verb or handler in flight: bounded by its own length
+            }
+        }
+    }
+
+    @Override
+    public boolean fenced(int computeNode) {
+        return ((LocalEndpoint) endpoint(computeNode)).fenced;
+    }
+
+    @Override
     public FabricEndpoint endpoint(int computeNode) {
         if (computeNode < 0 || computeNode >= endpoints.length) {
             throw new IllegalArgumentException(
@@ -116,10 +140,23 @@ public final class LocalFabric implements Fabric {
         return node;
     }
 
+    /** One thread's nesting depth inside one node's verbs and handlers (see the class comment). */
+    private static final class VerbMarker {
+        volatile int depth;
+    }
+
     private final class LocalEndpoint implements FabricEndpoint {
         private final int nodeId;
         private final NodeCounters counters;
         private final Map<MessageKind, MessageHandler> handlers = new EnumMap<>(MessageKind.class);
+        private volatile boolean fenced;
+        /** Every thread's marker for this node, for the fencer to wait on. */
+        private final CopyOnWriteArrayList<VerbMarker> markers = new CopyOnWriteArrayList<>();
+        private final PerThread<VerbMarker> marker = PerThread.withInitial(() -> {
+            VerbMarker m = new VerbMarker();
+            markers.add(m);
+            return m;
+        });
 
         LocalEndpoint(int nodeId) {
             this.nodeId = nodeId;
@@ -136,8 +173,32 @@ public final class LocalFabric implements Fabric {
             return counters;
         }
 
+        /** Marks this thread inside a verb of this node; throws if the node is fenced (see the class comment). */
+        private VerbMarker enter() {
+            VerbMarker m = marker.get();
+            m.depth = m.depth + 1; // only this thread writes it; volatile: ordered before the flag's read
+            if (fenced) {
+                m.depth = m.depth - 1;
+                throw new NodeFailedException(nodeId, "compute node " + nodeId + " is fenced off the fabric");
+            }
+            return m;
+        }
+
+        private static void exit(VerbMarker m) {
+            m.depth = m.depth - 1;
+        }
+
         @Override
         public void remoteRead(long address, MemorySegment dst, long dstOffset, int length) {
+            VerbMarker m = enter();
+            try {
+                read(address, dst, dstOffset, length);
+            } finally {
+                exit(m);
+            }
+        }
+
+        private void read(long address, MemorySegment dst, long dstOffset, int length) {
             MemorySegment node = target(address, length, false);
             MemorySegment.copy(node, GlobalAddress.offset(address), dst, dstOffset, length);
             counters.increment(Counter.VERB_READ);
@@ -147,6 +208,15 @@ public final class LocalFabric implements Fabric {
 
         @Override
         public void remoteWrite(long address, MemorySegment src, long srcOffset, int length) {
+            VerbMarker m = enter();
+            try {
+                write(address, src, srcOffset, length);
+            } finally {
+                exit(m);
+            }
+        }
+
+        private void write(long address, MemorySegment src, long srcOffset, int length) {
             MemorySegment node = target(address, length, false);
             MemorySegment.copy(src, srcOffset, node, GlobalAddress.offset(address), length);
             VarHandle.releaseFence();
@@ -157,20 +227,44 @@ public final class LocalFabric implements Fabric {
 
         @Override
         public long remoteCas(long address, long expected, long update) {
-            long previous = cas(address, expected, update);
+            VerbMarker m = enter();
+            long previous;
+            try {
+                previous = cas(address, expected, update);
+            } finally {
+                exit(m);
+            }
             roundTrip(8);
             return previous;
         }
 
         @Override
         public long remoteFaa(long address, long delta) {
-            long previous = faa(address, delta);
+            VerbMarker m = enter();
+            long previous;
+            try {
+                previous = faa(address, delta);
+            } finally {
+                exit(m);
+            }
             roundTrip(8);
             return previous;
         }
 
         @Override
         public void post(VerbBatch batch) {
+            VerbMarker m = enter();
+            try {
+                postVerbs(batch);
+            } finally {
+                exit(m);
+            }
+            if (batch.size > 0) {
+                roundTrip(batch.payloadBytes());
+            }
+        }
+
+        private void postVerbs(VerbBatch batch) {
             for (int i = 0; i < batch.size; i++) {
                 long address = batch.addresses[i];
                 switch (batch.kinds[i]) {
@@ -192,9 +286,6 @@ public final class LocalFabric implements Fabric {
                     case CAS -> batch.results[i] = cas(address, batch.operands[i], batch.updates[i]);
                     case FAA -> batch.results[i] = faa(address, batch.operands[i]);
                 }
-            }
-            if (batch.size > 0) {
-                roundTrip(batch.payloadBytes());
             }
         }
 
@@ -240,9 +331,18 @@ public final class LocalFabric implements Fabric {
                 throw new IllegalArgumentException("message to self: node=" + nodeId + " kind=" + kind);
             }
             LocalEndpoint receiver = (LocalEndpoint) endpoint(toNode);
-            counters.increment(Counter.MESSAGES_SENT);
-            receiver.counters.increment(Counter.MESSAGES_RECEIVED);
-            return receiver.handler(kind).onMessage(nodeId, request);
+            if (fenced) {
+                throw new NodeFailedException(nodeId, "compute node " + nodeId + " is fenced off the fabric");
+            }
+            // The handler runs as the receiver's: fencing the receiver waits for it, and refuses it once fenced.
+            VerbMarker m = receiver.enter();
+            try {
+                counters.increment(Counter.MESSAGES_SENT);
+                receiver.counters.increment(Counter.MESSAGES_RECEIVED);
+                return receiver.handler(kind).onMessage(nodeId, request);
+            } finally {
+                exit(m);
+            }
         }
 
         @Override

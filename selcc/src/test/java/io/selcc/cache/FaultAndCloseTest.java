@@ -109,6 +109,16 @@ class FaultAndCloseTest {
         }
 
         @Override
+        public void fence(int computeNode) {
+            delegate.fence(computeNode);
+        }
+
+        @Override
+        public boolean fenced(int computeNode) {
+            return delegate.fenced(computeNode);
+        }
+
+        @Override
         public FabricEndpoint endpoint(int computeNode) {
             FabricEndpoint e = delegate.endpoint(computeNode);
             return new FabricEndpoint() {
