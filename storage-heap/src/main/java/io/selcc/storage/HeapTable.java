@@ -333,8 +333,12 @@ public final class HeapTable {
         formatPage(h);
         GclHandle root = node.xLock(rootAddress);
         h.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, root.getLong(TableRootLayout.FIRST_PAGE_OFFSET));
+        // The chain must outlive this node's cache (a survivor of its crash walks it in memory): the
+        // page goes to memory whole before the root that leads to it.
+        node.writeThrough(h);
         root.putLong(TableRootLayout.FIRST_PAGE_OFFSET, page);
         root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + 1);
+        node.writeThrough(root);
         node.unlock(root);
         node.unlock(h);
         insertPages.get().open = page;

@@ -19,6 +19,11 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
  * ({@code BLinkNodeLayout}), keys and values are 64-bit. A unique tree maps a key to one value; a
  * non-unique tree holds (key, value) pairs, unique on the pair, ordered by key then value.
  *
+ * <p><b>Crashes.</b> Every structure change (a split, a separator posted, a root split) is written
+ * through to memory before its latches go, new nodes before the links that lead to them: when a
+ * compute node crashes with tree nodes in its cache, memory still holds a well-formed tree whose leaves
+ * may only lack entries (or keep removed ones), which the survivors' repair mends from the log.
+ *
  * <p><b>Sharing.</b> The root stays at one global address for the tree's lifetime (a root split moves
  * the root's entries into two new children and keeps the root GCL), so {@link #create} hands out an
  * address that any compute node passes to {@link #open}. An instance is bound to one compute node
@@ -837,6 +842,8 @@ public final class BLinkTree {
                 n.bumpVersion();
                 if (leaf) {
                     c.guard.afterChange(c.leafView.wrap(h), versionBefore);
+                } else {
+                    node.writeThrough(h); // structure outlives this node's cache (see the class comment)
                 }
                 unlatchAt(c, h, level);
                 return;
@@ -903,6 +910,9 @@ public final class BLinkTree {
                 if (leaf) {
                     c.guard.afterSplit(c.leafView.wrap(h), versionBefore, c.newLeafView.wrap(rh));
                 }
+                // The new node reaches memory before the right link that leads to it.
+                node.writeThrough(rh);
+                node.writeThrough(h);
             } finally {
                 unlatchAt(c, rh, level);
                 unlatchAt(c, h, level);
@@ -971,6 +981,9 @@ public final class BLinkTree {
                 c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(lh));
                 c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(rh));
             }
+            node.writeThrough(lh); // the children reach memory before the root that leads to them
+            node.writeThrough(rh);
+            node.writeThrough(rootHandle);
         } finally {
             unlatchAt(c, rh, level);
             unlatchAt(c, lh, level);
