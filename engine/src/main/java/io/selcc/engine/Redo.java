@@ -4,8 +4,8 @@ import java.util.Arrays;
 
 /**
  * One committing transaction's changes as its commit log receives them: per changed row, the kind of
- * change, the table, the row's primary key and (for inserts and updates) the row's column bytes after the
- * change, in the order the transaction made them (a later change of a row replaces an earlier one on
+ * change, the table, the row's primary key, its record id and (for inserts and updates) the row's column
+ * bytes after the change, in the order the transaction made them (a later change of a row replaces an earlier one on
  * replay). The engine fills one per transaction, reused by its thread; a log reads it during
  * {@link CommitLog#append} only.
  *
@@ -24,6 +24,7 @@ public final class Redo {
     private byte[] kinds = new byte[16];
     private int[] tableIds = new int[16];
     private long[] keys = new long[16];
+    private long[] recordIds = new long[16];
     private int[] imageOffsets = new int[16];
     private int[] imageLengths = new int[16];
     private byte[] images = new byte[1024];
@@ -47,6 +48,14 @@ public final class Redo {
     /** The row's primary key: recovery finds rows by key, as record ids differ in a rebuilt database. */
     public long key(int i) {
         return keys[check(i)];
+    }
+
+    /**
+     * Where the row lives in this run's shared memory: a crashed compute node's lines are restored slot
+     * by slot (a rebuilt database, after a restart, finds rows by key instead).
+     */
+    public long recordId(int i) {
+        return recordIds[check(i)];
     }
 
     /** Where change {@code i}'s image starts in {@link #images()} (0 length for a delete). */
@@ -77,12 +86,13 @@ public final class Redo {
      * Adds a change; returns the array and offset its image of {@code imageLength} bytes must be copied
      * to ({@link #images()} at {@link #imageOffset}).
      */
-    int add(byte kind, int tableId, long key, int imageLength) {
+    int add(byte kind, int tableId, long key, long recordId, int imageLength) {
         if (size == kinds.length) {
             int n = 2 * size;
             kinds = Arrays.copyOf(kinds, n);
             tableIds = Arrays.copyOf(tableIds, n);
             keys = Arrays.copyOf(keys, n);
+            recordIds = Arrays.copyOf(recordIds, n);
             imageOffsets = Arrays.copyOf(imageOffsets, n);
             imageLengths = Arrays.copyOf(imageLengths, n);
         }
@@ -92,6 +102,7 @@ public final class Redo {
         kinds[size] = kind;
         tableIds[size] = tableId;
         keys[size] = key;
+        recordIds[size] = recordId;
         imageOffsets[size] = imageBytes;
         imageLengths[size] = imageLength;
         size++;

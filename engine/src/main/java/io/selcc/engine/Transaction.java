@@ -342,7 +342,7 @@ public final class Transaction implements AutoCloseable {
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
             inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
-            logChange(Redo.INSERT, table, key, image);
+            logChange(Redo.INSERT, table, key, rid, image);
             Index[] secondaries = table.secondaryArray();
             for (int i = 0; i < secondaries.length; i++) {
                 secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(row), rid, true));
@@ -403,7 +403,7 @@ public final class Transaction implements AutoCloseable {
         }
         TupleView oldRow = scratch.firstView;
         TupleView newRow = scratch.secondView;
-        logChange(Redo.UPDATE, table, key, after);
+        logChange(Redo.UPDATE, table, key, rid, after);
         if (table.primaryKey(newRow) != key) {
             abortQuietly();
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
@@ -454,7 +454,7 @@ public final class Transaction implements AutoCloseable {
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
-        logChange(Redo.DELETE, table, key, null);
+        logChange(Redo.DELETE, table, key, rid, null);
         SortedLongMap mine = inserted.get(table);
         if (mine != null && mine.remove(key)) {
             secondaryChanges.removeIf(c -> c.rid() == rid);
@@ -498,14 +498,14 @@ public final class Transaction implements AutoCloseable {
     }
 
     /** Records a change for the commit log (nothing when the database logs nothing). */
-    private void logChange(byte kind, Table table, long key, TupleBuffer image) {
+    private void logChange(byte kind, Table table, long key, long rid, TupleBuffer image) {
         if (db.commitLog() == null) {
             return;
         }
         if (redo == null) {
             redo = db.takeRedo();
         }
-        int at = redo.add(kind, table.heap().tableId(), key, image == null ? 0 : image.rowBytes());
+        int at = redo.add(kind, table.heap().tableId(), key, rid, image == null ? 0 : image.rowBytes());
         if (image != null) {
             image.copyRowTo(redo.images(), at);
         }

@@ -14,14 +14,15 @@ public record LogRecord(long sequence, int computeNode, List<Entry> entries) {
     }
 
     /**
-     * One changed row: {@code kind} is {@code Redo.INSERT}, {@code UPDATE} or {@code DELETE}; the image
-     * is the row after the tuple header (empty for a delete). Equality compares the image's bytes.
+     * One changed row: {@code kind} is {@code Redo.INSERT}, {@code UPDATE} or {@code DELETE}; the record
+     * id is where the row lived in the run that logged it; the image is the row after the tuple header
+     * (empty for a delete). Equality compares the image's bytes.
      */
-    public record Entry(byte kind, int tableId, long key, byte[] image) {
+    public record Entry(byte kind, int tableId, long key, long recordId, byte[] image) {
         @Override
         public boolean equals(Object o) {
             return o instanceof Entry e && kind == e.kind && tableId == e.tableId && key == e.key
-                && Arrays.equals(image, e.image);
+                && recordId == e.recordId && Arrays.equals(image, e.image);
         }
 
         @Override
@@ -31,7 +32,8 @@ public record LogRecord(long sequence, int computeNode, List<Entry> entries) {
 
         @Override
         public String toString() {
-            return "Entry[kind=" + kind + " tableId=" + tableId + " key=" + key + " imageLength=" + image.length + "]";
+            return "Entry[kind=" + kind + " tableId=" + tableId + " key=" + key + " recordId=0x"
+                + Long.toHexString(recordId) + " imageLength=" + image.length + "]";
         }
     }
 }

@@ -28,8 +28,9 @@ import java.util.zip.CRC32C;
  *   +1     3      reserved, 0
  *   +4     4      table id
  *   +8     8      primary key of the row (recovery finds rows by key)
- *   +16    4      image length n
- *   +20    n      image bytes (the row after the tuple header; none for a delete)
+ *   +16    8      record id of the row in the run that logged it (a crashed node's lines are restored by slot)
+ *   +24    4      image length n
+ *   +28    n      image bytes (the row after the tuple header; none for a delete)
  * </pre>
  *
  * <p>The first eight bytes are outside the CRC (the version says how the rest is laid out), so
@@ -37,8 +38,8 @@ import java.util.zip.CRC32C;
  * of a record is caught.
  */
 final class LogRecordLayout {
-    /** The layout above. */
-    static final short VERSION = 1;
+    /** The layout above (1 had no record id). */
+    static final short VERSION = 2;
     /** A committed transaction's changes. */
     static final byte KIND_COMMIT = 1;
 
@@ -59,8 +60,9 @@ final class LogRecordLayout {
     static final int ENTRY_RESERVED_LENGTH = 3;
     static final int ENTRY_TABLE_OFFSET = 4;
     static final int ENTRY_KEY_OFFSET = 8;
-    static final int ENTRY_IMAGE_LENGTH_OFFSET = 16;
-    static final int ENTRY_HEADER_LENGTH = 20;
+    static final int ENTRY_RECORD_ID_OFFSET = 16;
+    static final int ENTRY_IMAGE_LENGTH_OFFSET = 24;
+    static final int ENTRY_HEADER_LENGTH = 28;
 
     private static final VarHandle SHORT = MethodHandles.byteArrayViewVarHandle(short[].class, ByteOrder.LITTLE_ENDIAN);
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
@@ -125,6 +127,7 @@ final class LogRecordLayout {
             }
             INT.set(target, at + ENTRY_TABLE_OFFSET, redo.tableId(i));
             LONG.set(target, at + ENTRY_KEY_OFFSET, redo.key(i));
+            LONG.set(target, at + ENTRY_RECORD_ID_OFFSET, redo.recordId(i));
             INT.set(target, at + ENTRY_IMAGE_LENGTH_OFFSET, imageLength);
             System.arraycopy(images, redo.imageOffset(i), target, at + ENTRY_HEADER_LENGTH, imageLength);
             at += ENTRY_HEADER_LENGTH + imageLength;
@@ -192,7 +195,7 @@ final class LogRecordLayout {
             byte[] image = new byte[imageLength];
             System.arraycopy(record, at + ENTRY_HEADER_LENGTH, image, 0, imageLength);
             entries.add(new LogRecord.Entry(record[at + ENTRY_KIND_OFFSET], (int) INT.get(record, at + ENTRY_TABLE_OFFSET),
-                (long) LONG.get(record, at + ENTRY_KEY_OFFSET), image));
+                (long) LONG.get(record, at + ENTRY_KEY_OFFSET), (long) LONG.get(record, at + ENTRY_RECORD_ID_OFFSET), image));
             at += ENTRY_HEADER_LENGTH + imageLength;
         }
         if (at != length) {

@@ -91,7 +91,7 @@ class LogRecordLayoutTest {
         assertEquals(Damage.BAD_LENGTH, LogRecordLayout.check(record, length - 1, crc), "a record cut short");
         assertEquals(Damage.BAD_LENGTH, LogRecordLayout.check(record, length + 8, crc), "bytes after a record");
         byte[] otherVersion = Arrays.copyOf(record, length);
-        otherVersion[LogRecordLayout.VERSION_OFFSET] = 2;
+        otherVersion[LogRecordLayout.VERSION_OFFSET] = LogRecordLayout.VERSION + 1;
         assertEquals(Damage.UNKNOWN_VERSION, LogRecordLayout.check(otherVersion, length, crc));
         byte[] zeroed = new byte[length];
         assertEquals(Damage.UNKNOWN_VERSION, LogRecordLayout.check(zeroed, length, crc), "a zeroed document");

@@ -662,9 +662,10 @@ class RecoveryTest {
 
     /** Flips one bit near the end of {@code record} where it lies in a cycle file of the node log (found by its bytes). */
     private static void flipAByteOf(Path nodeDirectory, LogRecord record) throws IOException {
-        List<Change> changes = record.entries().stream()
-            .map(e -> new Change(e.kind(), e.tableId(), e.key(), e.image())).toList();
-        Redo redo = Redos.of(changes);
+        Redo redo = new Redo();
+        for (LogRecord.Entry e : record.entries()) {
+            io.selcc.engine.RedoFixture.add(redo, e.kind(), e.tableId(), e.key(), e.recordId(), e.image());
+        }
         byte[] bytes = new byte[LogRecordLayout.encodedLength(redo)];
         LogRecordLayout.encode(redo, record.sequence(), record.computeNode(), bytes, new CRC32C());
         List<Path> cycleFiles;

@@ -59,6 +59,7 @@ final class Redos {
             assertEquals(redo.kind(i), e.kind(), where);
             assertEquals(redo.tableId(i), e.tableId(), where);
             assertEquals(redo.key(i), e.key(), where);
+            assertEquals(redo.recordId(i), e.recordId(), where);
             byte[] image = new byte[redo.imageLength(i)];
             System.arraycopy(redo.images(), redo.imageOffset(i), image, 0, image.length);
             assertArrayEquals(image, e.image(), where);
