@@ -201,6 +201,30 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     /** Set by {@link SelccCluster#crash}: every later latch call of this node throws. */
     volatile boolean crashed;
+    /** Told the id of a peer that a message could not reach (it was fenced); set by the cluster. */
+    volatile java.util.function.IntConsumer peerFailures = node -> { };
+
+    @Override
+    public final GclHandle snapshot(long address) {
+        checkGcl(address);
+        MemorySegment copy = MemorySegment.ofArray(new long[gclSize / Long.BYTES]);
+        endpoint.remoteRead(address + GclLayout.COPY_OFFSET, copy, GclLayout.COPY_OFFSET, gclSize - GclLayout.COPY_OFFSET);
+        GclHandle handle = new GclHandle(this);
+        handle.bindSnapshot(copy, address);
+        return handle;
+    }
+
+    @Override
+    public final GclHandle adoptCrashedLine(long address, int crashedNode) {
+        checkGcl(address);
+        if (crashedNode == nodeId) {
+            throw new IllegalArgumentException("a node cannot adopt its own lines: node=" + nodeId);
+        }
+        return adopt(address, crashedNode);
+    }
+
+    /** See {@link #adoptCrashedLine}. */
+    abstract GclHandle adopt(long address, int crashedNode);
 
     @Override
     public final long faa(long address, long delta) {

@@ -71,6 +71,24 @@ public interface ComputeNode {
      */
     void writeThrough(GclHandle handle);
 
+    /**
+     * A private copy of GCL {@code address} as its memory node holds it now, read without a latch (one
+     * round trip): what caches hold on top is not in it. For repairing a crashed node's lines, whose
+     * structure (written through, see {@link #writeThrough}) survivors walk in memory. Read-only; never
+     * validated or unlocked.
+     */
+    GclHandle snapshot(long address);
+
+    /**
+     * Takes over GCL {@code address}, which crashed compute node {@code crashedNode} held exclusive (see
+     * {@link SelccCluster#claimLinesOf}): one FAA moves the writer tag from the crashed node to this one,
+     * never through free, so no other node gets the line before the caller has repaired it; memory's copy
+     * is read with it. Returns an exclusive handle; unlock it as usual.
+     *
+     * @throws IllegalStateException if the latch word does not name {@code crashedNode} as writer
+     */
+    GclHandle adoptCrashedLine(long address, int crashedNode);
+
     /** Releases a handle. Throws {@link IllegalStateException} if it was already released. */
     void unlock(GclHandle handle);
 

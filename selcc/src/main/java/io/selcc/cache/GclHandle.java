@@ -84,6 +84,21 @@ public final class GclHandle {
         this.released = false;
     }
 
+    /**
+     * Binds an unbound optimistic handle to a private copy of a GCL read from memory without a latch
+     * (see {@link ComputeNode#snapshot}): it reads like any handle and is never validated or unlocked.
+     */
+    void bindSnapshot(MemorySegment snapshot, long address) {
+        this.frame = null;
+        this.copy = snapshot;
+        this.memory = snapshot;
+        this.base = 0;
+        this.address = address;
+        this.stamp = 0;
+        this.dataView = null;
+        this.released = false;
+    }
+
     public long address() {
         return address;
     }

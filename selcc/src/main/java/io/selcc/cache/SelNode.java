@@ -57,6 +57,11 @@ final class SelNode extends AbstractComputeNode {
     }
 
     @Override
+    GclHandle adopt(long address, int crashedNode) {
+        throw new UnsupportedOperationException("SEL mode cannot recover a crashed node (see SelccCluster#crash)");
+    }
+
+    @Override
     void writeThroughHeld(GclHandle handle) {
         int length = handle.dirtyHigh - handle.dirtyLow;
         endpoint.remoteWrite(handle.address + handle.dirtyLow, handle.copy, handle.dirtyLow, length);

@@ -188,13 +188,15 @@ public final class SelccCluster implements AutoCloseable {
     }
 
     /**
-     * After {@link #crash}: removes the crashed node's reader bit and writer tag from every latch word
-     * (the paper's section 6.5 scan), through the endpoint of {@code survivor}, and returns the GCLs it
-     * held exclusive, ascending. Their memory copies are what was last written back: whatever the
-     * crashed cache held on top (its own commits, and others' handed over to it) is for the caller to
-     * restore. Safe while survivors run: every change is an FAA on a bit or tag only the dead node set.
+     * After {@link #crash}: scans every latch word (the paper's section 6.5 scan) through the endpoint of
+     * {@code survivor}, removes the crashed node's reader bits, and returns the GCLs it holds exclusive,
+     * ascending. Their writer tags stay: a tag of a fenced node is what keeps every survivor off the line
+     * (they wait, see {@link ComputeNode}) until the repair adopts it with
+     * {@link ComputeNode#adoptCrashedLine}, because memory's copy of such a line is what was last written
+     * back, and whatever the crashed cache held on top (its own commits, and others' handed over to it)
+     * must be restored first. Safe while survivors run: a reader bit of a fenced node is set by no one.
      */
-    public long[] clearLatchesOf(int crashedNode, int survivor) {
+    public long[] claimLinesOf(int crashedNode, int survivor) {
         checkNode(crashedNode);
         if (!nodes[crashedNode].crashed) {
             throw new IllegalStateException("compute node " + crashedNode + " has not crashed: its latches are its own");
@@ -215,7 +217,6 @@ public final class SelccCluster implements AutoCloseable {
                 long address = GlobalAddress.of(memoryNode, offset);
                 long word = probe.remoteFaa(address, 0);
                 if (LatchWord.writer(word) == crashedNode) {
-                    probe.remoteFaa(address, LatchWord.releaseExclusiveDelta(crashedNode));
                     if (lostCount == lost.length) {
                         lost = java.util.Arrays.copyOf(lost, 2 * lostCount);
                     }
@@ -227,6 +228,17 @@ public final class SelccCluster implements AutoCloseable {
             }
         }
         return java.util.Arrays.copyOf(lost, lostCount);
+    }
+
+    /**
+     * Registers what to do when a node learns that a peer it asked for a line is fenced (called on that
+     * node's thread, possibly many times per crash; it must not block).
+     */
+    public void onPeerFailure(java.util.function.IntConsumer listener) {
+        java.util.Objects.requireNonNull(listener, "listener");
+        for (AbstractComputeNode node : nodes) {
+            node.peerFailures = listener;
+        }
     }
 
     private int checkNode(int computeNode) {

@@ -8,6 +8,7 @@ import io.selcc.fabric.GlobalAddress;
 import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.NodeCounters;
+import io.selcc.fabric.NodeFailedException;
 import io.selcc.fabric.OffHeap;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
@@ -34,6 +35,8 @@ final class SelccNode extends AbstractComputeNode {
     private static final int MAX_TRY_AGE = 1 << 20;
     /** A drainer waits for the local holders at most this many times pendingWaitNanos. */
     private static final long DRAIN_WAIT_FACTOR = 10;
+    /** Between retries of a line a crashed node holds (see {@link #peerFailed}). */
+    private static final long PEER_FAILED_PAUSE_NANOS = 200_000;
 
     private final Arena arena = Arena.ofShared();
     /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
@@ -414,6 +417,56 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     @Override
+    GclHandle adopt(long address, int crashedNode) {
+        while (true) {
+            CacheFrame frame = frameOf(address);
+            long stamp;
+            if (frame == null) {
+                frame = takeFreeFrame();
+                stamp = frame.writeLock();
+                if (!install(frame, address)) {
+                    frame.unlockWrite(stamp);
+                    free.push(frame);
+                    continue;
+                }
+            } else {
+                stamp = frame.writeLock();
+                if (frame.address != address) {
+                    frame.unlockWrite(stamp);
+                    continue;
+                }
+                if (frame.ownership() != Ownership.INVALID) {
+                    frame.unlockWrite(stamp);
+                    throw new IllegalStateException("adopting a line this node holds: node=" + nodeId + " address="
+                        + GlobalAddress.toString(address) + " ownership=" + frame.ownership());
+                }
+            }
+            long latch = latchOf(address);
+            VerbBatch batch = batches.get().clear();
+            int faa = batch.faa(latch, LatchWord.handoverDelta(crashedNode, nodeId));
+            batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+            long previous;
+            try {
+                endpoint.post(batch);
+                previous = batch.result(faa);
+            } catch (RuntimeException | Error e) {
+                discard(frame, stamp);
+                throw e;
+            }
+            if (LatchWord.writer(previous) != crashedNode) {
+                endpoint.remoteFaa(latch, LatchWord.handoverDelta(nodeId, crashedNode)); // undo: not ours to take
+                discard(frame, stamp);
+                throw protocolViolation("adopting a line the crashed node " + crashedNode + " does not hold", address,
+                    previous);
+            }
+            frame.clearDirty();
+            granted(frame, Ownership.MODIFIED, 0);
+            counters.increment(Counter.CACHE_MISSES);
+            return handle(frame, true, stamp);
+        }
+    }
+
+    @Override
     void writeThroughHeld(GclHandle handle) {
         CacheFrame frame = handle.frame;
         frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
@@ -550,7 +603,11 @@ final class SelccNode extends AbstractComputeNode {
             InvalidationCase kind = exclusive ? InvalidationCase.WRITER_VS_MODIFIED : InvalidationCase.READER_VS_MODIFIED;
             InvalidationRequest request = new InvalidationRequest(address, nodeId, kind, retries, frame.copy);
             counters.increment(kind.sentCounter);
-            endpoint.call(writer, MessageKind.INVALIDATION, request);
+            try {
+                endpoint.call(writer, MessageKind.INVALIDATION, request);
+            } catch (NodeFailedException e) {
+                return peerFailed(e);
+            }
             if (awaitReply(request) != Status.GRANTED) {
                 return false;
             }
@@ -576,10 +633,28 @@ final class SelccNode extends AbstractComputeNode {
             requests[i] = new InvalidationRequest(address, nodeId, InvalidationCase.WRITER_VS_SHARED, retries, frame.copy);
         }
         counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
-        endpoint.callAll(targets, count, MessageKind.INVALIDATION, requests, replies);
+        try {
+            endpoint.callAll(targets, count, MessageKind.INVALIDATION, requests, replies);
+        } catch (NodeFailedException e) {
+            return peerFailed(e);
+        }
         for (Object request : requests) {
             awaitReply((InvalidationRequest) request);
         }
+        return false;
+    }
+
+    /**
+     * A holder of the line crashed (its node is fenced): nothing is granted until the survivors' repair
+     * frees or takes over its latch bits. Reports it, then waits a little, so that a blocking acquire
+     * retries without burning the core the repair needs; a no-wait one gives up as for any busy line.
+     */
+    private boolean peerFailed(NodeFailedException e) {
+        if (e.node() == nodeId) {
+            throw e; // this node itself is fenced
+        }
+        peerFailures.accept(e.node());
+        LockSupport.parkNanos(PEER_FAILED_PAUSE_NANOS);
         return false;
     }
 

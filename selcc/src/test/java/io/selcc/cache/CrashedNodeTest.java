@@ -9,32 +9,41 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A compute node that crashes: it is fenced, survivors that need its lines learn of it, and the latch
- * scan frees what it held, leaving memory's copy as last written (write-through included).
- * Seen failing: with the scan's clearing FAA removed, the survivor's xLock after the scan threw
- * NodeFailedException again; without writeThrough the survivor read 0 at offset 0; with the fence's
+ * A compute node that crashes: it is fenced, survivors that need its lines learn of it and wait, the
+ * latch scan clears its reader bits and lists the lines it held, and adopting one hands it to a
+ * survivor with memory's copy as last written (write-through included).
+ * Seen failing: without writeThrough the snapshot read 0 at offset 0; with the fence's
  * wait for in-flight verbs removed, an add landed after fence returned (round 14 of 300).
  */
 class CrashedNodeTest {
     @Test
     @Timeout(60)
-    void survivorsLearnOfTheCrashAndTheScanFreesItsLines() {
+    void survivorsWaitForALineOfTheCrashedNodeUntilOneAdoptsIt() throws Exception {
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(3).cacheFrames(64).build()) {
             ComputeNode survivor = cluster.node(0);
             ComputeNode dead = cluster.node(1);
+            ComputeNode other = cluster.node(2);
             long held = survivor.allocate();
             long shared = survivor.allocate();
             long untouched = survivor.allocate();
             cluster.flushCaches();
+            AtomicInteger reported = new AtomicInteger();
+            AtomicInteger reportedNode = new AtomicInteger(-1);
+            cluster.onPeerFailure(node -> {
+                reported.incrementAndGet();
+                reportedNode.set(node);
+            });
 
             GclHandle h = dead.xLock(held);
             h.putLong(0, 11);
@@ -42,22 +51,49 @@ class CrashedNodeTest {
             h.putLong(8, 22);     // only in the dead node's cache
             dead.unlock(h);       // lazy release: the dead node keeps X
             dead.unlock(dead.sLock(shared));
-            cluster.node(2).unlock(cluster.node(2).sLock(shared));
+            other.unlock(other.sLock(shared));
 
             cluster.crash(1);
             assertTrue(cluster.crashed(1));
             NodeFailedException own = assertThrows(NodeFailedException.class, () -> dead.sLock(untouched));
             assertEquals(1, own.node());
-            NodeFailedException asked = assertThrows(NodeFailedException.class, () -> survivor.xLock(held),
-                "a survivor asking the dead node for its line");
-            assertEquals(1, asked.node());
+            assertNull(survivor.tryXLock(held), "a no-wait acquire gives up on the crashed node's line");
+            assertTrue(reported.get() >= 1, "the survivor reported the crash");
+            assertEquals(1, reportedNode.get());
 
-            long[] lost = cluster.clearLatchesOf(1, 0);
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicLong seen = new AtomicLong(-1);
+            Thread waiter = new Thread(() -> {
+                try {
+                    GclHandle w = other.xLock(held); // blocks until the line is adopted and released
+                    seen.set(w.getLong(8));
+                    other.unlock(w);
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            int before = reported.get();
+            waiter.start();
+            while (reported.get() <= before) {
+                Thread.onSpinWait(); // the waiter asked the crashed node and is now retrying
+            }
+
+            long[] lost = cluster.claimLinesOf(1, 0);
             assertArrayEquals(new long[] {held}, lost);
-            GclHandle again = survivor.xLock(held);
-            assertEquals(11, again.getLong(0), "the written-through bytes are in memory");
-            assertEquals(0, again.getLong(8), "what only the dead cache held is gone (the caller restores it)");
-            survivor.unlock(again);
+            assertNull(survivor.tryXLock(held), "the tag stays until the line is adopted");
+            assertEquals(11, survivor.snapshot(held).getLong(0), "the written-through bytes are in memory");
+            GclHandle adopted = survivor.adoptCrashedLine(held, 1);
+            assertEquals(11, adopted.getLong(0));
+            assertEquals(0, adopted.getLong(8), "what only the dead cache held is gone (the caller restores it)");
+            adopted.putLong(8, 33); // the repair
+            survivor.unlock(adopted);
+            waiter.join();
+            if (failure.get() != null) {
+                throw new AssertionError("waiter failed", failure.get());
+            }
+            assertEquals(33, seen.get(), "the waiter got the line after its repair");
+            assertThrows(IllegalStateException.class, () -> survivor.adoptCrashedLine(untouched, 1),
+                "a line the crashed node did not hold");
             GclHandle s = survivor.xLock(shared); // node 2's copy is invalidated; node 1's bit is gone
             survivor.unlock(s);
             cluster.flushCaches();
@@ -129,10 +165,10 @@ class CrashedNodeTest {
     @Test
     void theScanRefusesALiveNodeAndRunsOnALiveOne() {
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).build()) {
-            assertThrows(IllegalStateException.class, () -> cluster.clearLatchesOf(1, 0));
+            assertThrows(IllegalStateException.class, () -> cluster.claimLinesOf(1, 0));
             cluster.crash(1);
-            assertThrows(IllegalArgumentException.class, () -> cluster.clearLatchesOf(1, 1));
-            assertEquals(0, cluster.clearLatchesOf(1, 0).length);
+            assertThrows(IllegalArgumentException.class, () -> cluster.claimLinesOf(1, 1));
+            assertEquals(0, cluster.claimLinesOf(1, 0).length);
         }
     }
 
