@@ -35,7 +35,11 @@ public final class BulkLoad implements AutoCloseable {
     private TableLoad last;
     private boolean closed;
 
-    BulkLoad() {
+    /** Told when the load closes (its rows are in caches and in no log: see {@code Database.writeBackCaches}). */
+    private final Runnable onClose;
+
+    BulkLoad(Runnable onClose) {
+        this.onClose = onClose;
     }
 
     /**
@@ -93,6 +97,7 @@ public final class BulkLoad implements AutoCloseable {
             return;
         }
         closed = true;
+        onClose.run();
         RuntimeException failure = null;
         try {
             flush();

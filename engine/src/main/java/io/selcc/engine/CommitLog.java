@@ -68,7 +68,39 @@ public interface CommitLog extends AutoCloseable {
             return open(computeNode, 0, nextSequence);
         }
 
+        /**
+         * Compute node {@code computeNode} crashed: its log takes no append from now on (a commit of it
+         * still in flight aborts with a failed append), and what it appended is forced and counted as it
+         * would have been. Once this returns no number it drew is on its way into the log any more (a
+         * number is drawn under the log's append lock), so every commit it made is in the log.
+         */
+        default void seal(int computeNode) {
+            throw new UnsupportedOperationException("this commit log cannot be sealed");
+        }
+
+        /**
+         * Reads every node's log back, from where logging started, and hands each change of each
+         * transaction to {@code visitor} in commit sequence order (a transaction's changes in the order
+         * it made them). For repairing a crashed node's lines while the other nodes go on.
+         *
+         * @throws IllegalStateException if part of a log is gone (removed after a checkpoint, or damaged)
+         */
+        default void readBack(ChangeVisitor visitor) {
+            throw new UnsupportedOperationException("this commit log cannot be read back");
+        }
+
         @Override
         void close();
+    }
+
+    /** One logged change, as {@link Factory#readBack} hands it over. */
+    @FunctionalInterface
+    interface ChangeVisitor {
+        /**
+         * @param kind     {@link Redo#INSERT}, {@link Redo#UPDATE} or {@link Redo#DELETE}
+         * @param recordId where the row lives in this run's shared memory
+         * @param image    the row after the tuple header; empty for a delete
+         */
+        void change(long sequence, byte kind, int tableId, long key, long recordId, byte[] image);
     }
 }

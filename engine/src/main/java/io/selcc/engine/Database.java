@@ -35,6 +35,12 @@ public final class Database implements AutoCloseable {
     /** See {@link #loggingFrom()}; -1 until logging starts. Guarded by this. */
     private long loggingFrom = -1;
 
+    /** Set when a bulk load closed, cleared by {@link #writeBackCaches}: loaded rows are in no log. */
+    private volatile boolean loadedSinceWriteBack;
+    /** Repairs of crashed nodes, by node: started once each. Guarded by itself. */
+    private final Map<Integer, java.util.concurrent.CompletableFuture<CrashRecovery.Report>> crashRepairs =
+        new LinkedHashMap<>();
+
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
         this.cc = cc;
@@ -43,6 +49,7 @@ public final class Database implements AutoCloseable {
         this.thomasWriteRule = builder.thomasWriteRule;
         this.commitLogs = builder.commitLogs;
         this.nodes = new DatabaseNode[cluster.computeNodeCount()];
+        cluster.onPeerFailure(this::peerFailed);
     }
 
     public static Builder builder() {
@@ -58,6 +65,7 @@ public final class Database implements AutoCloseable {
         if (nodes[computeNode] == null) {
             nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes,
                 thomasWriteRule);
+            nodes[computeNode].bulkLoaded = () -> loadedSinceWriteBack = true;
             if (commitLogs != null) {
                 nodes[computeNode].startLogging(commitLogs, computeNode, loggingFrom());
             }
@@ -81,6 +89,7 @@ public final class Database implements AutoCloseable {
             throw new IllegalArgumentException("the Thomas write rule cannot be combined with a commit log");
         }
         commitLogs = java.util.Objects.requireNonNull(logs, "logs");
+        writeBackCaches(); // from here on memory plus the log is everything (see CrashRecovery)
         for (int i = 0; i < nodes.length; i++) {
             if (nodes[i] != null) {
                 nodes[i].startLogging(logs, i, loggingFrom());
@@ -155,6 +164,140 @@ public final class Database implements AutoCloseable {
             }
         }
         return opened;
+    }
+
+    /**
+     * Writes every cache's dirty lines back to memory (evicting what no thread holds). After a bulk load
+     * into a logging database, call it before the workload: a crashed node's lines are restored from
+     * memory plus the log, and loaded rows are in no log. Call while no transaction runs.
+     */
+    public void writeBackCaches() {
+        loadedSinceWriteBack = false;
+        cluster.flushCaches();
+    }
+
+    // ---------------------------------------------------------------- a compute node that crashes
+
+    /**
+     * Crashes compute node {@code computeNode} abruptly, for fault tests: it is fenced off the fabric,
+     * its cache is lost, its latch bits stay in memory, its log takes nothing more, and every later call
+     * on it throws {@link io.selcc.fabric.NodeFailedException} (its threads stop at their next access).
+     * The first survivor that asks it for a line starts the repair ({@link CrashRecovery}) on a thread
+     * of its own; the survivors wait for the lines it held meanwhile and then go on.
+     *
+     * @throws IllegalStateException if the crash could not be repaired: the database logs nothing, the
+     *                               algorithm keeps uncommitted state on lines other nodes may take over,
+     *                               no other node is open, or the node crashed already
+     */
+    public void crash(int computeNode) {
+        DatabaseNode victim = node(computeNode);
+        if (commitLog() == null) {
+            throw new IllegalStateException("a crashed compute node's committed work is restored from the logs:"
+                + " this database logs nothing (start logging first)");
+        }
+        if (!cc.keepsUncommittedStateOnHeldLines()) {
+            throw new IllegalStateException("concurrency control " + cc.name() + " keeps uncommitted state (inserted"
+                + " slots, marks) on lines another node may take over, which a crash would lose under a live"
+                + " transaction: crash recovery supports 2pl");
+        }
+        if (survivorOf(computeNode) < 0) {
+            throw new IllegalStateException("no other compute node is open to repair compute node " + computeNode);
+        }
+        if (victim.crashed) {
+            throw new IllegalStateException("compute node " + computeNode + " crashed already");
+        }
+        victim.crashed = true;
+        cluster.crash(computeNode);
+        commitLog().seal(computeNode); // a commit of it in flight fails from here on; what it appended stays
+    }
+
+    /** A node learnt that {@code computeNode} cannot be reached: the first report starts its repair. */
+    private void peerFailed(int computeNode) {
+        synchronized (crashRepairs) {
+            if (crashRepairs.containsKey(computeNode) || !cluster.crashed(computeNode)) {
+                return;
+            }
+            java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair = new java.util.concurrent.CompletableFuture<>();
+            crashRepairs.put(computeNode, repair);
+            io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
+                try {
+                    repair.complete(repairNow(computeNode));
+                } catch (Throwable t) {
+                    repair.completeExceptionally(t);
+                }
+            });
+        }
+    }
+
+    /**
+     * Repairs the lines of crashed node {@code computeNode} now, on the calling thread, unless a repair
+     * started already (then waits for it). Survivors start it themselves when they meet the crash.
+     *
+     * @throws IllegalStateException if the node has not crashed, or the repair failed
+     */
+    public CrashRecovery.Report recoverCrashedNode(int computeNode) {
+        java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair;
+        boolean mine = false;
+        synchronized (crashRepairs) {
+            if (!cluster.crashed(computeNode)) {
+                throw new IllegalStateException("compute node " + computeNode + " has not crashed");
+            }
+            repair = crashRepairs.get(computeNode);
+            if (repair == null) {
+                repair = new java.util.concurrent.CompletableFuture<>();
+                crashRepairs.put(computeNode, repair);
+                mine = true;
+            }
+        }
+        if (mine) {
+            try {
+                repair.complete(repairNow(computeNode));
+            } catch (RuntimeException | Error e) {
+                repair.completeExceptionally(e);
+            }
+        }
+        try {
+            return repair.join();
+        } catch (java.util.concurrent.CompletionException e) {
+            throw new IllegalStateException("the repair of crashed compute node " + computeNode + " failed: "
+                + e.getCause(), e.getCause());
+        }
+    }
+
+    /** Waits for every repair started so far and returns their reports (see {@link #recoverCrashedNode}). */
+    public List<CrashRecovery.Report> awaitCrashRepairs() {
+        List<Integer> crashed;
+        synchronized (crashRepairs) {
+            crashed = new ArrayList<>(crashRepairs.keySet());
+        }
+        List<CrashRecovery.Report> reports = new ArrayList<>();
+        for (int node : crashed) {
+            reports.add(recoverCrashedNode(node));
+        }
+        return reports;
+    }
+
+    private CrashRecovery.Report repairNow(int computeNode) {
+        if (loadedSinceWriteBack) {
+            throw new IllegalStateException("rows were bulk-loaded since the caches were last written back, and are"
+                + " in no log: call writeBackCaches() after loading");
+        }
+        int survivor = survivorOf(computeNode);
+        return CrashRecovery.run(this, commitLog(), computeNode, survivor);
+    }
+
+    /** The lowest open node other than {@code computeNode} that has not crashed, or -1. */
+    private synchronized int survivorOf(int computeNode) {
+        for (int i = 0; i < nodes.length; i++) {
+            if (i != computeNode && nodes[i] != null && !nodes[i].crashed) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private synchronized CommitLog.Factory commitLog() {
+        return commitLogs;
     }
 
     public int computeNodeCount() {

@@ -28,6 +28,11 @@ public final class DatabaseNode {
     /** Each thread's spare {@link Redo}, so a logging transaction allocates none. */
     private final PerThread<Redo[]> spareRedo = PerThread.withInitial(() -> new Redo[1]);
 
+    /** Run when a bulk load on this node closes; set by the database. */
+    volatile Runnable bulkLoaded = () -> { };
+    /** Set when this node crashed ({@link Database#crash}): every later transaction on it fails. */
+    volatile boolean crashed;
+
     /** See {@link #commitsInFlight()}. */
     private final CommitsInFlight inFlight;
     /** Global address of the commit sequence counter word. */
@@ -180,11 +185,18 @@ public final class DatabaseNode {
      * before a workload runs (see {@link BulkLoad} for its contract). Close it when done.
      */
     public BulkLoad bulkLoad() {
-        return new BulkLoad();
+        return new BulkLoad(bulkLoaded);
     }
 
-    /** Starts a transaction on the calling thread. */
+    /**
+     * Starts a transaction on the calling thread.
+     *
+     * @throws io.selcc.fabric.NodeFailedException if this compute node crashed ({@link Database#crash})
+     */
     public Transaction begin() {
+        if (crashed) {
+            throw new io.selcc.fabric.NodeFailedException(node.nodeId(), "compute node " + node.nodeId() + " has crashed");
+        }
         // Counted from before the algorithm starts: TO's timestamp FAA is part of the transaction.
         CounterSnapshot start = node.counters().threadSnapshot();
         return new Transaction(this, cc.begin(), start);
@@ -216,7 +228,11 @@ public final class DatabaseNode {
                 tx.abortQuietly();
                 outcome = CommitOutcome.aborted(e.reason());
             } catch (RuntimeException | Error e) {
-                tx.abortQuietly();
+                try {
+                    tx.abortQuietly();
+                } catch (RuntimeException | Error cleanup) {
+                    e.addSuppressed(cleanup); // the first failure is the one to report
+                }
                 throw e;
             }
             if (outcome.committed()) {

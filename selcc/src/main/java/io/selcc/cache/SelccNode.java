@@ -48,6 +48,8 @@ final class SelccNode extends AbstractComputeNode {
     private final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
     /** Each thread's recently used frames by address (see {@link #frameOf}). */
     private final PerThread<RecentFrames> recentFrames = PerThread.withInitial(RecentFrames::new);
+    /** Per thread: set by {@link #peerFailed}, so the acquire lets go of its frame (see there). */
+    private final PerThread<boolean[]> peerFailedFlag = PerThread.withInitial(() -> new boolean[1]);
     /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
     private final PerThread<long[]> tryAges = PerThread.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
     private final AtomicInteger evictionCursor = new AtomicInteger();
@@ -156,6 +158,9 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 if (!acquired) {
                     discard(frame, stamp);
+                    if (!tryOnly) {
+                        continue; // a crashed holder: waited without the frame latched (see peerFailed)
+                    }
                     return null;
                 }
                 return handle(frame, exclusive, stamp);
@@ -216,6 +221,9 @@ final class SelccNode extends AbstractComputeNode {
             if (!acquired) {
                 frame.unlockWrite(stamp);
                 servePendingIfIdle(frame);
+                if (!tryOnly) {
+                    continue; // a crashed holder: waited without the frame latched (see peerFailed)
+                }
                 return null;
             }
             return handle(frame, exclusive, stamp);
@@ -563,6 +571,11 @@ final class SelccNode extends AbstractComputeNode {
             if (resolveConflict(frame, exclusive, conflict, retries + inherited)) {
                 return true;
             }
+            boolean[] failed = peerFailedFlag.get();
+            if (failed[0]) {
+                failed[0] = false;
+                return false; // the caller lets go of the frame and, if blocking, comes back
+            }
             if (tryOnly && retries > settings.tryLockRetries()) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
                 age[0] = address;
@@ -654,6 +667,8 @@ final class SelccNode extends AbstractComputeNode {
             throw e; // this node itself is fenced
         }
         peerFailures.accept(e.node());
+        // Wait with no frame latched: the survivor that adopts the line may need this frame (same node).
+        peerFailedFlag.get()[0] = true;
         LockSupport.parkNanos(PEER_FAILED_PAUSE_NANOS);
         return false;
     }

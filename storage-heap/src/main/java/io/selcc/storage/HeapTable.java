@@ -564,6 +564,90 @@ public final class HeapTable {
         }
     }
 
+    // ---------------------------------------------------------------- repair after a compute node crashed
+
+    /**
+     * The table id of a heap page, from a GCL's data (a {@link ComputeNode#snapshot} or a held handle),
+     * or -1 if the GCL is not a heap page.
+     */
+    public static int heapPageTableId(GclHandle gcl) {
+        return gcl.getInt(HeapPageLayout.MAGIC_OFFSET) == HeapPageLayout.MAGIC
+            ? gcl.getInt(HeapPageLayout.TABLE_ID_OFFSET) : -1;
+    }
+
+    /**
+     * Crash repair: puts one committed change, from the log, onto {@code slot} of a page the caller holds
+     * in X, adopted from a crashed node (memory's copy, older than the change): {@code image} is the
+     * row after the tuple header, or null for a delete. Apply a slot's changes in commit order. The
+     * version grows (optimistic readers of the slot notice the change), a slot that takes a new tuple
+     * gets a new incarnation, a write intent stays (a live TO transaction may own it).
+     */
+    public void restoreSlot(GclHandle page, int slot, byte[] image) {
+        TupleView view = new TupleView(schema).wrap(page, slot);
+        int intent = view.flags() & TupleLayout.WRITE_INTENT;
+        view.version(view.version() + 1);
+        if (image == null) {
+            view.flags(intent);
+            return;
+        }
+        if (!view.isUsed()) {
+            view.incarnation(view.incarnation() + 1);
+        }
+        view.flags(TupleLayout.USED | TupleLayout.VISIBLE | intent);
+        view.setRowFrom(image, 0);
+    }
+
+    /**
+     * Crash repair, after the slots' changes: frees every slot used but not visible (an insert whose
+     * transaction never committed: the page was the crashed node's, so no live transaction owns it) and
+     * sets the page's used count from its slots. Returns the slots freed.
+     *
+     * @throws IllegalStateException if the page is not a page of this table
+     */
+    public int finishRestore(GclHandle page) {
+        if (heapPageTableId(page) != tableId) {
+            throw new IllegalStateException("not a page of table " + name + ": " + GlobalAddress.toString(page.address()));
+        }
+        TupleView view = new TupleView(schema);
+        int used = 0;
+        int freed = 0;
+        for (int slot = 0; slot < slotsPerPage; slot++) {
+            view.wrap(page, slot);
+            if (view.isUsed() && !view.isVisible()) {
+                view.flags(view.flags() & TupleLayout.WRITE_INTENT);
+                freed++;
+            } else if (view.isUsed()) {
+                used++;
+            }
+        }
+        page.putInt(HeapPageLayout.USED_OFFSET, used);
+        return freed;
+    }
+
+    /**
+     * Crash repair: the visible tuples as memory holds them, read page by page with
+     * {@link ComputeNode#snapshot} through {@code reader}, without a latch (what caches hold on top is
+     * not seen). The chain is whole in memory: new pages are written through before they are linked.
+     */
+    public void scanMemory(ComputeNode reader, TupleConsumer consumer) {
+        TupleView view = new TupleView(schema);
+        long page = reader.snapshot(rootAddress).getLong(TableRootLayout.FIRST_PAGE_OFFSET);
+        while (page != 0) {
+            GclHandle h = reader.snapshot(page);
+            if (heapPageTableId(h) != tableId) {
+                throw new IllegalStateException("the chain of table " + name + " leads to a GCL that is not its page: "
+                    + GlobalAddress.toString(page));
+            }
+            for (int slot = 0; slot < slotsPerPage; slot++) {
+                view.wrap(h, slot);
+                if (view.isVisible()) {
+                    consumer.accept(RecordId.of(page, slot, gclSize), view);
+                }
+            }
+            page = nextPage(h);
+        }
+    }
+
     private static int putShortBytes(GclHandle h, int at, byte[] bytes, String table) {
         requireRoom(h, at, 2 + bytes.length, table);
         h.putByte(at, (byte) (bytes.length >>> 8));

@@ -67,6 +67,8 @@ final class ChronicleCommitLog implements CommitLog {
     private int cycle = NO_CYCLE;
     private boolean closing;
     private boolean failed;
+    /** Its compute node crashed: no append any more; what was appended is still forced and published. */
+    private boolean sealed;
 
     // Written by one thread at a time (appends under lock, forces by the flusher), read by anyone.
     private volatile long appends;
@@ -114,7 +116,7 @@ final class ChronicleCommitLog implements CommitLog {
             if (closing) {
                 throw new IllegalStateException("log closed: computeNode=" + computeNode + " directory=" + directory);
             }
-            if (failed) {
+            if (failed || sealed) {
                 return FAILED;
             }
             if (length < 0 || length > maxRecordLength) {
@@ -163,6 +165,20 @@ final class ChronicleCommitLog implements CommitLog {
     @Override
     public void awaitAppendedDurable() {
         group.awaitAppendedDurable();
+    }
+
+    /**
+     * Its compute node crashed: every later append fails without drawing a number. Returns once no
+     * append is in progress (numbers are drawn under the lock, so every number this log drew is in it).
+     * The flusher goes on forcing and publishing what was appended: the log outlives its node.
+     */
+    void seal() {
+        lock.lock();
+        try {
+            sealed = true;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Forces what was appended, stops the flusher and closes the queue. Idempotent. */

@@ -210,6 +210,47 @@ public final class Wal implements CommitLog.Factory {
         }
     }
 
+    @Override
+    public void seal(int computeNode) {
+        ChronicleCommitLog[] current = logs;
+        if (computeNode < 0 || computeNode >= current.length || current[computeNode] == null) {
+            return; // it never logged: nothing to seal
+        }
+        current[computeNode].seal();
+    }
+
+    /**
+     * Reads every node's log under the directory (what has been appended so far, each cut at a damaged
+     * record) and hands the changes over in commit sequence order.
+     *
+     * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work)
+     */
+    @Override
+    public void readBack(CommitLog.ChangeVisitor visitor) {
+        java.util.List<LogRecord> records = new java.util.ArrayList<>();
+        java.util.List<Path> nodeDirectories;
+        try (java.util.stream.Stream<Path> entries = Files.list(directory)) {
+            nodeDirectories = entries.filter(Files::isDirectory)
+                .filter(p -> p.getFileName().toString().startsWith("node-")).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list the logs in " + directory, e);
+        }
+        for (Path nodeDirectory : nodeDirectories) {
+            LogReader.Result result = LogReader.read(nodeDirectory);
+            if (!result.complete()) {
+                throw new IllegalStateException("cannot read the logs back: " + result.warning());
+            }
+            records.addAll(result.records());
+        }
+        records.sort(java.util.Comparator.comparingLong(LogRecord::sequence));
+        for (LogRecord record : records) {
+            for (LogRecord.Entry entry : record.entries()) {
+                visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
+                    entry.image());
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ the logs' side
 
     /** {@link CommitLog#awaitDurable} of every log in the group. */

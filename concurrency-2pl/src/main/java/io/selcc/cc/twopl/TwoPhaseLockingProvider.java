@@ -14,6 +14,12 @@ public final class TwoPhaseLockingProvider implements ConcurrencyControlProvider
         return NAME;
     }
 
+    /** Inserts and writes happen on pages held in X to the end of the transaction (no-wait 2PL). */
+    @Override
+    public boolean keepsUncommittedStateOnHeldLines() {
+        return true;
+    }
+
     @Override
     public ConcurrencyControl create(CcEnvironment environment) {
         PerThread<TwoPhaseLockingTransaction.Workspace> workspaces =

@@ -991,6 +991,97 @@ public final class BLinkTree {
         }
     }
 
+    // ---------------------------------------------------------------- repair after a compute node crashed
+
+    /** The level of the B-link node in a GCL's data (a snapshot or a held handle), or -1 if it is not one. */
+    public static int nodeLevel(GclHandle gcl) {
+        return gcl.getInt(BLinkNodeLayout.MAGIC_OFFSET) == BLinkNodeLayout.MAGIC
+            ? Byte.toUnsignedInt(gcl.getByte(BLinkNodeLayout.LEVEL_OFFSET)) : -1;
+    }
+
+    /**
+     * Crash repair: this tree's leaves left to right as memory holds them, read with
+     * {@link ComputeNode#snapshot} through {@code reader}, without a latch. Memory's structure is whole:
+     * every split and post was written through (see the class comment).
+     */
+    public void forEachLeafInMemory(ComputeNode reader, java.util.function.LongConsumer leaf) {
+        BLinkNode n = new BLinkNode(unique);
+        long address = root;
+        n.wrap(reader.snapshot(address));
+        while (true) {
+            if (n.magic() != BLinkNodeLayout.MAGIC) {
+                throw new IllegalStateException("not a B-link node in memory: " + GlobalAddress.toString(address)
+                    + " (tree " + GlobalAddress.toString(root) + ")");
+            }
+            if (n.isLeaf()) {
+                break;
+            }
+            address = n.child(0);
+            n.wrap(reader.snapshot(address));
+        }
+        while (true) {
+            leaf.accept(address);
+            long next = n.rightLink();
+            if (next == 0) {
+                return;
+            }
+            address = next;
+            n.wrap(reader.snapshot(address));
+            if (n.magic() != BLinkNodeLayout.MAGIC || !n.isLeaf()) {
+                throw new IllegalStateException("a leaf's right link leads to a GCL that is not a leaf: "
+                    + GlobalAddress.toString(address) + " (tree " + GlobalAddress.toString(root) + ")");
+            }
+        }
+    }
+
+    /**
+     * Crash repair: makes the entries of leaf {@code h} (held in X, adopted from a crashed node) exactly
+     * the pairs of {@code keys}/{@code values}[0, n), sorted ascending by (key, value), that fall in its
+     * range (low, high]. The caller computes the pairs from the rows (an index is a function of its
+     * table's visible rows). Returns how many the leaf holds now.
+     *
+     * @throws IllegalStateException if {@code h} is not a leaf of a tree of this kind, or the pairs in
+     *                               its range do not fit (they always did before the crash: a bug)
+     */
+    public int rebuildLeaf(GclHandle h, long[] keys, long[] values, int n) {
+        BLinkNode leaf = new BLinkNode(unique).wrap(h);
+        if (leaf.magic() != BLinkNodeLayout.MAGIC || !leaf.isLeaf()) {
+            throw new IllegalStateException("not a leaf: " + GlobalAddress.toString(h.address()));
+        }
+        int from = leaf.lowInfinite() ? 0 : firstAbove(keys, values, n, leaf.lowKey(), leaf.lowValue());
+        int to = leaf.highInfinite() ? n : firstAbove(keys, values, n, leaf.highKey(), leaf.highValue());
+        int count = Math.max(0, to - from);
+        if (count > leafCapacity) {
+            throw new IllegalStateException("a rebuilt leaf would hold " + count + " entries, more than its "
+                + leafCapacity + ": " + GlobalAddress.toString(h.address()));
+        }
+        leaf.setCount(0);
+        for (int i = from; i < to; i++) {
+            if (unique && i > from && keys[i] == keys[i - 1]) {
+                throw new IllegalStateException("two rows with key " + keys[i] + " for a unique index: rids "
+                    + values[i - 1] + " and " + values[i]);
+            }
+            leaf.insertLeafEntry(leaf.count(), keys[i], values[i]);
+        }
+        leaf.bumpVersion();
+        return count;
+    }
+
+    /** The first i in [0, n) whose pair is above (k, v) in this tree's order, else n. */
+    private int firstAbove(long[] keys, long[] values, int n, long k, long v) {
+        int lo = 0;
+        int hi = n;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (BLinkNode.compare(unique, keys[mid], values[mid], k, v) > 0) {
+                hi = mid;
+            } else {
+                lo = mid + 1;
+            }
+        }
+        return lo;
+    }
+
     /** Releases a latch on a node at {@code level}: leaves and the root through the guard. */
     private void unlatchAt(Context c, GclHandle h, int level) {
         unlatch(c, h, level == LEAF_LEVEL || h.address() == root);

@@ -1,0 +1,237 @@
+package io.selcc.engine;
+
+import io.selcc.cache.ComputeNode;
+import io.selcc.cache.GclHandle;
+import io.selcc.engine.index.BLinkTree;
+import io.selcc.storage.HeapTable;
+import io.selcc.storage.RecordId;
+import io.selcc.storage.TupleBuffer;
+import io.selcc.storage.TupleView;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Restores what a crashed compute node's cache held, on a survivor, while the other nodes go on
+ * (fully-shared mode; the recovery the SELCC paper's section 6.5 sketches and leaves open).
+ *
+ * <p>When a node crashes its lines are fenced, not lost: every GCL it held exclusive keeps its writer
+ * tag, which keeps every survivor off the line (they wait). Memory holds each such line as it was last
+ * written back; what the crashed cache held on top is committed work of that node and of others whose
+ * dirty lines were handed over to it. The repair, in order:
+ * <ol>
+ *   <li>seals the crashed node's log: what it appended stays and is forced; it appends nothing more
+ *       (a number is drawn under the log's append lock, so none is on its way in);</li>
+ *   <li>scans every latch word ({@code SelccCluster.claimLinesOf}): the crashed node's reader bits go,
+ *       its exclusive lines are listed and stay tagged;</li>
+ *   <li>reads every node's log back in commit order;</li>
+ *   <li>heap pages: adopts each (the tag moves to the survivor in one FAA, memory's copy comes with it)
+ *       and puts on it, slot by slot in commit order, every logged change of its rows since logging
+ *       started (memory held everything then: {@link Database#writeBackCaches}), then frees the slots
+ *       of inserts that never committed;</li>
+ *   <li>index leaves: a leaf's entries are a function of its table's visible rows, so each lost leaf
+ *       gets exactly the pairs in its range: rows the log changed, from their last logged image; the
+ *       others as memory holds them (nothing committed changed them since logging started). Memory's
+ *       tree is well formed because every structure change is written through;</li>
+ *   <li>every other line (table roots, inner nodes, unused GCLs) is current in memory, also by
+ *       write-through: it is adopted and released.</li>
+ * </ol>
+ * Each line is released once repaired; the survivors waiting for it go on with it.
+ *
+ * <p>Why a survivor's live transaction cannot be hurt: with an algorithm that keeps its uncommitted
+ * in-place state on lines it holds exclusive to the end ({@code keepsUncommittedStateOnHeldLines}, no-wait
+ * 2PL), no live transaction of another node has state on a crashed node's line; a survivor's commit
+ * that would change a lost leaf's range waits for the leaf, so the rows read for it are the committed
+ * ones either way.
+ */
+public final class CrashRecovery {
+    private static final byte[] DELETED = new byte[0];
+
+    private CrashRecovery() {
+    }
+
+    /**
+     * What one repair did.
+     *
+     * @param crashedNode the node that crashed
+     * @param survivor the node whose thread repaired its lines
+     * @param lostLines lines the crashed node held exclusive
+     * @param heapPages heap pages among them, restored from the log
+     * @param slotChanges logged changes put onto them
+     * @param slotsFreed slots of inserts that never committed, freed on them
+     * @param leaves index leaves among them, rebuilt
+     * @param leafEntries entries the rebuilt leaves hold
+     * @param otherLines other lines, current in memory, released
+     * @param changesRead logged changes read back (all nodes)
+     * @param seconds time the repair took
+     */
+    public record Report(int crashedNode, int survivor, int lostLines, int heapPages, long slotChanges, long slotsFreed,
+                         int leaves, long leafEntries, int otherLines, long changesRead, double seconds) {
+        public String describe() {
+            return String.format(java.util.Locale.ROOT,
+                "compute node %d crashed; node %d restored its %,d lines in %.2f s: %,d heap pages (%,d logged"
+                    + " changes put back, %,d uncommitted inserts freed), %,d index leaves rebuilt (%,d entries),"
+                    + " %,d other lines released; %,d logged changes read",
+                crashedNode, survivor, lostLines, seconds, heapPages, slotChanges, slotsFreed, leaves, leafEntries,
+                otherLines, changesRead);
+        }
+    }
+
+    /** One logged change of a lost heap page's slot. */
+    private record SlotChange(int slot, byte[] image) {
+    }
+
+    static Report run(Database db, CommitLog.Factory logs, int crashed, int survivor) {
+        long start = System.nanoTime();
+        DatabaseNode node = db.node(survivor);
+        ComputeNode cn = node.computeNode();
+        int gclSize = cn.gclSize();
+        List<Table> tables = node.tables();
+
+        logs.seal(crashed);
+        long[] lost = db.cluster().claimLinesOf(crashed, survivor);
+
+        // Classify the lost lines by what memory holds in them.
+        Map<Long, Table> heapPages = new LinkedHashMap<>();
+        Set<Long> leafCandidates = new HashSet<>();
+        List<Long> others = new ArrayList<>();
+        for (long address : lost) {
+            GclHandle snapshot = cn.snapshot(address);
+            int tableId = HeapTable.heapPageTableId(snapshot);
+            if (tableId >= 1 && tableId <= tables.size()) {
+                heapPages.put(address, tables.get(tableId - 1));
+            } else if (BLinkTree.nodeLevel(snapshot) == 0) {
+                leafCandidates.add(address);
+            } else {
+                others.add(address);
+            }
+        }
+        Map<Index, List<Long>> leavesByIndex = new LinkedHashMap<>();
+        if (!leafCandidates.isEmpty()) {
+            for (Table table : tables) {
+                for (Index index : indexesOf(table)) {
+                    index.tree().forEachLeafInMemory(cn, leaf -> {
+                        if (leafCandidates.remove(leaf)) {
+                            leavesByIndex.computeIfAbsent(index, i -> new ArrayList<>()).add(leaf);
+                        }
+                    });
+                }
+            }
+        }
+        others.addAll(leafCandidates); // a split's new node that no link reached: nothing in it counts
+        Set<Table> tablesWithLostLeaves = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
+        leavesByIndex.keySet().forEach(index -> tablesWithLostLeaves.add(index.table()));
+
+        // Read the logs back: the changes of lost pages' slots, and each changed row's last image.
+        Map<Long, List<SlotChange>> pageChanges = new HashMap<>();
+        Map<Table, Map<Long, byte[]>> lastImages = new IdentityHashMap<>();
+        long[] changesRead = {0};
+        logs.readBack((sequence, kind, tableId, key, recordId, image) -> {
+            changesRead[0]++;
+            byte[] after = kind == Redo.DELETE ? null : image;
+            long page = RecordId.page(recordId, gclSize);
+            if (heapPages.containsKey(page)) {
+                pageChanges.computeIfAbsent(page, p -> new ArrayList<>())
+                    .add(new SlotChange(RecordId.slot(recordId, gclSize), after));
+            }
+            if (tableId >= 1 && tableId <= tables.size() && tablesWithLostLeaves.contains(tables.get(tableId - 1))) {
+                lastImages.computeIfAbsent(tables.get(tableId - 1), t -> new HashMap<>())
+                    .put(recordId, after == null ? DELETED : after);
+            }
+        });
+
+        long slotChanges = 0;
+        long slotsFreed = 0;
+        for (Map.Entry<Long, Table> e : heapPages.entrySet()) {
+            HeapTable heap = e.getValue().heap();
+            GclHandle page = cn.adoptCrashedLine(e.getKey(), crashed);
+            try {
+                for (SlotChange change : pageChanges.getOrDefault(e.getKey(), List.of())) {
+                    heap.restoreSlot(page, change.slot(), change.image());
+                    slotChanges++;
+                }
+                slotsFreed += heap.finishRestore(page);
+            } finally {
+                cn.unlock(page);
+            }
+        }
+
+        for (long address : others) {
+            cn.unlock(cn.adoptCrashedLine(address, crashed));
+        }
+
+        int leaves = 0;
+        long leafEntries = 0;
+        for (Map.Entry<Index, List<Long>> e : leavesByIndex.entrySet()) {
+            Index index = e.getKey();
+            Pairs pairs = pairsOf(index, cn, lastImages.getOrDefault(index.table(), Map.of()));
+            for (long address : e.getValue()) {
+                GclHandle leaf = cn.adoptCrashedLine(address, crashed);
+                try {
+                    leafEntries += index.tree().rebuildLeaf(leaf, pairs.keys, pairs.values, pairs.size);
+                    leaves++;
+                } finally {
+                    cn.unlock(leaf);
+                }
+            }
+        }
+        return new Report(crashed, survivor, lost.length, heapPages.size(), slotChanges, slotsFreed, leaves, leafEntries,
+            others.size(), changesRead[0], (System.nanoTime() - start) / 1e9);
+    }
+
+    private static List<Index> indexesOf(Table table) {
+        List<Index> indexes = new ArrayList<>();
+        indexes.add(table.primaryIndex());
+        indexes.addAll(table.secondaryIndexes());
+        return indexes;
+    }
+
+    /** (key, record id) of every visible row of the index's table, sorted: what the index must hold. */
+    private static Pairs pairsOf(Index index, ComputeNode reader, Map<Long, byte[]> lastImages) {
+        Table table = index.table();
+        Pairs pairs = new Pairs();
+        // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
+        table.heap().scanMemory(reader, (rid, row) -> {
+            if (!lastImages.containsKey(rid)) {
+                pairs.add(keyOf(index, row), rid);
+            }
+        });
+        TupleBuffer buffer = new TupleBuffer(table.schema());
+        TupleView view = new TupleView(table.schema());
+        for (Map.Entry<Long, byte[]> e : lastImages.entrySet()) {
+            if (e.getValue() != DELETED) {
+                buffer.view().setRowFrom(e.getValue(), 0);
+                pairs.add(keyOf(index, view.wrap(buffer)), e.getKey());
+            }
+        }
+        PairSort.sort(pairs.keys, pairs.values, pairs.size);
+        return pairs;
+    }
+
+    private static long keyOf(Index index, TupleView row) {
+        return index.isPrimary() ? index.table().primaryKey(row) : index.keyOf(row);
+    }
+
+    /** Growable parallel arrays of (key, value). */
+    private static final class Pairs {
+        long[] keys = new long[1024];
+        long[] values = new long[1024];
+        int size;
+
+        void add(long key, long value) {
+            if (size == keys.length) {
+                keys = java.util.Arrays.copyOf(keys, 2 * size);
+                values = java.util.Arrays.copyOf(values, 2 * size);
+            }
+            keys[size] = key;
+            values[size] = value;
+            size++;
+        }
+    }
+}
