@@ -433,12 +433,15 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         }
         if (exclusive && !h.handle.isExclusive()) {
             node.unlock(h.handle);
+            // Not held while upgrading: if the acquire throws (this node crashed), the rollback must not
+            // unlock the released S latch a second time.
+            held.remove(page);
             GclHandle upgraded = node.tryXLock(page);
             if (upgraded == null) {
-                held.remove(page);
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }
             h.handle = upgraded;
+            held.put(page, h);
             for (int i = 0; h.hasReads && i < readMarks.size(); i++) {
                 HeapTable table = readMarks.table(i);
                 long rid = readMarks.rid(i);
