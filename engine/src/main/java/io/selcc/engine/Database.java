@@ -191,24 +191,38 @@ public final class Database implements AutoCloseable {
      */
     public void crash(int computeNode) {
         DatabaseNode victim = node(computeNode);
-        if (commitLog() == null) {
-            throw new IllegalStateException("a crashed compute node's committed work is restored from the logs:"
-                + " this database logs nothing (start logging first)");
-        }
-        if (!cc.keepsUncommittedStateOnHeldLines()) {
-            throw new IllegalStateException("concurrency control " + cc.name() + " keeps uncommitted state (inserted"
-                + " slots, marks) on lines another node may take over, which a crash would lose under a live"
-                + " transaction: crash recovery supports 2pl");
-        }
-        if (survivorOf(computeNode) < 0) {
-            throw new IllegalStateException("no other compute node is open to repair compute node " + computeNode);
-        }
-        if (victim.crashed) {
-            throw new IllegalStateException("compute node " + computeNode + " crashed already");
+        String refusal = crashRefusal(computeNode);
+        if (refusal != null) {
+            throw new IllegalStateException(refusal);
         }
         victim.crashed = true;
         cluster.crash(computeNode);
         commitLog().seal(computeNode); // a commit of it in flight fails from here on; what it appended stays
+    }
+
+    /**
+     * Why {@link #crash} would refuse to crash {@code computeNode} now (the survivors could not repair
+     * it), or null if it would not: no log, an algorithm that keeps uncommitted state on lines other
+     * nodes may take over, no other open node, or it crashed already.
+     */
+    public String crashRefusal(int computeNode) {
+        DatabaseNode victim = node(computeNode);
+        if (commitLog() == null) {
+            return "a crashed compute node's committed work is restored from the logs: this database logs nothing"
+                + " (start logging first)";
+        }
+        if (!cc.keepsUncommittedStateOnHeldLines()) {
+            return "concurrency control " + cc.name() + " keeps uncommitted state (inserted slots, marks) on lines"
+                + " another node may take over, which a crash would lose under a live transaction: crash recovery"
+                + " supports 2pl";
+        }
+        if (survivorOf(computeNode) < 0) {
+            return "no other compute node is open to repair compute node " + computeNode;
+        }
+        if (victim.crashed) {
+            return "compute node " + computeNode + " crashed already";
+        }
+        return null;
     }
 
     /** A node learnt that {@code computeNode} cannot be reached: the first report starts its repair. */

@@ -71,6 +71,16 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " then replays only the log after the newest). Default: only at the end.")
     private java.time.Duration checkpointEvery;
 
+    @Option(names = "--crash-node", paramLabel = "N",
+        description = "Crash compute node N abruptly during the run (fault test; --cc 2pl, a log and at least two"
+            + " compute nodes): its cache is lost and its terminals stop; the others repair its lines from the"
+            + " logs and go on. See --crash-after.")
+    private Integer crashNode;
+
+    @Option(names = "--crash-after", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
+        description = "With --crash-node: when, from the start of the warm-up. Default: a third of warm-up plus run.")
+    private java.time.Duration crashAfter;
+
     @Override
     public Integer call() throws InterruptedException {
         try {
@@ -113,6 +123,20 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         RunSettings run = runOptions.settings(spec.commandLine());
+        if (crashAfter != null) {
+            io.selcc.cli.Flags.require(crashNode != null, spec.commandLine(), "--crash-after", crashAfter,
+                "needs --crash-node");
+            io.selcc.cli.Flags.require(!crashAfter.isNegative(), spec.commandLine(), "--crash-after", crashAfter,
+                "must be >= 0");
+        }
+        if (crashNode != null) {
+            io.selcc.cli.Flags.require(crashNode >= 0 && crashNode < cluster.computeNodes(), spec.commandLine(),
+                "--crash-node", crashNode, "must name one of the " + cluster.computeNodes() + " compute nodes (0-based)");
+            io.selcc.cli.Flags.require(cluster.computeNodes() >= 2, spec.commandLine(), "--crash-node", crashNode,
+                "needs another compute node to repair it (--compute-nodes >= 2)");
+            io.selcc.cli.Flags.require(!"off".equalsIgnoreCase(wal), spec.commandLine(), "--crash-node", crashNode,
+                "needs a log to restore it from (--wal async or sync)");
+        }
         Mix weights;
         try {
             weights = Mix.parse(mix);
@@ -157,6 +181,15 @@ public final class TpccRunCommand implements Callable<Integer> {
                 db.startLogging(log.wal()); // after the load or the replay: neither is logged again
             }
             log.describe(out);
+            CrashAgent crash = null;
+            if (crashNode != null) {
+                String refusal = db.crashRefusal(crashNode);
+                if (refusal != null) {
+                    throw Flags.invalid(spec.commandLine(), "--crash-node", crashNode, refusal);
+                }
+                long after = crashAfter != null ? crashAfter.toNanos() : (run.durationNanos() + run.warmupNanos()) / 3;
+                crash = new CrashAgent(db, crashNode, after);
+            }
             db.cluster().resetCounters();
             out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
                 run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
@@ -167,15 +200,31 @@ public final class TpccRunCommand implements Callable<Integer> {
                 driver.reportDurableNewOrders();
             }
             DriverResult result;
-            if (checkpointEvery != null) {
-                Checkpointer checkpointer = new Checkpointer(db, tpcc.dataDir, log.wal(), stored,
-                    checkpointEvery.toNanos(), progress);
-                checkpointer.start();
-                try (checkpointer) {
+            if (crash != null) {
+                crash.start();
+            }
+            try {
+                if (checkpointEvery != null) {
+                    Checkpointer checkpointer = new Checkpointer(db, tpcc.dataDir, log.wal(), stored,
+                        checkpointEvery.toNanos(), progress);
+                    checkpointer.start();
+                    try (checkpointer) {
+                        result = runDriver(driver);
+                    }
+                } else {
                     result = runDriver(driver);
                 }
-            } else {
-                result = runDriver(driver);
+            } finally {
+                if (crash != null) {
+                    crash.close(); // a crash not due yet does not happen
+                }
+            }
+            if (crash != null) {
+                if (crash.crashed()) {
+                    out.println(db.recoverCrashedNode(crashNode).describe());
+                } else {
+                    err.println("warning: the run ended before --crash-after: compute node " + crashNode + " did not crash");
+                }
             }
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);

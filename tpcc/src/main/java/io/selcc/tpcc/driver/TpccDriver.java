@@ -126,9 +126,16 @@ public final class TpccDriver {
                 int index = n * config.terminalsPerNode() + t;
                 Terminal terminal = new Terminal(node, index, seeds.split());
                 terminals.add(terminal);
+                int nodeId = node.computeNode().nodeId();
                 threads.add(EngineThread.start("tpcc-terminal-" + index, () -> {
                     try {
                         terminal.loop();
+                    } catch (io.selcc.fabric.NodeFailedException e) {
+                        if (e.node() != nodeId) {
+                            failures.add(e); // a survivor never sees another node's crash: a bug
+                            stop = true;
+                        }
+                        // Its own node crashed (Database.crash): the terminal stops with it, the others go on.
                     } catch (SharedMemoryFullException e) {
                         sharedMemoryFull = true; // not a terminal failure: the run ends early, results kept
                         stop = true;
