@@ -45,7 +45,7 @@ import java.util.Set;
  * Each line is released once repaired; the survivors waiting for it go on with it.
  *
  * <p>Why a survivor's live transaction cannot be hurt: with an algorithm that keeps its uncommitted
- * in-place state on lines it holds exclusive to the end ({@code keepsUncommittedStateOnHeldLines}, no-wait
+ * in-place state on lines it holds exclusive to the end ({@code survivesCrashedNodes}, no-wait
  * 2PL), no live transaction of another node has state on a crashed node's line; a survivor's commit
  * that would change a lost leaf's range waits for the leaf, so the rows read for it are the committed
  * ones either way.

@@ -211,10 +211,10 @@ public final class Database implements AutoCloseable {
             return "a crashed compute node's committed work is restored from the logs: this database logs nothing"
                 + " (start logging first)";
         }
-        if (!cc.keepsUncommittedStateOnHeldLines()) {
-            return "concurrency control " + cc.name() + " keeps uncommitted state (inserted slots, marks) on lines"
-                + " another node may take over, which a crash would lose under a live transaction: crash recovery"
-                + " supports 2pl";
+        if (!cc.survivesCrashedNodes()) {
+            return "concurrency control " + cc.name() + " keeps uncommitted state (write intents) on lines another"
+                + " node may take over, which a crash would lose under a live transaction: crash recovery supports"
+                + " 2pl and occ";
         }
         if (survivorOf(computeNode) < 0) {
             return "no other compute node is open to repair compute node " + computeNode;

@@ -12,7 +12,7 @@ import java.util.function.LongSupplier;
  */
 public final class RecordingCommitLog implements CommitLog.Factory {
     /** One change as appended. */
-    public record Change(byte kind, int tableId, long key, byte[] image) {
+    public record Change(byte kind, int tableId, long key, long recordId, byte[] image) {
     }
 
     /** One appended transaction. */
@@ -20,6 +20,8 @@ public final class RecordingCommitLog implements CommitLog.Factory {
     }
 
     private final List<Appended> appended = new ArrayList<>();
+    /** Compute nodes whose log is sealed (crashed): their appends fail. Guarded by this. */
+    private final java.util.Set<Integer> sealed = new java.util.HashSet<>();
     private volatile boolean failNext;
     private long awaited;
     private long awaitedReadOnly;
@@ -34,12 +36,15 @@ public final class RecordingCommitLog implements CommitLog.Factory {
                         failNext = false;
                         return FAILED;
                     }
+                    if (sealed.contains(computeNode)) {
+                        return FAILED;
+                    }
                     long sequence = nextSequence.getAsLong();
                     List<Change> changes = new ArrayList<>();
                     for (int i = 0; i < redo.size(); i++) {
                         byte[] image = Arrays.copyOfRange(redo.images(), redo.imageOffset(i),
                             redo.imageOffset(i) + redo.imageLength(i));
-                        changes.add(new Change(redo.kind(i), redo.tableId(i), redo.key(i), image));
+                        changes.add(new Change(redo.kind(i), redo.tableId(i), redo.key(i), redo.recordId(i), image));
                     }
                     appended.add(new Appended(sequence, computeNode, changes));
                     return sequence;
@@ -64,6 +69,20 @@ public final class RecordingCommitLog implements CommitLog.Factory {
             public void close() {
             }
         };
+    }
+
+    @Override
+    public synchronized void seal(int computeNode) {
+        sealed.add(computeNode);
+    }
+
+    @Override
+    public void readBack(CommitLog.ChangeVisitor visitor) {
+        for (Appended a : bySequence()) {
+            for (Change c : a.changes()) {
+                visitor.change(a.sequence(), c.kind(), c.tableId(), c.key(), c.recordId(), c.image());
+            }
+        }
     }
 
     /** The next append returns {@link CommitLog#FAILED}. */

@@ -48,6 +48,8 @@ public final class HeapTable {
     /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
     private static final class InsertPages {
         long open;
+        /** The incarnation the thread's last insert gave its slot (see {@link #lastInsertIncarnation}). */
+        int lastIncarnation;
         final ArrayDeque<Long> reusable = new ArrayDeque<>();
         final HashSet<Long> queued = new HashSet<>();
     }
@@ -293,6 +295,7 @@ public final class HeapTable {
                 long readTimestamp = view.readTimestamp();
                 view.copyFrom(zeroTuple);
                 view.incarnation(incarnation);
+                insertPages.get().lastIncarnation = incarnation;
                 view.version(version);
                 view.readTimestamp(readTimestamp);
                 view.flags(TupleLayout.USED);
@@ -307,6 +310,14 @@ public final class HeapTable {
             }
         }
         return -1;
+    }
+
+    /**
+     * The incarnation the calling thread's last insert into this table gave its slot: with the record id,
+     * what tells the insert's own tuple from a later one in the same slot.
+     */
+    public int lastInsertIncarnation() {
+        return insertPages.get().lastIncarnation;
     }
 
     /** Record id of {@code slot} in {@code page}. */
@@ -585,7 +596,9 @@ public final class HeapTable {
     public void restoreSlot(GclHandle page, int slot, byte[] image) {
         TupleView view = new TupleView(schema).wrap(page, slot);
         int intent = view.flags() & TupleLayout.WRITE_INTENT;
-        view.version(view.version() + 1);
+        // Memory's version may be below what the crashed cache reached: +1 could repeat a version some
+        // transaction saw for other contents (and pass its validation); a jump far past any count cannot.
+        view.version(view.version() + RESTORE_VERSION_JUMP);
         if (image == null) {
             view.flags(intent);
             return;
@@ -596,6 +609,14 @@ public final class HeapTable {
         view.flags(TupleLayout.USED | TupleLayout.VISIBLE | intent);
         view.setRowFrom(image, 0);
     }
+
+    /** See {@link #restoreSlot}: 2^32 changes of one row between two write-backs do not happen. */
+    static final long RESTORE_VERSION_JUMP = 1L << 32;
+    /**
+     * See {@link #finishRestore}: a record id taken for an insert before the crash (an insert the crashed
+     * cache took with it) must not match the slot's next tuple.
+     */
+    static final int RESTORE_INCARNATION_JUMP = 1 << 20;
 
     /**
      * Crash repair, after the slots' changes: frees every slot used but not visible (an insert whose
@@ -618,7 +639,11 @@ public final class HeapTable {
                 freed++;
             } else if (view.isUsed()) {
                 used++;
+                continue;
             }
+            // A free slot: a live transaction elsewhere may hold a record id for an insert here that the
+            // crashed cache lost; its incarnation must never come back.
+            view.incarnation(view.incarnation() + RESTORE_INCARNATION_JUMP);
         }
         page.putInt(HeapPageLayout.USED_OFFSET, used);
         return freed;

@@ -72,7 +72,7 @@ public final class TpccRunCommand implements Callable<Integer> {
     private java.time.Duration checkpointEvery;
 
     @Option(names = "--crash-node", paramLabel = "N",
-        description = "Crash compute node N abruptly during the run (fault test; --cc 2pl, a log and at least two"
+        description = "Crash compute node N abruptly during the run (fault test; --cc 2pl or occ, a log and two or more"
             + " compute nodes): its cache is lost and its terminals stop; the others repair its lines from the"
             + " logs and go on. See --crash-after.")
     private Integer crashNode;

@@ -16,7 +16,7 @@ public final class TwoPhaseLockingProvider implements ConcurrencyControlProvider
 
     /** Inserts and writes happen on pages held in X to the end of the transaction (no-wait 2PL). */
     @Override
-    public boolean keepsUncommittedStateOnHeldLines() {
+    public boolean survivesCrashedNodes() {
         return true;
     }
 

@@ -13,6 +13,15 @@ public final class OptimisticProvider implements ConcurrencyControlProvider {
         return NAME;
     }
 
+    /**
+     * Its only uncommitted in-place change is an inserted slot (on a page it does not hold): the commit
+     * checks each is still its own ({@code WriteSet.insertsIntact}) and aborts if a crash took it.
+     */
+    @Override
+    public boolean survivesCrashedNodes() {
+        return true;
+    }
+
     @Override
     public ConcurrencyControl create(CcEnvironment environment) {
         return ConcurrencyControl.named(NAME, () -> new OptimisticTransaction(environment.node()));

@@ -133,7 +133,8 @@ final class OptimisticTransaction extends BufferingTransaction {
                 writes.freeInserts(latched);
                 return CommitOutcome.aborted(refused);
             }
-            if (!validate(latched) || !validateNodeSet(leaves)) {
+            // An insert slot a crashed node's cache took with it is a failed validation too.
+            if (!validate(latched) || !validateNodeSet(leaves) || !writes.insertsIntact(latched)) {
                 hook.undo();
                 writes.freeInserts(latched);
                 return CommitOutcome.aborted(AbortReason.VALIDATION_FAILED);

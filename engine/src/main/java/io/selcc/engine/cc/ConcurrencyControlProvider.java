@@ -9,12 +9,14 @@ public interface ConcurrencyControlProvider {
     ConcurrencyControl create(CcEnvironment environment);
 
     /**
-     * Whether every in-place change a transaction makes before its commit point (an inserted slot, a
-     * mark) stays on lines its node holds exclusive until the transaction ends. Then the lines a crashed
-     * node held carry no state of another node's live transaction, and the survivors can restore them
-     * from the logs alone ({@code Database.crash}). False unless an algorithm says so.
+     * Whether a crashed compute node's lines can be restored from the logs alone while this algorithm's
+     * transactions run on the other nodes ({@code Database.crash}): either every uncommitted in-place
+     * change of a transaction (an inserted slot, a mark) stays on lines its node holds exclusive until
+     * the transaction ends, so a crashed node's lines carry no live transaction's state of another node,
+     * or the transaction notices at commit that such a change was lost with the crashed cache and aborts.
+     * False unless an algorithm says so.
      */
-    default boolean keepsUncommittedStateOnHeldLines() {
+    default boolean survivesCrashedNodes() {
         return false;
     }
 }

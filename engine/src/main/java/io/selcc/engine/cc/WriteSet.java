@@ -134,9 +134,10 @@ public final class WriteSet {
     public long insert(HeapTable table, TupleBuffer row) {
         TupleView source = row.view();
         long rid = table.insertCopy(source);
+        int incarnation = table.lastInsertIncarnation();
         TupleBuffer image = image(table);
         image.view().copyFrom(source);
-        put(rid, new Entry(table, Kind.INSERT, image, 0));
+        put(rid, new Entry(table, Kind.INSERT, image, incarnation));
         inserted.put(rid, table);
         return rid;
     }
@@ -239,9 +240,38 @@ public final class WriteSet {
         for (int i = 0; i < inserted.size(); i++) {
             HeapTable table = inserted.valueAt(i);
             long rid = inserted.keyAt(i);
-            table.freeSlot(latched.get(table.pageOf(rid)), table.slotOf(rid));
+            freeIfOwn(table, latched.get(table.pageOf(rid)), rid);
         }
         inserted.clear();
+    }
+
+    /**
+     * Whether every slot this transaction inserted into still holds its uncommitted tuple: false when a
+     * crashed compute node's cache took the insert with it (the repair restored the page without it and
+     * changed the free slot's incarnation). The pages are latched.
+     */
+    public boolean insertsIntact(LatchedPages latched) {
+        for (int i = 0; i < inserted.size(); i++) {
+            long rid = inserted.keyAt(i);
+            if (!own(inserted.valueAt(i), latched.get(inserted.valueAt(i).pageOf(rid)), rid)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The slot still holds this transaction's uncommitted insert (see {@link #insertsIntact}). */
+    private boolean own(HeapTable table, GclHandle page, long rid) {
+        TupleView row = RowViews.of(table).wrap(page, table.slotOf(rid));
+        Entry entry = entries.get(rid);
+        return row.isUsed() && !row.isVisible() && entry != null && row.incarnation() == entry.incarnation;
+    }
+
+    /** Frees an inserted slot unless a crash repair gave it away (then it is not this transaction's). */
+    private void freeIfOwn(HeapTable table, GclHandle page, long rid) {
+        if (own(table, page, rid)) {
+            table.freeSlot(page, table.slotOf(rid));
+        }
     }
 
     /** Frees this transaction's inserted slots, latching each page briefly (an abort before commit). */
@@ -251,7 +281,7 @@ public final class WriteSet {
             long rid = inserted.keyAt(i);
             GclHandle page = node.xLock(table.pageOf(rid));
             try {
-                table.freeSlot(page, table.slotOf(rid));
+                freeIfOwn(table, page, rid);
             } finally {
                 node.unlock(page);
             }

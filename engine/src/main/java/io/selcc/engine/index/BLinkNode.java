@@ -129,6 +129,18 @@ final class BLinkNode {
         handle.putLong(VERSION_OFFSET, version() + 1);
     }
 
+    /**
+     * A rebuilt leaf (crash repair): its memory copy's version may be below what the crashed cache had
+     * reached, so +1 could repeat a version a transaction saw for other contents; a jump far past any
+     * number of changes since cannot.
+     */
+    void jumpVersion() {
+        handle.putLong(VERSION_OFFSET, version() + VERSION_JUMP);
+    }
+
+    /** See {@link #jumpVersion}. */
+    static final long VERSION_JUMP = 1L << 32;
+
     long readTimestamp() {
         return handle.getLong(READ_TIMESTAMP_OFFSET);
     }

@@ -1063,7 +1063,7 @@ public final class BLinkTree {
             }
             leaf.insertLeafEntry(leaf.count(), keys[i], values[i]);
         }
-        leaf.bumpVersion();
+        leaf.jumpVersion(); // not +1: see there
         return count;
     }
 

@@ -18,7 +18,8 @@ import io.selcc.tpcc.txn.NewOrderResult;
 import io.selcc.tpcc.txn.TpccTransactions;
 import io.selcc.tpcc.txn.TxnType;
 import io.selcc.wal.Wal;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -36,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A TPC-C run on three compute nodes (no-wait 2PL, logs forced), one of which crashes mid-run: its
+ * A TPC-C run on three compute nodes (no-wait 2PL, then OCC; logs forced), one of which crashes mid-run: its
  * cache is lost, its latch bits stay, its threads stop. The two others notice, repair its lines from
  * the logs while they go on, and finish their share. Then all twelve consistency conditions (and the
  * index-heap check) hold, every New-Order the crashed node acknowledged is there, and the orders added
@@ -57,13 +58,14 @@ class CrashedComputeNodeTest {
     private static final int BEFORE_CRASH = 60;
     private static final int AFTER_CRASH = 150;
 
-    @Test
-    void theSurvivorsRepairTheCrashedNodesLinesAndFinish(@TempDir Path dir) throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"2pl", "occ"})
+    void theSurvivorsRepairTheCrashedNodesLinesAndFinish(String cc, @TempDir Path dir) throws Exception {
         long seed = 20261123;
-        System.out.println("CrashedComputeNodeTest: seed=" + seed);
+        System.out.println("CrashedComputeNodeTest: cc=" + cc + " seed=" + seed);
         TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
         Wal wal = Wal.open(dir.resolve("wal"), Wal.Mode.SYNC);
-        try (Database db = TpccSchema.define(Database.builder()).cc("2pl").computeNodes(NODES)
+        try (Database db = TpccSchema.define(Database.builder()).cc(cc).computeNodes(NODES)
             .threadsPerNode(TERMINALS_PER_NODE).cacheFrames(32_768).memoryPerNode((long) WAREHOUSES << 30)
             .commitLog(wal).build()) {
             new TpccLoader(db, WAREHOUSES, seed, constants, TERMINALS_PER_NODE, null).load();
