@@ -68,6 +68,11 @@ public interface CommitLog extends AutoCloseable {
             return open(computeNode, 0, nextSequence);
         }
 
+        /** Whether {@link #seal} and {@link #readBack} work (a crashed node can be repaired from these logs). */
+        default boolean canReadBack() {
+            return false;
+        }
+
         /**
          * Compute node {@code computeNode} crashed: its log takes no append from now on (a commit of it
          * still in flight aborts with a failed append), and what it appended is forced and counted as it

@@ -87,9 +87,9 @@ public final class CrashRecovery {
     private record SlotChange(int slot, byte[] image) {
     }
 
-    static Report run(Database db, CommitLog.Factory logs, int crashed, int survivor) {
+    static Report run(Database db, CommitLog.Factory logs, DatabaseNode node, int crashed) {
         long start = System.nanoTime();
-        DatabaseNode node = db.node(survivor);
+        int survivor = node.computeNode().nodeId();
         ComputeNode cn = node.computeNode();
         int gclSize = cn.gclSize();
         List<Table> tables = node.tables();
@@ -136,7 +136,12 @@ public final class CrashRecovery {
             changesRead[0]++;
             byte[] after = kind == Redo.DELETE ? null : image;
             long page = RecordId.page(recordId, gclSize);
-            if (heapPages.containsKey(page)) {
+            Table pageTable = heapPages.get(page);
+            if (pageTable != null && pageTable.heap().tableId() != tableId) {
+                throw new IllegalStateException("logged change of sequence " + sequence + " names table " + tableId
+                    + " at record id 0x" + Long.toHexString(recordId) + ", a page of table " + pageTable.name());
+            }
+            if (pageTable != null) {
                 pageChanges.computeIfAbsent(page, p -> new ArrayList<>())
                     .add(new SlotChange(RecordId.slot(recordId, gclSize), after));
             }

@@ -30,8 +30,10 @@ public final class Database implements AutoCloseable {
     private final List<IndexDefinition> indexes;
     private final boolean thomasWriteRule;
     private final DatabaseNode[] nodes;
+    /** A copy of {@link #nodes} read without the monitor (replaced on every open): the crash repair reads it. */
+    private volatile DatabaseNode[] opened;
     /** The compute nodes' commit logs (one group), or null: nothing is logged. Closed with the database. */
-    private CommitLog.Factory commitLogs;
+    private volatile CommitLog.Factory commitLogs;
     /** See {@link #loggingFrom()}; -1 until logging starts. Guarded by this. */
     private long loggingFrom = -1;
 
@@ -49,6 +51,7 @@ public final class Database implements AutoCloseable {
         this.thomasWriteRule = builder.thomasWriteRule;
         this.commitLogs = builder.commitLogs;
         this.nodes = new DatabaseNode[cluster.computeNodeCount()];
+        this.opened = nodes.clone();
         cluster.onPeerFailure(this::peerFailed);
     }
 
@@ -66,6 +69,7 @@ public final class Database implements AutoCloseable {
             nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes,
                 thomasWriteRule);
             nodes[computeNode].bulkLoaded = () -> loadedSinceWriteBack = true;
+            opened = nodes.clone();
             if (commitLogs != null) {
                 nodes[computeNode].startLogging(commitLogs, computeNode, loggingFrom());
             }
@@ -125,7 +129,7 @@ public final class Database implements AutoCloseable {
      */
     public long checkpointStart() {
         while (true) {
-            long drawn = node(0).commitSequenceCounter();
+            long drawn = liveNode().commitSequenceCounter();
             long lowest = Long.MAX_VALUE;
             boolean drawing = false;
             for (DatabaseNode opened : openedNodes()) {
@@ -145,7 +149,7 @@ public final class Database implements AutoCloseable {
 
     /** The highest commit sequence number drawn so far (0 before the first logged commit). */
     public long commitSequence() {
-        return node(0).commitSequenceCounter();
+        return liveNode().commitSequenceCounter();
     }
 
     /**
@@ -153,7 +157,15 @@ public final class Database implements AutoCloseable {
      * number after the replayed ones. Call before any transaction runs.
      */
     public void raiseCommitSequence(long floor) {
-        node(0).raiseCommitSequence(floor);
+        liveNode().raiseCommitSequence(floor);
+    }
+
+    /**
+     * The database as seen from the lowest compute node that has not crashed (opened if need be): for
+     * database-wide reads and checks that any node can do.
+     */
+    public DatabaseNode liveNode() {
+        return node(cluster.liveNode());
     }
 
     private synchronized java.util.List<DatabaseNode> openedNodes() {
@@ -195,8 +207,8 @@ public final class Database implements AutoCloseable {
         if (refusal != null) {
             throw new IllegalStateException(refusal);
         }
-        victim.crashed = true;
         cluster.crash(computeNode);
+        victim.crashed = true;
         commitLog().seal(computeNode); // a commit of it in flight fails from here on; what it appended stays
     }
 
@@ -207,9 +219,20 @@ public final class Database implements AutoCloseable {
      */
     public String crashRefusal(int computeNode) {
         DatabaseNode victim = node(computeNode);
+        if (cluster.accessMode() != io.selcc.cache.AccessMode.SELCC) {
+            return "a crashed compute node can be repaired only in SELCC mode (SEL's latch words count readers,"
+                + " they do not name them)";
+        }
         if (commitLog() == null) {
             return "a crashed compute node's committed work is restored from the logs: this database logs nothing"
                 + " (start logging first)";
+        }
+        if (!commitLog().canReadBack()) {
+            return "this database's commit log cannot be sealed and read back, which repairing a crashed node needs";
+        }
+        if (loadedSinceWriteBack) {
+            return "rows were bulk-loaded since the caches were last written back, and are in no log: call"
+                + " writeBackCaches() after loading";
         }
         if (!cc.survivesCrashedNodes()) {
             return "concurrency control " + cc.name() + " keeps uncommitted state (write intents) on lines another"
@@ -237,6 +260,7 @@ public final class Database implements AutoCloseable {
                 try {
                     repair.complete(repairNow(computeNode));
                 } catch (Throwable t) {
+                    cluster.repairFailed(computeNode, String.valueOf(t)); // survivors stop waiting for its lines
                     repair.completeExceptionally(t);
                 }
             });
@@ -267,6 +291,7 @@ public final class Database implements AutoCloseable {
             try {
                 repair.complete(repairNow(computeNode));
             } catch (RuntimeException | Error e) {
+                cluster.repairFailed(computeNode, String.valueOf(e));
                 repair.completeExceptionally(e);
             }
         }
@@ -292,25 +317,28 @@ public final class Database implements AutoCloseable {
     }
 
     private CrashRecovery.Report repairNow(int computeNode) {
-        if (loadedSinceWriteBack) {
-            throw new IllegalStateException("rows were bulk-loaded since the caches were last written back, and are"
-                + " in no log: call writeBackCaches() after loading");
-        }
         int survivor = survivorOf(computeNode);
-        return CrashRecovery.run(this, commitLog(), computeNode, survivor);
+        if (survivor < 0) {
+            throw new IllegalStateException("no compute node left to repair compute node " + computeNode);
+        }
+        return CrashRecovery.run(this, commitLog(), opened[survivor], computeNode);
     }
 
-    /** The lowest open node other than {@code computeNode} that has not crashed, or -1. */
-    private synchronized int survivorOf(int computeNode) {
-        for (int i = 0; i < nodes.length; i++) {
-            if (i != computeNode && nodes[i] != null && !nodes[i].crashed) {
+    /**
+     * The lowest open node other than {@code computeNode} that has not crashed, or -1. Without the
+     * monitor: a node being opened may hold it while it waits for a crashed node's line.
+     */
+    private int survivorOf(int computeNode) {
+        DatabaseNode[] open = opened;
+        for (int i = 0; i < open.length; i++) {
+            if (i != computeNode && open[i] != null && !open[i].crashed) {
                 return i;
             }
         }
         return -1;
     }
 
-    private synchronized CommitLog.Factory commitLog() {
+    private CommitLog.Factory commitLog() {
         return commitLogs;
     }
 

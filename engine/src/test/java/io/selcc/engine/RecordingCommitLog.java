@@ -72,6 +72,11 @@ public final class RecordingCommitLog implements CommitLog.Factory {
     }
 
     @Override
+    public boolean canReadBack() {
+        return true;
+    }
+
+    @Override
     public synchronized void seal(int computeNode) {
         sealed.add(computeNode);
     }

@@ -201,6 +201,8 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     /** Set by {@link SelccCluster#crash}: every later latch call of this node throws. */
     volatile boolean crashed;
+    /** Crashed nodes whose repair failed, with why (see {@link SelccCluster#repairFailed}). */
+    final java.util.Map<Integer, String> failedRepairs = new java.util.concurrent.ConcurrentHashMap<>();
     /** Told the id of a peer that a message could not reach (it was fenced); set by the cluster. */
     volatile java.util.function.IntConsumer peerFailures = node -> { };
 

@@ -102,7 +102,7 @@ public final class SelccCluster implements AutoCloseable {
         for (int i = 0; i < computeNodeCount(); i++) {
             idle += node(i).idleGcls();
         }
-        return node(0).takenGcls() - idle;
+        return nodes[liveNode()].takenGcls() - idle;
     }
 
     /** Counters summed over all compute nodes. */
@@ -140,7 +140,7 @@ public final class SelccCluster implements AutoCloseable {
      * through compute node 0's endpoint (its counters count those round trips).
      */
     public List<String> busyLatchWords(int limit) {
-        FabricEndpoint probe = fabric.endpoint(0);
+        FabricEndpoint probe = fabric.endpoint(liveNode());
         int gclSize = settings.gclSize();
         List<String> busy = new ArrayList<>();
         for (int memoryNode = 0; memoryNode < fabric.memoryNodeCount(); memoryNode++) {
@@ -238,6 +238,27 @@ public final class SelccCluster implements AutoCloseable {
         java.util.Objects.requireNonNull(listener, "listener");
         for (AbstractComputeNode node : nodes) {
             node.peerFailures = listener;
+        }
+    }
+
+    /** The lowest compute node that has not crashed (a probe for cluster-wide reads). */
+    public int liveNode() {
+        for (AbstractComputeNode node : nodes) {
+            if (!node.crashed) {
+                return node.nodeId();
+            }
+        }
+        throw new IllegalStateException("every compute node has crashed");
+    }
+
+    /**
+     * The repair of crashed node {@code crashedNode} failed: from now on a survivor that meets one of its
+     * lines throws {@link IllegalStateException} with {@code reason} instead of waiting for ever.
+     */
+    public void repairFailed(int crashedNode, String reason) {
+        String message = "the repair of crashed compute node " + crashedNode + " failed: " + reason;
+        for (AbstractComputeNode node : nodes) {
+            node.failedRepairs.put(crashedNode, message);
         }
     }
 

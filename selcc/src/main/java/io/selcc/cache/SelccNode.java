@@ -158,6 +158,7 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 if (!acquired) {
                     discard(frame, stamp);
+                    pauseAfterPeerFailure();
                     if (!tryOnly) {
                         continue; // a crashed holder: waited without the frame latched (see peerFailed)
                     }
@@ -221,6 +222,7 @@ final class SelccNode extends AbstractComputeNode {
             if (!acquired) {
                 frame.unlockWrite(stamp);
                 servePendingIfIdle(frame);
+                pauseAfterPeerFailure();
                 if (!tryOnly) {
                     continue; // a crashed holder: waited without the frame latched (see peerFailed)
                 }
@@ -573,8 +575,7 @@ final class SelccNode extends AbstractComputeNode {
             }
             boolean[] failed = peerFailedFlag.get();
             if (failed[0]) {
-                failed[0] = false;
-                return false; // the caller lets go of the frame and, if blocking, comes back
+                return false; // the caller lets go of the frame, waits (pauseAfterPeerFailure) and, if blocking, comes back
             }
             if (tryOnly && retries > settings.tryLockRetries()) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
@@ -666,11 +667,24 @@ final class SelccNode extends AbstractComputeNode {
         if (e.node() == nodeId) {
             throw e; // this node itself is fenced
         }
+        String failedRepair = failedRepairs.get(e.node());
+        if (failedRepair != null) {
+            throw new IllegalStateException(failedRepair, e); // the line will never be freed: a fatal condition
+        }
         peerFailures.accept(e.node());
-        // Wait with no frame latched: the survivor that adopts the line may need this frame (same node).
+        // The caller lets go of its frame (the survivor that adopts the line may need it, on this node)
+        // and waits then, in pauseAfterPeerFailure.
         peerFailedFlag.get()[0] = true;
-        LockSupport.parkNanos(PEER_FAILED_PAUSE_NANOS);
         return false;
+    }
+
+    /** After an acquire that met a crashed holder let go of its frame: a short wait before anything else. */
+    private void pauseAfterPeerFailure() {
+        boolean[] failed = peerFailedFlag.get();
+        if (failed[0]) {
+            failed[0] = false;
+            LockSupport.parkNanos(PEER_FAILED_PAUSE_NANOS);
+        }
     }
 
     /** Waits for a pending request's answer, cancelling it after the configured wait. */
@@ -786,11 +800,31 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
-    /** Acts on an invalidation while holding the frame's X latch. */
+    /**
+     * Acts on an invalidation while holding the frame's X latch. A grant is made on behalf of the
+     * requester ({@code postFor}/{@code remoteFaaFor}): refused once the requester is fenced, so nothing
+     * is handed to a crashed node after its latch words were scanned. If this node itself crashed, or a
+     * verb fails, the request is dropped, so its requester never waits on it for ever.
+     */
     private Status serve(CacheFrame frame, InvalidationRequest request) {
-        if (frame.address != request.address) {
+        if (frame.address != request.address || crashed) {
             return drop(request);
         }
+        try {
+            return serveHeld(frame, request);
+        } catch (NodeFailedException e) {
+            drop(request); // nothing was granted: the frame is as it was
+            if (e.node() == nodeId) {
+                throw e;
+            }
+            return Status.DROPPED;
+        } catch (RuntimeException | Error e) {
+            drop(request);
+            throw e;
+        }
+    }
+
+    private Status serveHeld(CacheFrame frame, InvalidationRequest request) {
         long latch = latchOf(request.address);
         Ownership ownership = frame.ownership();
         switch (request.kind) {
@@ -801,7 +835,7 @@ final class SelccNode extends AbstractComputeNode {
                 request.forwardedDirtyLow = frame.dirtyLow;
                 request.forwardedDirtyHigh = frame.dirtyHigh;
                 forward(frame, request);
-                endpoint.remoteFaa(latch, LatchWord.handoverDelta(nodeId, request.fromNode));
+                endpoint.remoteFaaFor(request.fromNode, latch, LatchWord.handoverDelta(nodeId, request.fromNode));
                 counters.increment(Counter.HANDOVERS);
                 frame.ownership(Ownership.INVALID);
                 frame.clearDirty();
@@ -818,7 +852,7 @@ final class SelccNode extends AbstractComputeNode {
                 VerbBatch batch = batches.get().clear();
                 writeBackVerbs(batch, frame);
                 batch.faa(latch, LatchWord.downgradeDelta(nodeId, request.fromNode));
-                endpoint.post(batch);
+                endpoint.postFor(request.fromNode, batch);
                 forward(frame, request);
                 counters.increment(Counter.DOWNGRADES);
                 frame.ownership(Ownership.SHARED);
@@ -987,7 +1021,14 @@ final class SelccNode extends AbstractComputeNode {
                 }
             }
             if (batch.size() > 0) {
-                endpoint.post(batch);
+                try {
+                    endpoint.post(batch);
+                } catch (RuntimeException | Error e) {
+                    for (CacheFrame frame : victims) {
+                        frame.unlockWrite(frame.evictionStamp); // no thread of this node may wait on them for ever
+                    }
+                    throw e;
+                }
             }
         }
         for (CacheFrame frame : victims) {

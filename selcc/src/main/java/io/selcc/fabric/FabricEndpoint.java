@@ -26,6 +26,17 @@ public interface FabricEndpoint {
     /** One round trip: executes the batch's verbs in order. */
     void post(VerbBatch batch);
 
+    /**
+     * {@link #post} on behalf of compute node {@code beneficiary}: the batch grants it something (a line
+     * handed over, a reader bit), so it must not land once the beneficiary is fenced. Throws
+     * {@link NodeFailedException} naming the beneficiary, and does nothing, if it is; a fence of the
+     * beneficiary waits for a batch in flight.
+     */
+    void postFor(int beneficiary, VerbBatch batch);
+
+    /** {@link #remoteFaa} on behalf of {@code beneficiary}: see {@link #postFor}. */
+    long remoteFaaFor(int beneficiary, long address, long delta);
+
     /** Installs the handler for one message kind on this node (once, before traffic starts). */
     void register(MessageKind kind, MessageHandler handler);
 

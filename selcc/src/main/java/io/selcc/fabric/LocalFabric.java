@@ -226,6 +226,26 @@ public final class LocalFabric implements Fabric {
         }
 
         @Override
+        public void postFor(int beneficiary, VerbBatch batch) {
+            VerbMarker b = ((LocalEndpoint) endpoint(beneficiary)).enter();
+            try {
+                post(batch);
+            } finally {
+                exit(b);
+            }
+        }
+
+        @Override
+        public long remoteFaaFor(int beneficiary, long address, long delta) {
+            VerbMarker b = ((LocalEndpoint) endpoint(beneficiary)).enter();
+            try {
+                return remoteFaa(address, delta);
+            } finally {
+                exit(b);
+            }
+        }
+
+        @Override
         public long remoteCas(long address, long expected, long update) {
             VerbMarker m = enter();
             long previous;
@@ -331,17 +351,20 @@ public final class LocalFabric implements Fabric {
                 throw new IllegalArgumentException("message to self: node=" + nodeId + " kind=" + kind);
             }
             LocalEndpoint receiver = (LocalEndpoint) endpoint(toNode);
-            if (fenced) {
-                throw new NodeFailedException(nodeId, "compute node " + nodeId + " is fenced off the fabric");
-            }
-            // The handler runs as the receiver's: fencing the receiver waits for it, and refuses it once fenced.
-            VerbMarker m = receiver.enter();
+            // The handler runs as both nodes': fencing either waits for it, and refuses it once fenced. (A
+            // request the receiver keeps pending and serves later grants through postFor/remoteFaaFor.)
+            VerbMarker s = enter();
             try {
-                counters.increment(Counter.MESSAGES_SENT);
-                receiver.counters.increment(Counter.MESSAGES_RECEIVED);
-                return receiver.handler(kind).onMessage(nodeId, request);
+                VerbMarker m = receiver.enter();
+                try {
+                    counters.increment(Counter.MESSAGES_SENT);
+                    receiver.counters.increment(Counter.MESSAGES_RECEIVED);
+                    return receiver.handler(kind).onMessage(nodeId, request);
+                } finally {
+                    exit(m);
+                }
             } finally {
-                exit(m);
+                exit(s);
             }
         }
 

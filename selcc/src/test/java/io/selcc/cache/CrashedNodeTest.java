@@ -155,6 +155,82 @@ class CrashedNodeTest {
             + " completed during the fence=" + racedRounds);
     }
 
+    /**
+     * A request of the crashed node left pending on a survivor's frame is served only after the crash:
+     * it must not hand the line (or a reader bit) to the fenced node, whose latch words were scanned
+     * already. Seen failing before grants were made on the requester's behalf (postFor/remoteFaaFor):
+     * the crashed node's thread was granted the line.
+     */
+    @Test
+    @Timeout(60)
+    void aPendingRequestOfTheCrashedNodeIsNotGrantedAfterTheCrash() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64)
+            .pendingWaitNanos(30_000_000_000L).build()) {
+            ComputeNode survivor = cluster.node(0);
+            ComputeNode dead = cluster.node(1);
+            long line = survivor.allocate();
+            cluster.flushCaches();
+            GclHandle held = survivor.xLock(line); // held: the dead node's request must wait as pending
+            AtomicReference<Throwable> deadThread = new AtomicReference<>();
+            Thread asker = new Thread(() -> {
+                try {
+                    dead.unlock(dead.xLock(line));
+                } catch (Throwable t) {
+                    deadThread.set(t);
+                }
+            });
+            asker.start();
+            SelccNode node0 = (SelccNode) survivor;
+            while (node0.cachedFrame(line).pending() == null) {
+                Thread.onSpinWait(); // the dead node's invalidation is now pending on the survivor's frame
+            }
+            cluster.crash(1);
+            assertArrayEquals(new long[0], cluster.claimLinesOf(1, 0), "the dead node holds nothing yet");
+            survivor.unlock(held); // serves the pending request now
+            asker.join();
+            assertTrue(deadThread.get() instanceof NodeFailedException, "the crashed node's thread stopped: "
+                + deadThread.get());
+            long word = cluster.fabric().endpoint(0).remoteFaa(line, 0);
+            assertEquals(0, io.selcc.fabric.LatchWord.writer(word), "the line stays the survivor's: "
+                + io.selcc.fabric.LatchWord.toString(word));
+        }
+    }
+
+    /**
+     * The crashed node's own thread releases a latch after the fence and would serve a survivor's
+     * pending request: it must drop it, not leave it half served (the survivor waited for ever on it).
+     * Seen failing without the crashed check in serve: the serve threw half way, from the unlock.
+     */
+    @Test
+    @Timeout(60)
+    void aSurvivorsPendingRequestIsDroppedByTheCrashedNode() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64)
+            .pendingWaitNanos(30_000_000_000L).build()) {
+            ComputeNode survivor = cluster.node(0);
+            ComputeNode dead = cluster.node(1);
+            long line = survivor.allocate();
+            cluster.flushCaches();
+            GclHandle held = dead.xLock(line);
+            AtomicReference<Object> outcome = new AtomicReference<>();
+            Thread asker = new Thread(() -> {
+                try {
+                    outcome.set(String.valueOf(survivor.tryXLock(line)));
+                } catch (Throwable t) {
+                    outcome.set(t);
+                }
+            });
+            asker.start();
+            SelccNode node1 = (SelccNode) dead;
+            while (node1.cachedFrame(line).pending() == null) {
+                Thread.onSpinWait(); // the survivor's invalidation is pending on the dead node's frame
+            }
+            cluster.crash(1);
+            dead.unlock(held); // the dead node's thread lets go after the fence: it serves nothing
+            asker.join(); // without the drop, the survivor waited here for ever (the test's timeout)
+            assertEquals("null", outcome.get(), "the no-wait acquire gave up on the crashed node's line");
+        }
+    }
+
     @Test
     void selModeRefusesACrash() {
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).accessMode(AccessMode.SEL).build()) {

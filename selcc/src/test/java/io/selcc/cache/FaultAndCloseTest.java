@@ -169,6 +169,18 @@ class FaultAndCloseTest {
                 }
 
                 @Override
+                public void postFor(int beneficiary, VerbBatch batch) {
+                    check();
+                    e.postFor(beneficiary, batch);
+                }
+
+                @Override
+                public long remoteFaaFor(int beneficiary, long address, long delta) {
+                    check();
+                    return e.remoteFaaFor(beneficiary, address, delta);
+                }
+
+                @Override
                 public void register(MessageKind kind, MessageHandler handler) {
                     // The fabric takes one handler per node and kind; a later cluster on the same
                     // memory replaces the earlier one's through this switch.

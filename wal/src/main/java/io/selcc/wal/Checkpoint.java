@@ -153,7 +153,7 @@ public final class Checkpoint {
             throw new IllegalStateException("a newer checkpoint is in the data directory: file=" + existing.get()
                 + " replayFrom=" + replayFrom + " (is another database writing there?)");
         }
-        DatabaseNode node = db.node(0);
+        DatabaseNode node = db.liveNode(); // any node that has not crashed
         List<Table> tables = node.tables();
         List<TableDescriptor> descriptors = describe(tables);
         Path partial = dataDir.resolve(CheckpointLayout.fileName(replayFrom, CheckpointLayout.PARTIAL));
@@ -294,7 +294,7 @@ public final class Checkpoint {
          */
         public void verify(Database db) {
             List<TableDescriptor> stored = header.tables();
-            List<TableDescriptor> actual = describe(db.node(0).tables());
+            List<TableDescriptor> actual = describe(db.liveNode().tables());
             for (int i = 0; i < Math.max(stored.size(), actual.size()); i++) {
                 if (i >= actual.size()) {
                     throw mismatch(stored.get(i).name(), i + 1, "table", "present", "absent");

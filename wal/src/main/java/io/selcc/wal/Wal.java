@@ -70,6 +70,8 @@ public final class Wal implements CommitLog.Factory {
     private volatile long lostFrom = Long.MAX_VALUE;
     /** Why {@link #lostFrom} was lost, naming the log; guarded by {@link #lock}. */
     private String lostBecause;
+    /** The settled number the first log opened with: {@link #readBack} hands over only records above it. */
+    private volatile long loggingFrom = -1;
     /** No log opens any more; guarded by {@link #lock}. */
     private boolean closing;
     /** Every log is closed: nothing more will be forced. */
@@ -136,6 +138,9 @@ public final class Wal implements CommitLog.Factory {
                     }
                 }
                 durable = settledThrough;
+            }
+            if (loggingFrom < 0) {
+                loggingFrom = settledThrough;
             }
             ChronicleCommitLog[] current = logs;
             if (computeNode < current.length && current[computeNode] != null) {
@@ -211,6 +216,11 @@ public final class Wal implements CommitLog.Factory {
     }
 
     @Override
+    public boolean canReadBack() {
+        return true;
+    }
+
+    @Override
     public void seal(int computeNode) {
         ChronicleCommitLog[] current = logs;
         if (computeNode < 0 || computeNode >= current.length || current[computeNode] == null) {
@@ -244,6 +254,9 @@ public final class Wal implements CommitLog.Factory {
         }
         records.sort(java.util.Comparator.comparingLong(LogRecord::sequence));
         for (LogRecord record : records) {
+            if (record.sequence() <= loggingFrom) {
+                continue; // an earlier run's: its record ids name another run's memory
+            }
             for (LogRecord.Entry entry : record.entries()) {
                 visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
                     entry.image());

@@ -155,7 +155,7 @@ final class DataDir {
     /** count(ORDER) minus the orders the load created: New-Orders committed since the load. */
     static long ordersSinceLoad(Database db, int warehouses) {
         LongAdder orders = new LongAdder();
-        db.node(0).table(TpccSchema.Order.TABLE).heap().scan((rid, row) -> orders.increment());
+        db.liveNode().table(TpccSchema.Order.TABLE).heap().scan((rid, row) -> orders.increment());
         return orders.sum() - INITIAL_ORDERS_PER_WAREHOUSE * warehouses;
     }
 

@@ -192,7 +192,7 @@ final class TpccSetup {
     }
 
     static CheckReport check(Database db, int warehouses, PrintWriter out) {
-        CheckReport report = new ConsistencyChecker(db.node(0), warehouses).check();
+        CheckReport report = new ConsistencyChecker(db.liveNode(), warehouses).check();
         for (ConditionResult condition : report.conditions()) {
             String what = condition.condition().isSpecCondition()
                 ? String.format(Locale.ROOT, "consistency condition %2d", condition.number())

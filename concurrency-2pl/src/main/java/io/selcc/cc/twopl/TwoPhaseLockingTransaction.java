@@ -480,14 +480,15 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                     return h.handle;
                 }
                 computeNode.unlock(h.handle);
+                held.remove(address); // not held while upgrading: an acquire that throws must not leave it to unlock again
                 GclHandle upgraded = mayRefuse ? computeNode.tryXLock(address) : computeNode.xLock(address);
                 if (upgraded == null) {
-                    held.remove(address);
                     refusal = AbortReason.UPGRADE_CONFLICT;
                     refusedAt = address;
                     return null;
                 }
                 h.handle = upgraded;
+                held.put(address, h);
                 if (h.leafVersion >= 0 && leafView.wrap(upgraded).version() != h.leafVersion) {
                     refusal = AbortReason.UPGRADE_CONFLICT; // the range changed while no latch was held
                     refusedAt = address;

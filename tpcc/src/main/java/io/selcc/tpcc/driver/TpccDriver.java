@@ -176,7 +176,7 @@ public final class TpccDriver {
             shares.merge(terminal.shares);
             completedByTerminal.add(terminal.stats.values().stream().mapToLong(TypeStats::committed).sum());
         }
-        long sharedBytesGrown = (db.cluster().gclsInUse() - gclsAtStart) * db.node(0).computeNode().gclSize();
+        long sharedBytesGrown = (db.cluster().gclsInUse() - gclsAtStart) * db.liveNode().computeNode().gclSize();
         long terminalCpuNanos = terminals.stream().mapToLong(t -> t.measuredCpuNanos).sum();
         return new DriverResult(config, Math.max(0, measuredEnd - measuredStart), merged, shares, completedByTerminal,
             sharedMemoryFull, sharedBytesGrown, terminalCpuNanos);
