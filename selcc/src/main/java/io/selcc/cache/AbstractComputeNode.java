@@ -120,6 +120,9 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     @Override
     public final boolean validate(GclHandle handle) {
         checkOptimistic(handle);
+        if (handle.frame == null) {
+            throw new IllegalArgumentException("a snapshot is read from memory, never validated: " + handle);
+        }
         if (handle.released) {
             return false;
         }
@@ -209,8 +212,21 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     @Override
     public final GclHandle snapshot(long address) {
         checkGcl(address);
+        // A write-back may land while the line is read: read until two reads in a row agree, so no half
+        // written row (a slot being reused) is taken for a whole one.
+        int length = gclSize - GclLayout.COPY_OFFSET;
         MemorySegment copy = MemorySegment.ofArray(new long[gclSize / Long.BYTES]);
-        endpoint.remoteRead(address + GclLayout.COPY_OFFSET, copy, GclLayout.COPY_OFFSET, gclSize - GclLayout.COPY_OFFSET);
+        MemorySegment again = MemorySegment.ofArray(new long[gclSize / Long.BYTES]);
+        endpoint.remoteRead(address + GclLayout.COPY_OFFSET, copy, GclLayout.COPY_OFFSET, length);
+        while (true) {
+            endpoint.remoteRead(address + GclLayout.COPY_OFFSET, again, GclLayout.COPY_OFFSET, length);
+            if (copy.mismatch(again) < 0) {
+                break;
+            }
+            MemorySegment swap = copy;
+            copy = again;
+            again = swap;
+        }
         GclHandle handle = new GclHandle(this);
         handle.bindSnapshot(copy, address);
         return handle;

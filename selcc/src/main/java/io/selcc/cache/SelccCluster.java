@@ -164,7 +164,8 @@ public final class SelccCluster implements AutoCloseable {
      * (none of its verbs lands from now on, see {@link Fabric#fence}), its cache is given up unwritten,
      * its latch bits and writer tags stay in the memory nodes, and every later call on it throws
      * {@link io.selcc.fabric.NodeFailedException}, so its threads stop at their next latch. Survivors that
-     * ask it for a line get that exception too; {@link #clearLatchesOf} then frees what it held.
+     * ask it for a line wait for it (see {@link ComputeNode}); {@link #claimLinesOf} then lists what it held
+     * for the repair to adopt.
      *
      * @throws IllegalStateException in SEL mode: its latch words count readers, so a dead node's shared
      *                               latches could not be told apart from the survivors'
@@ -231,8 +232,9 @@ public final class SelccCluster implements AutoCloseable {
     }
 
     /**
-     * Registers what to do when a node learns that a peer it asked for a line is fenced (called on that
-     * node's thread, possibly many times per crash; it must not block).
+     * Sets what to do when a node learns that a peer it asked for a line is fenced (called on that node's
+     * thread, possibly many times per crash; it must not block). One listener: a database on this cluster
+     * sets its own (starting the repair), and a later call replaces it.
      */
     public void onPeerFailure(java.util.function.IntConsumer listener) {
         java.util.Objects.requireNonNull(listener, "listener");

@@ -452,22 +452,24 @@ final class SelccNode extends AbstractComputeNode {
                 }
             }
             long latch = latchOf(address);
-            VerbBatch batch = batches.get().clear();
-            int faa = batch.faa(latch, LatchWord.handoverDelta(crashedNode, nodeId));
-            batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-            long previous;
             try {
-                endpoint.post(batch);
-                previous = batch.result(faa);
+                // A CAS, not a blind FAA: a word that does not name the crashed node is left as it is.
+                long word = endpoint.remoteFaa(latch, 0);
+                while (true) {
+                    if (LatchWord.writer(word) != crashedNode) {
+                        throw protocolViolation("adopting a line the crashed node " + crashedNode + " does not hold",
+                            address, word);
+                    }
+                    long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(crashedNode, nodeId));
+                    if (seen == word) {
+                        break;
+                    }
+                    word = seen; // a survivor's reader bit came and went meanwhile
+                }
+                endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
             } catch (RuntimeException | Error e) {
                 discard(frame, stamp);
                 throw e;
-            }
-            if (LatchWord.writer(previous) != crashedNode) {
-                endpoint.remoteFaa(latch, LatchWord.handoverDelta(nodeId, crashedNode)); // undo: not ours to take
-                discard(frame, stamp);
-                throw protocolViolation("adopting a line the crashed node " + crashedNode + " does not hold", address,
-                    previous);
             }
             frame.clearDirty();
             granted(frame, Ownership.MODIFIED, 0);

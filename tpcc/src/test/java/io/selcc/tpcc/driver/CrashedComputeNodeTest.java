@@ -135,6 +135,7 @@ class CrashedComputeNodeTest {
             System.out.println("CrashedComputeNodeTest: " + repair.describe());
             assertTrue(repair.heapPages() > 0 && repair.slotChanges() > 0,
                 "the crashed node held heap pages with committed changes only its cache had: " + repair);
+            assertTrue(repair.leaves() > 0, "the crashed node held index leaves: " + repair);
 
             CheckReport report = new ConsistencyChecker(db.node(0), WAREHOUSES).check();
             assertTrue(report.passed(), "consistency after the crash (seed " + seed + "): " + report);
