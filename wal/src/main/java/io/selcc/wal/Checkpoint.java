@@ -61,6 +61,10 @@ import java.util.stream.Stream;
  * {@code .ckpt} files and {@code .tmp} leftovers: the directory keeps just the newest checkpoint. One
  * writer per data directory at a time.
  *
+ * <p><b>The log.</b> Once published, the checkpoint lets the log go: {@link Wal#truncate} removes the
+ * log's cycle files whose every record is numbered at or below {@code replayFrom} (no recovery from
+ * this checkpoint or a later one reads them), the files the logs are appending to excepted.
+ *
  * <p><b>Reading.</b> {@link #open} reads the whole file once before returning (choice (a): two reads
  * of the file, the second in {@link Reader#forEachRow}): magic, version, trailer, CRC32C and every
  * count are checked before any value is handed out, so a caller never loads rows of a damaged file.
@@ -86,8 +90,10 @@ public final class Checkpoint {
      * @param rows           rows written
      * @param bytes          the file's length
      * @param millis         how long the checkpoint took, durability wait and publishing included
+     * @param logFilesRemoved the log's cycle files removed once it was published ({@link Wal#truncate})
      */
-    public record Summary(Path path, long replayFrom, long coveredThrough, long rows, long bytes, long millis) {
+    public record Summary(Path path, long replayFrom, long coveredThrough, long rows, long bytes, long millis,
+                          int logFilesRemoved) {
     }
 
     /**
@@ -122,12 +128,13 @@ public final class Checkpoint {
 
     /**
      * Writes a checkpoint of {@code db} into {@code dataDir} (created if missing) and publishes it (see
-     * the class comment), then removes every other checkpoint file there. Runs on the calling thread,
-     * with transactions on compute node 0; other transactions may run meanwhile.
+     * the class comment), then removes every other checkpoint file there and the log files it covers
+     * ({@link Wal#truncate}). Runs on the calling thread, with transactions on compute node 0; other
+     * transactions may run meanwhile.
      *
-     * @param wal        the log {@code db} commits into, whose durability the checkpoint waits for; null
-     *                   when the database logs nothing (then only a quiescent database gives a
-     *                   consistent checkpoint)
+     * @param wal        the log {@code db} commits into, whose durability the checkpoint waits for and
+     *                   whose covered files it removes once published; null when the database logs
+     *                   nothing (then only a quiescent database gives a consistent checkpoint)
      * @param properties recorded as they are (sorted by key), for the reader: what the command that
      *                   wrote the checkpoint wants to know again (say, warehouses and the algorithm)
      * @throws IllegalStateException if a scan transaction did not commit, the log lost a transaction
@@ -188,7 +195,10 @@ public final class Checkpoint {
             }
         }
         removeOthers(dataDir, complete);
-        return new Summary(complete, replayFrom, coveredThrough, rows, bytes, (System.nanoTime() - start) / 1_000_000);
+        // Only now: the checkpoint that makes these records unnecessary is durable and published.
+        int logFilesRemoved = wal == null ? 0 : wal.truncate(replayFrom);
+        return new Summary(complete, replayFrom, coveredThrough, rows, bytes, (System.nanoTime() - start) / 1_000_000,
+            logFilesRemoved);
     }
 
     /**

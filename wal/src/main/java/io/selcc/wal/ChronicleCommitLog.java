@@ -5,15 +5,22 @@ import io.selcc.engine.Redo;
 import io.selcc.threads.EngineThread;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.impl.StoreFileListener;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
 
 import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -28,6 +35,13 @@ import java.util.zip.CRC32C;
  *
  * <p>After a write or a force fails the log is failed for good: a gap in the log cannot be mended,
  * so every later append returns {@link #FAILED} without drawing a sequence number.
+ *
+ * <p><b>Truncation.</b> The log remembers, per Chronicle cycle file it appended to, the highest
+ * sequence number in it. {@link #truncate} removes, oldest first, the files whose every record a
+ * published checkpoint covers, but never the file the appender is on, nor one whose store Chronicle
+ * has not reported released ({@link StoreFileListener#onReleased}): the appender releases a cycle's
+ * store when it rolls to the next, so a released file is one Chronicle no longer writes. Files that
+ * were in the directory before this log opened are not known here and are never removed by it.
  */
 final class ChronicleCommitLog implements CommitLog {
     private static final System.Logger LOG = System.getLogger(ChronicleCommitLog.class.getName());
@@ -65,6 +79,9 @@ final class ChronicleCommitLog implements CommitLog {
     /** Cycle files appended to since the last batch, oldest first; the last is the appender's (SYNC only). */
     private final List<File> pendingFiles = new ArrayList<>();
     private int cycle = NO_CYCLE;
+    /** Every cycle file appended to and not removed, by cycle; the appender's is {@link #cycleFile}. */
+    private final TreeMap<Integer, CycleFile> cycles = new TreeMap<>();
+    private CycleFile cycleFile;
     private boolean closing;
     private boolean failed;
     /** Its compute node crashed: no append any more; what was appended is still forced and published. */
@@ -75,6 +92,30 @@ final class ChronicleCommitLog implements CommitLog {
     private volatile long bytes;
     private volatile long forces;
     private volatile long lastAppended;
+    private volatile long filesRemoved;
+
+    /**
+     * Cycles whose store Chronicle reported released and not acquired again since: told on
+     * Chronicle's background releaser thread, read under {@link #lock} by {@link #truncate}.
+     */
+    private final Set<Integer> released = ConcurrentHashMap.newKeySet();
+    /**
+     * Files {@link #truncate} removed: the flusher may still hold one in a batch (see {@link #removed}).
+     * Never pruned: one name per file removed (a few hundred a day per node).
+     */
+    private final Set<File> removedFiles = ConcurrentHashMap.newKeySet();
+
+    /** A cycle file appended to: the highest sequence number in it, guarded by {@link #lock}. */
+    private static final class CycleFile {
+        final int cycle;
+        final File file;
+        long highest;
+
+        CycleFile(int cycle, File file) {
+            this.cycle = cycle;
+            this.file = file;
+        }
+    }
 
     ChronicleCommitLog(Wal group, int computeNode, Path directory, boolean forcing, LongSupplier nextSequence,
                        UnaryOperator<SingleChronicleQueueBuilder> tuning) {
@@ -86,7 +127,9 @@ final class ChronicleCommitLog implements CommitLog {
         try {
             // SYNC also makes Chronicle msync (MS_SYNC) a chunk before it unmaps it; commits are forced by the flusher.
             this.queue = tuning.apply(SingleChronicleQueueBuilder.binary(directory)
-                .syncMode(forcing ? SyncMode.SYNC : SyncMode.NONE)).build();
+                .syncMode(forcing ? SyncMode.SYNC : SyncMode.NONE)
+                .rollCycle(Wal.rollCycle())
+                .storeFileListener(new Releases())).build();
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot open the log: computeNode=" + computeNode + " directory=" + directory, e);
         }
@@ -131,9 +174,7 @@ final class ChronicleCommitLog implements CommitLog {
             try {
                 LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
                 write(encodeBuffer, length);
-                if (forcing) {
-                    noteCycle();
-                }
+                noteAppend(sequence);
             } catch (RuntimeException | Error e) {
                 fail("append", sequence, e);
                 if (e instanceof Error error) {
@@ -181,6 +222,71 @@ final class ChronicleCommitLog implements CommitLog {
         }
     }
 
+    /**
+     * Removes, oldest first, every cycle file of this log whose records all have sequence numbers at
+     * or below {@code coveredThrough}, that is not the file the appender is on, and whose store
+     * Chronicle has released; stops at the first file that does not qualify (files are removed in
+     * order, as Chronicle expects). The caller guarantees that a published, durable checkpoint makes
+     * every record numbered at or below {@code coveredThrough} unnecessary. A file that cannot be
+     * deleted is a warning and ends the pass. Returns the files removed; 0 once the log is closing.
+     */
+    int truncate(long coveredThrough) {
+        List<CycleFile> doomed = new ArrayList<>();
+        lock.lock();
+        try {
+            if (closing) {
+                return 0;
+            }
+            int appending = appender.cycle();
+            for (Iterator<CycleFile> it = cycles.values().iterator(); it.hasNext(); ) {
+                CycleFile c = it.next();
+                if (c.highest > coveredThrough || c.cycle == appending || c == cycleFile || !released.contains(c.cycle)) {
+                    break;
+                }
+                it.remove();
+                removedFiles.add(c.file); // before the unlink: the flusher may open it any moment
+                pendingFiles.remove(c.file);
+                doomed.add(c);
+            }
+        } finally {
+            lock.unlock();
+        }
+        int removed = 0;
+        // Outside the lock: unlinking a large file can take milliseconds, and no append needs these files.
+        for (CycleFile c : doomed) {
+            try {
+                Files.deleteIfExists(c.file.toPath());
+                removed++;
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "wal cycle file not removed, left for the next checkpoint:"
+                    + " computeNode=" + computeNode + " file=" + c.file + " highestSequence=" + c.highest, e);
+                break;
+            }
+        }
+        if (doomed.isEmpty()) {
+            return 0;
+        }
+        lock.lock();
+        try {
+            for (CycleFile c : doomed.subList(removed, doomed.size())) {
+                cycles.put(c.cycle, c); // not removed: known again, in order (files go oldest first)
+                removedFiles.remove(c.file);
+            }
+            for (CycleFile c : doomed.subList(0, removed)) {
+                released.remove(c.cycle);
+            }
+            if (removed > 0 && !closing) {
+                // Chronicle caches the lowest cycle in metadata.cq4t; a reader trusting a removed one
+                // reads nothing (LogReader does not trust it, see there).
+                queue.refreshDirectoryListing();
+            }
+            filesRemoved = filesRemoved + removed;
+        } finally {
+            lock.unlock();
+        }
+        return removed;
+    }
+
     /** Forces what was appended, stops the flusher and closes the queue. Idempotent. */
     @Override
     public void close() {
@@ -211,6 +317,26 @@ final class ChronicleCommitLog implements CommitLog {
 
     Wal.Counters counters() {
         return new Wal.Counters(appends, forces, bytes);
+    }
+
+    /** Cycle files {@link #truncate} removed since open. */
+    long filesRemoved() {
+        return filesRemoved;
+    }
+
+    /** Whether {@link #truncate} removed {@code file} (the flusher skips it: a checkpoint covers its records). */
+    boolean removed(File file) {
+        return removedFiles.contains(file);
+    }
+
+    /** Tests: the cycle files this log appended to and has not removed, oldest first. */
+    List<File> cycleFilesForTest() {
+        lock.lock();
+        try {
+            return cycles.values().stream().map(c -> c.file).toList();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The highest sequence number an append of this log has returned (0 before the first). */
@@ -318,12 +444,34 @@ final class ChronicleCommitLog implements CommitLog {
         }
     }
 
-    /** Remembers the file just appended to when the appender moved to a new cycle (under lock). */
-    private void noteCycle() {
+    /**
+     * Notes {@code sequence} in the cycle file just appended to; a cycle the appender moved to is
+     * remembered for truncation and (SYNC) for the flusher's next force. Under lock.
+     */
+    private void noteAppend(long sequence) {
         int current = appender.cycle();
         if (current != cycle) {
             cycle = current;
-            pendingFiles.add(appender.currentFile());
+            File file = appender.currentFile();
+            // A map, not a list: a wall clock stepped back makes Chronicle append to an earlier cycle again.
+            cycleFile = cycles.computeIfAbsent(current, c -> new CycleFile(c, file));
+            if (forcing) {
+                pendingFiles.add(file);
+            }
+        }
+        cycleFile.highest = Math.max(cycleFile.highest, sequence);
+    }
+
+    /** Chronicle's reports of the stores it maps: a cycle file released is one it no longer writes. */
+    private final class Releases implements StoreFileListener {
+        @Override
+        public void onAcquired(int cycle, File file) {
+            released.remove(cycle);
+        }
+
+        @Override
+        public void onReleased(int cycle, File file) {
+            released.add(cycle);
         }
     }
 

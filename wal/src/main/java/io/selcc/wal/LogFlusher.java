@@ -5,6 +5,7 @@ import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import java.io.File;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -94,7 +95,15 @@ final class LogFlusher implements Runnable {
             boolean newFile = !file.equals(channelFile);
             if (newFile) {
                 closeChannel();
-                channel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
+                channelFile = null;
+                try {
+                    channel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
+                } catch (NoSuchFileException e) {
+                    if (log.removed(file)) {
+                        continue; // truncated: a durable checkpoint covers every record in it, nothing to force
+                    }
+                    throw e;
+                }
                 channelFile = file;
             }
             channel.force(false);

@@ -2,6 +2,7 @@ package io.selcc.wal;
 
 import net.openhft.chronicle.bytes.Bytes;
 import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.RollingResourcesCache;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import net.openhft.chronicle.wire.DocumentContext;
@@ -58,8 +59,10 @@ public final class LogReader {
         List<LogRecord> records = new ArrayList<>();
         byte[] buffer = new byte[4096];
         CRC32C crc = new CRC32C();
-        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(nodeDirectory).readOnly(true).build();
+        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(nodeDirectory).rollCycle(Wal.rollCycle())
+                 .readOnly(true).build();
              ExcerptTailer tailer = queue.createTailer()) {
+            startAtLowestCycleFile(queue, tailer, nodeDirectory);
             while (true) {
                 try (DocumentContext document = tailer.readingDocument()) {
                     if (!document.isPresent()) {
@@ -91,6 +94,33 @@ public final class LogReader {
                     records.add(LogRecordLayout.decode(buffer, length));
                 }
             }
+        }
+    }
+
+    /**
+     * Puts the tailer at the start of the lowest cycle file in the directory. A tailer starts at the
+     * lowest cycle Chronicle's metadata file names, and a truncated log can name one that is gone (a
+     * crash between removing the file and refreshing the listing, {@link ChronicleCommitLog#truncate});
+     * a read-only queue cannot refresh it, and its tailer then reads nothing at all.
+     */
+    private static void startAtLowestCycleFile(SingleChronicleQueue queue, ExcerptTailer tailer, Path nodeDirectory) {
+        RollingResourcesCache names = new RollingResourcesCache(queue.rollCycle(), queue.epoch(),
+            name -> nodeDirectory.resolve(name + SingleChronicleQueue.SUFFIX).toFile(),
+            file -> file.getName().substring(0, file.getName().length() - SingleChronicleQueue.SUFFIX.length()));
+        int lowest = Integer.MAX_VALUE;
+        try (java.util.stream.Stream<Path> files = Files.list(nodeDirectory)) {
+            for (Path file : (Iterable<Path>) files::iterator) {
+                String name = file.getFileName().toString();
+                if (name.endsWith(SingleChronicleQueue.SUFFIX)) {
+                    lowest = Math.min(lowest, names.parseCount(name.substring(0, name.length() - SingleChronicleQueue.SUFFIX.length())));
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot list the log directory " + nodeDirectory, e);
+        }
+        if (lowest != Integer.MAX_VALUE && lowest != queue.firstCycle() && !tailer.moveToCycle(lowest)) {
+            throw new IllegalStateException("cannot read the log from its first cycle file: directory=" + nodeDirectory
+                + " cycle=" + lowest + " (Chronicle's listing starts at cycle " + queue.firstCycle() + ")");
         }
     }
 

@@ -35,8 +35,13 @@ import java.util.stream.Stream;
  * the same rows.
  *
  * <p>When anything was replayed or left out, recovery ends with a new checkpoint whose replay start is
- * past every number seen, and removes the logs: records beyond a gap must never be replayed later, and
- * new commits (numbered after them, see {@link Database#raiseCommitSequence}) start a fresh log.
+ * past every number seen: records beyond a gap must never be replayed later. Then it removes the logs
+ * (every record in them is at or below the newest checkpoint's replay start), and new commits
+ * (numbered after them, see {@link Database#raiseCommitSequence}) start a fresh log.
+ *
+ * <p>A log whose first cycle files were removed by truncation ({@link Wal#truncate}) is read from the
+ * first file left; a checkpoint whose replay needs records that are gone is refused as any other whose
+ * logs end too early.
  */
 public final class Recovery {
     /** The subdirectory of a data directory that holds the logs. */
@@ -57,7 +62,7 @@ public final class Recovery {
      * @param highestSeen the highest sequence number found in any log
      * @param logBytes bytes of the log records read
      * @param warnings damaged log tails cut, and a gap that ended the replay
-     * @param compacted a new checkpoint, when one was written (the logs were then removed)
+     * @param compacted a new checkpoint, when one was written
      * @param seconds time the recovery took
      */
     public record Summary(Path checkpoint, long checkpointRows, long replayFrom, long recordsRead, long replayed,
@@ -156,12 +161,12 @@ public final class Recovery {
             // Also after a cut tail with nothing past the replay start: a log that went on after its
             // damaged record would hide every later record of that node from the next recovery.
             compacted = Checkpoint.write(db, dataDirectory, null, properties);
-            removeLogs(dataDirectory);
-        } else if (recordsRead == 0) {
-            // No record anywhere, nothing to lose: a process killed while Chronicle was creating a
-            // queue may have left a half-made metadata file that a new log could not open.
-            removeLogs(dataDirectory);
         }
+        // Now the checkpoint covers every record read: the logs start afresh. (With no record past the
+        // replay start there is nothing to lose; with no record at all, a process killed while
+        // Chronicle was creating a queue may have left a half-made metadata file a new log could not
+        // open.) So a log always opens empty, and truncation knows every cycle file of it.
+        removeLogs(dataDirectory);
         return new Summary(file, rows, replayFrom, recordsRead, replayed, lastReplayed, highestSeen, logBytes,
             List.copyOf(warnings), compacted, (System.nanoTime() - start) / 1e9);
     }

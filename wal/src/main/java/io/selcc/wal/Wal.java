@@ -1,6 +1,8 @@
 package io.selcc.wal;
 
 import io.selcc.engine.CommitLog;
+import net.openhft.chronicle.queue.RollCycle;
+import net.openhft.chronicle.queue.RollCycles;
 import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 
 import java.io.IOException;
@@ -30,6 +32,9 @@ import java.util.function.UnaryOperator;
  * number throws {@link IllegalStateException} naming the failed log; earlier ones still become
  * durable as their logs force.
  *
+ * <p>Each log rolls to a new Chronicle cycle file every five minutes ({@link #rollCycle}), so that
+ * {@link #truncate} can remove the files a checkpoint covers while the database runs.
+ *
  * <p>Thread-safe. {@link #open(int, LongSupplier)} starts the node's flusher thread
  * ({@code wal-flusher-node-N}); {@link #close} forces what was appended and stops every one.
  */
@@ -48,6 +53,15 @@ public final class Wal implements CommitLog.Factory {
             return new Counters(appends + o.appends, forces + o.forces, bytes + o.bytes);
         }
     }
+
+    /**
+     * The system property naming another Chronicle roll cycle for the logs (any of
+     * {@link RollCycles#all()}, e.g. {@code TEST_SECONDLY}): tests and experiments that want cycle
+     * files, and so truncation, within seconds.
+     */
+    public static final String ROLL_CYCLE_PROPERTY = "selcc.wal.rollCycle";
+    /** Five-minute cycle files: see {@link #rollCycle} and docs/decisions.md. */
+    static final RollCycle DEFAULT_ROLL_CYCLE = RollCycles.FIVE_MINUTELY;
 
     /** The watermark's initial span in sequence numbers (a power of two; grows when more are in flight). */
     private static final int INITIAL_SPAN = 1024;
@@ -105,6 +119,25 @@ public final class Wal implements CommitLog.Factory {
             throw new UncheckedIOException("cannot create the log directory: directory=" + directory, e);
         }
         return new Wal(directory, mode, tuning);
+    }
+
+    /**
+     * The roll cycle new logs get: {@link #DEFAULT_ROLL_CYCLE}, or the one {@link #ROLL_CYCLE_PROPERTY}
+     * names. (A log that already has Chronicle's metadata keeps the cycle it was created with.)
+     *
+     * @throws IllegalArgumentException if the property names no Chronicle roll cycle
+     */
+    static RollCycle rollCycle() {
+        String name = System.getProperty(ROLL_CYCLE_PROPERTY);
+        if (name == null || name.isEmpty()) {
+            return DEFAULT_ROLL_CYCLE;
+        }
+        for (RollCycle cycle : RollCycles.all()) {
+            if (cycle.toString().equals(name)) {
+                return cycle;
+            }
+        }
+        throw new IllegalArgumentException(ROLL_CYCLE_PROPERTY + "=" + name + " names no Chronicle Queue roll cycle");
     }
 
     /** Where compute node {@code computeNode}'s log lives under the log directory {@code directory}. */
@@ -187,6 +220,36 @@ public final class Wal implements CommitLog.Factory {
             throw new IllegalArgumentException("no log open: computeNode=" + computeNode);
         }
         return current[computeNode].counters();
+    }
+
+    /**
+     * Removes from every log the cycle files whose records are all numbered at or below
+     * {@code replayFrom}, except each log's current file (see {@link ChronicleCommitLog#truncate}).
+     * Call it only once a checkpoint whose replay start is {@code replayFrom} is durable and published
+     * ({@link Checkpoint#write} does): recovery never needs those records again. A file that cannot be
+     * deleted is logged and left for the next call.
+     *
+     * @return the files removed
+     */
+    public int truncate(long replayFrom) {
+        int removed = 0;
+        for (ChronicleCommitLog log : logs) {
+            if (log != null) {
+                removed += log.truncate(replayFrom);
+            }
+        }
+        return removed;
+    }
+
+    /** Cycle files {@link #truncate} removed since the logs opened. */
+    public long filesRemoved() {
+        long sum = 0;
+        for (ChronicleCommitLog log : logs) {
+            if (log != null) {
+                sum += log.filesRemoved();
+            }
+        }
+        return sum;
     }
 
     /**

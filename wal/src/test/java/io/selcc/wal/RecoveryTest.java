@@ -14,6 +14,8 @@ import io.selcc.storage.ColumnType;
 import io.selcc.storage.Schema;
 import io.selcc.wal.Redos.Change;
 import io.selcc.wal.Wal.Mode;
+import net.openhft.chronicle.core.time.SetTimeProvider;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,6 +41,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
@@ -87,6 +90,13 @@ class RecoveryTest {
     private static final int AFTER_CHECKPOINT = 300;
     /** Mid-run checkpoints tried at most until one had transactions commit during its scan. */
     private static final int MAX_CHECKPOINTS = 20;
+    /**
+     * Logs whose clock stands still, so they never roll to a second cycle file: the tests count every
+     * record in the logs, and a checkpoint after a roll (every five minutes of wall clock) would
+     * truncate the records it covers.
+     */
+    private static final UnaryOperator<SingleChronicleQueueBuilder> ONE_CYCLE =
+        b -> b.timeProvider(new SetTimeProvider(TimeUnit.DAYS.toNanos(20_000)));
     /** No-wait 2PL promises no winner among transactions on the same rows: retry long. */
     private static final RetryPolicy PATIENT = new RetryPolicy(100_000, 1_000, 2_000_000,
         () -> ThreadLocalRandom.current().nextLong());
@@ -218,7 +228,7 @@ class RecoveryTest {
     @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = SEPARATE_THREAD)
     void aMissingSequenceNumberEndsTheReplay(@TempDir Path dir) {
         Path data = dir.resolve("data");
-        CapturingLogs logs = new CapturingLogs(Wal.open(Recovery.logDirectory(data), Mode.SYNC));
+        CapturingLogs logs = new CapturingLogs(Wal.open(Recovery.logDirectory(data), Mode.SYNC, ONE_CYCLE));
         Database a = source(logs);
         long replayFrom;
         long beforeGap;
@@ -460,7 +470,7 @@ class RecoveryTest {
      * it. The data directory ends with that checkpoint and the logs of everything.
      */
     private static Source runSource(Path data, long seed) throws Exception {
-        Wal wal = Wal.open(Recovery.logDirectory(data), Mode.SYNC);
+        Wal wal = Wal.open(Recovery.logDirectory(data), Mode.SYNC, ONE_CYCLE);
         try (Database a = source(wal)) {
             SplittableRandom random = new SplittableRandom(seed);
             CheckpointFixtures.fill(a.node(0), random, CUSTOMER_ROWS, ITEM_ROWS);
