@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An agent that writes a checkpoint of a kept database every interval while the terminals run
- * ({@code tpcc run --checkpoint-every}): recovery then replays only the log after the newest one. The
- * checkpoints are fuzzy ({@link Checkpoint#write}); its owner starts it after recovery and stops it
- * before the run's last checkpoint.
+ * ({@code tpcc run --checkpoint-every}): recovery then replays only the log after the newest one, and
+ * each checkpoint removes the log files it covers. The checkpoints are fuzzy ({@link Checkpoint#write});
+ * its owner starts it after recovery and stops it before the run's last checkpoint.
  */
 final class Checkpointer implements AutoCloseable {
     private final Database db;
@@ -51,7 +51,8 @@ final class Checkpointer implements AutoCloseable {
                 written++;
                 // The driver's progress stream: one printf is one line, never cut by a progress line.
                 out.printf(Locale.ROOT, "checkpoint %s written during the run: %,d rows, replay from sequence %,d,"
-                    + " in %.1f s%n", s.path().getFileName(), s.rows(), s.replayFrom(), s.millis() / 1000.0);
+                    + " in %.1f s, %d log files removed%n", s.path().getFileName(), s.rows(), s.replayFrom(),
+                    s.millis() / 1000.0, s.logFilesRemoved());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

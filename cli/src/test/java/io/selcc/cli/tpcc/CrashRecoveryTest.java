@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * the previous round's count plus the last {@code durable=} the child printed (the New-Orders it
  * acknowledged), and every consistency condition must hold. Each round
  * recovers what the previous crash left, and the child writes a checkpoint every 2 s while its terminals
- * run, so recoveries start from checkpoints taken under load. Odd rounds kill at any moment from the start (often during
+ * run, so recoveries start from checkpoints taken under load; its logs roll a file per second, so each
+ * of those checkpoints removes log files, and recoveries read logs whose first files are gone. Odd rounds kill at any moment from the start (often during
  * recovery), even rounds once New-Orders are being acknowledged. Planted bug this caught: recovery not
  * replaying the log (ordersSinceLoad 0 against durable=909).
  *
@@ -106,7 +107,11 @@ class CrashRecoveryTest {
         command.addAll(List.of("-Xmx1g", "--enable-native-access=ALL-UNNAMED",
             "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
             "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-            "-Dchronicle.analytics.disable=true", "-cp", System.getProperty("java.class.path"),
+            "-Dchronicle.analytics.disable=true",
+            // A log file per second: the checkpoints every 2 s truncate the logs, so kills land during
+            // truncation too and recoveries start from logs whose first files are gone.
+            "-D" + io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY + "=TEST_SECONDLY",
+            "-cp", System.getProperty("java.class.path"),
             "io.selcc.cli.SelccCli", "tpcc", "run", "--data-dir", data.toString(), "--mix", "50,50,0,0,0",
             "--duration", "60s", "--warmup", "0s", "--checkpoint-every", "2s"));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -291,6 +291,54 @@ class TpccCommandTest {
         assertEquals(Boolean.TRUE, report.get("passed"));
     }
 
+    /**
+     * {@code run --checkpoint-every} with logs that roll a cycle file per second
+     * ({@value io.selcc.wal.Wal#ROLL_CYCLE_PROPERTY}={@code TEST_SECONDLY}): the checkpoints taken while
+     * the terminals run remove the log files they cover, and their lines say how many; check then finds
+     * every New-Order the run acknowledged and every condition holds.
+     *
+     * <p>Shown to fail: with {@code Checkpoint.write} not truncating the log, every line said 0 log
+     * files removed.
+     */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void checkpointsDuringARunRemoveTheLogFilesTheyCover(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("db");
+        assertEquals(0, CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString()).exitCode());
+        CliRun r;
+        System.setProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY, "TEST_SECONDLY");
+        try {
+            r = CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--mix", "50,50,0,0,0", "--duration", "6s",
+                "--checkpoint-every", "1s");
+        } finally {
+            System.clearProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY);
+        }
+        assertEquals(0, r.exitCode(), r.toString());
+        java.util.regex.Matcher lines = java.util.regex.Pattern.compile(
+            "checkpoint \\S+ written during the run: .*, (\\d+) log files removed").matcher(r.out());
+        int checkpoints = 0;
+        long removed = 0;
+        while (lines.find()) {
+            checkpoints++;
+            removed += Long.parseLong(lines.group(1));
+        }
+        assertTrue(checkpoints >= 2, "checkpoints during the run: " + r.out());
+        assertTrue(removed > 0, "no log file removed by " + checkpoints + " checkpoints: " + r.out());
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("durable=(\\d+)").matcher(r.out());
+        long durable = 0;
+        while (m.find()) {
+            durable = Long.parseLong(m.group(1));
+        }
+        assertTrue(durable > 0, "durable New-Orders reported: " + r.out());
+        Path json = dir.resolve("check.json");
+        CliRun check = CliRun.of("tpcc", "check", "--data-dir", db.toString(), "--json", json.toString());
+        assertEquals(0, check.exitCode(), check.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
+        assertTrue(((Number) report.get("ordersSinceLoad")).longValue() >= durable, report + " durable " + durable);
+        assertEquals(Boolean.TRUE, report.get("passed"));
+    }
+
     /** A terminal that failed because the commit log did is one line (exit 1); any other failure keeps its trace. */
     @Test
     void aFailedCommitLogIsOneLine() {
