@@ -34,7 +34,10 @@ import java.util.zip.CRC32C;
  * {@link LogFlusher} forces them and reports them to the {@link Wal} group.
  *
  * <p>After a write or a force fails the log is failed for good: a gap in the log cannot be mended,
- * so every later append returns {@link #FAILED} without drawing a sequence number.
+ * so every later append returns {@link #FAILED} without drawing a sequence number. A full disk shows
+ * as an {@link java.io.IOException} when Chronicle grows a file past a size limit, and as HotSpot's
+ * {@link InternalError} for a fault in an unsafe memory access when a write to the mapped (sparse)
+ * file needs a block the file system does not have; both fail the log and are logged in one line.
  *
  * <p><b>Truncation.</b> The log remembers, per Chronicle cycle file it appended to, the highest
  * sequence number in it. {@link #truncate} removes, oldest first, the files whose every record a
@@ -177,10 +180,10 @@ final class ChronicleCommitLog implements CommitLog {
                 noteAppend(sequence);
             } catch (RuntimeException | Error e) {
                 fail("append", sequence, e);
-                if (e instanceof Error error) {
+                if (e instanceof Error error && !IoFailures.isMappedFileFault(error)) {
                     throw error;
                 }
-                return FAILED;
+                return FAILED; // a mapped write the file system could not back (full) fails the log, not the JVM
             }
             if (pendingCount == pending.length) {
                 pending = Arrays.copyOf(pending, 2 * pending.length);
@@ -478,10 +481,15 @@ final class ChronicleCommitLog implements CommitLog {
     /** Marks the log failed (logging the first failure) and tells the group {@code sequence} is lost; under lock. */
     private void fail(String what, long sequence, Throwable cause) {
         String because = what + " failed: computeNode=" + computeNode + " directory=" + directory + " sequence=" + sequence
-            + " cause=" + cause;
+            + " cause=" + IoFailures.describe(cause);
         if (!failed) {
             failed = true;
-            LOG.log(System.Logger.Level.ERROR, "wal log failed, no commit from now on is durable: " + because, cause);
+            String message = "wal log failed, no commit from now on is durable: " + because;
+            if (IoFailures.isIoFailure(cause)) {
+                LOG.log(System.Logger.Level.ERROR, message); // the disk's (full, a size limit): one line
+            } else {
+                LOG.log(System.Logger.Level.ERROR, message, cause); // a bug: keep the trace
+            }
         }
         group.lost(sequence, because);
     }

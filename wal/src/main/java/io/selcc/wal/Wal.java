@@ -202,6 +202,19 @@ public final class Wal implements CommitLog.Factory {
         return mode;
     }
 
+    /**
+     * Why the group can no longer make every commit durable (the failed log, the sequence number lost
+     * and the cause, one line), or null while it can.
+     */
+    public String failure() {
+        lock.lock();
+        try {
+            return lostBecause;
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** The sums over every log opened. */
     public Counters counters() {
         Counters sum = new Counters(0, 0, 0);
