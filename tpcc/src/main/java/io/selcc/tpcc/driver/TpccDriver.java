@@ -105,10 +105,29 @@ public final class TpccDriver {
     }
 
     /**
+     * A terminal's transaction aborted because the commit log refused it ({@link AbortReason#LOG_FAILED}):
+     * no writer can commit any more, so the terminal fails and the run stops.
+     */
+    public static final class LogFailedException extends IllegalStateException {
+        public LogFailedException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Ends a running {@link #run} early, from another thread (an agent of the run that failed): each
+     * terminal finishes its transaction and stops, and {@code run} returns the figures until then.
+     */
+    public void stop() {
+        stop = true;
+    }
+
+    /**
      * Runs warm-up and the measured interval; blocks until every terminal stopped.
      *
      * @throws IllegalStateException if a terminal failed (with the first failure as cause and the
-     *                               other terminals' failures suppressed); the run stops at the first
+     *                               other terminals' failures suppressed; a commit the log refused is
+     *                               a {@link LogFailedException}); the run stops at the first
      */
     public DriverResult run() throws InterruptedException {
         int nodes = db.computeNodeCount();
@@ -316,6 +335,11 @@ public final class TpccDriver {
             if (result.outcome().reason() == AbortReason.SHARED_MEMORY_FULL) {
                 sharedMemoryFull = true;
                 stop = true;
+            }
+            if (result.outcome().reason() == AbortReason.LOG_FAILED) {
+                // The log refused the commit (a full disk, say): every later writer would fail too.
+                throw new LogFailedException(type + " on compute node " + node.computeNode().nodeId() + " could not be logged ("
+                    + AbortReason.LOG_FAILED + ")");
             }
             long allocated = ALLOCATION.getCurrentThreadAllocatedBytes() - allocatedBefore;
             node.computeNode().counters().threadCounts(countsAfter);
