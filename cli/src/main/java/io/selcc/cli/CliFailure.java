@@ -8,4 +8,17 @@ public final class CliFailure extends RuntimeException {
     public CliFailure(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /**
+     * {@code e}'s message and, when there is one, its innermost cause's (what the operating system
+     * said, such as "No space left on device"), for a one-line report.
+     */
+    public static String withRootCause(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root == e || root.getMessage() == null || String.valueOf(e.getMessage()).contains(root.getMessage())
+            ? String.valueOf(e.getMessage()) : e.getMessage() + " (" + root.getMessage() + ")";
+    }
 }

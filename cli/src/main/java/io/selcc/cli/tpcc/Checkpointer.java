@@ -25,18 +25,22 @@ final class Checkpointer implements AutoCloseable {
     private final Map<String, String> properties;
     private final long intervalNanos;
     private final PrintStream out;
+    /** Called once if a checkpoint fails (the run stops: its data directory cannot take what it writes). */
+    private final Runnable onFailure;
     private final CountDownLatch stop = new CountDownLatch(1);
     private volatile Throwable failure;
     private volatile int written;
     private Thread thread;
 
-    Checkpointer(Database db, Path dir, Wal wal, Map<String, String> properties, long intervalNanos, PrintStream out) {
+    Checkpointer(Database db, Path dir, Wal wal, Map<String, String> properties, long intervalNanos, PrintStream out,
+                 Runnable onFailure) {
         this.db = db;
         this.dir = dir;
         this.wal = wal;
         this.properties = properties;
         this.intervalNanos = intervalNanos;
         this.out = out;
+        this.onFailure = onFailure;
     }
 
     void start() {
@@ -58,6 +62,7 @@ final class Checkpointer implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException | Error e) {
             failure = e;
+            onFailure.run();
         }
     }
 
@@ -69,8 +74,8 @@ final class Checkpointer implements AutoCloseable {
     /**
      * Stops the agent, waiting for a checkpoint in progress to finish.
      *
-     * @throws IllegalStateException if a checkpoint failed (the run's own results stand; the directory
-     *                               keeps the previous checkpoint and the log)
+     * @throws io.selcc.cli.CliFailure if a checkpoint failed (a full or unwritable data directory; the
+     *                                 directory keeps the previous checkpoint and the log)
      */
     @Override
     public void close() {
@@ -89,7 +94,9 @@ final class Checkpointer implements AutoCloseable {
             }
         }
         if (failure != null) {
-            throw new io.selcc.cli.CliFailure("a checkpoint during the run failed: " + failure.getMessage(), failure);
+            throw new io.selcc.cli.CliFailure("a checkpoint during the run failed, the run stopped: "
+                + io.selcc.cli.CliFailure.withRootCause(failure) + "; " + dir + " keeps the previous checkpoint and the log",
+                failure);
         }
     }
 }

@@ -188,8 +188,8 @@ final class DataDir {
             // Another schema, or no checkpoint: the directory is not this database's.
             throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage(), e);
         } catch (IllegalStateException | java.io.UncheckedIOException e) {
-            // A damaged checkpoint, or a log Chronicle Queue cannot open: named, one line, exit 1.
-            throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage(), e);
+            // A damaged checkpoint, a log Chronicle Queue cannot open, a full disk: named, one line, exit 1.
+            throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + io.selcc.cli.CliFailure.withRootCause(e), e);
         }
         for (String warning : summary.warnings()) {
             err.println("warning: " + warning);

@@ -92,12 +92,15 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     /**
      * A run that failed because its commit log did (a disk error, a full disk): an expected condition,
-     * one line; anything else is a bug and keeps its trace.
+     * one line, naming why the log failed ({@code wal}'s failure, when it knows); anything else is a
+     * bug and keeps its trace.
      */
-    static RuntimeException failureOf(RuntimeException e, java.nio.file.Path dataDir) {
+    static RuntimeException failureOf(RuntimeException e, java.nio.file.Path dataDir, io.selcc.wal.Wal wal) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof io.selcc.engine.CommitLog.NotDurableException lost) {
-                return new io.selcc.cli.CliFailure("the commit log failed, the run stopped: " + lost.getMessage()
+            if (t instanceof io.selcc.engine.CommitLog.NotDurableException
+                || t instanceof io.selcc.tpcc.driver.TpccDriver.LogFailedException) {
+                String why = wal != null && wal.failure() != null ? wal.failure() : t.getMessage();
+                return new io.selcc.cli.CliFailure("the commit log failed, the run stopped: " + why
                     + (dataDir == null ? "" : "; " + dataDir + " keeps every acknowledged transaction"), e);
             }
         }
@@ -206,13 +209,13 @@ public final class TpccRunCommand implements Callable<Integer> {
             try {
                 if (checkpointEvery != null) {
                     Checkpointer checkpointer = new Checkpointer(db, tpcc.dataDir, log.wal(), stored,
-                        checkpointEvery.toNanos(), progress);
+                        checkpointEvery.toNanos(), progress, driver::stop);
                     checkpointer.start();
                     try (checkpointer) {
-                        result = runDriver(driver);
+                        result = runDriver(driver, log.wal());
                     }
                 } else {
-                    result = runDriver(driver);
+                    result = runDriver(driver, log.wal());
                 }
             } finally {
                 if (crash != null) {
@@ -254,11 +257,11 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
     }
 
-    private DriverResult runDriver(TpccDriver driver) throws InterruptedException {
+    private DriverResult runDriver(TpccDriver driver, io.selcc.wal.Wal wal) throws InterruptedException {
         try {
             return driver.run();
         } catch (RuntimeException e) {
-            throw failureOf(e, tpcc.dataDir);
+            throw failureOf(e, tpcc.dataDir, wal);
         }
     }
 }

@@ -13,7 +13,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -102,18 +101,12 @@ class CrashRecoveryTest {
      * ({@code anyMoment}) or after its first progress line with durable New-Orders; reads all it printed.
      */
     private static Crash runAndKill(Path data, boolean anyMoment, long killAfterMillis) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElseThrow());
-        command.addAll(List.of("-Xmx1g", "--enable-native-access=ALL-UNNAMED",
-            "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
-            "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-            "-Dchronicle.analytics.disable=true",
+        List<String> command = ChildJvm.command(
             // A log file per second: the checkpoints every 2 s truncate the logs, so kills land during
             // truncation too and recoveries start from logs whose first files are gone.
-            "-D" + io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY + "=TEST_SECONDLY",
-            "-cp", System.getProperty("java.class.path"),
-            "io.selcc.cli.SelccCli", "tpcc", "run", "--data-dir", data.toString(), "--mix", "50,50,0,0,0",
-            "--duration", "60s", "--warmup", "0s", "--checkpoint-every", "2s"));
+            List.of("-D" + io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY + "=TEST_SECONDLY"),
+            List.of("tpcc", "run", "--data-dir", data.toString(), "--mix", "50,50,0,0,0", "--duration", "60s",
+                "--warmup", "0s", "--checkpoint-every", "2s"));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         AtomicLong lastDurable = new AtomicLong();
         StringBuilder output = new StringBuilder();

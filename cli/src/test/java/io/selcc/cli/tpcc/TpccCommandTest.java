@@ -344,11 +344,14 @@ class TpccCommandTest {
     void aFailedCommitLogIsOneLine() {
         RuntimeException lost = new IllegalStateException("1 terminal(s) failed",
             new io.selcc.engine.CommitLog.NotDurableException("wal failed: sequence=7"));
-        RuntimeException mapped = TpccRunCommand.failureOf(lost, Path.of("db"));
+        RuntimeException mapped = TpccRunCommand.failureOf(lost, Path.of("db"), null);
         assertTrue(mapped instanceof io.selcc.cli.CliFailure, mapped.toString());
         assertTrue(mapped.getMessage().contains("wal failed: sequence=7") && mapped.getMessage().contains("db"),
             mapped.getMessage());
+        RuntimeException refused = new IllegalStateException("1 terminal(s) failed",
+            new io.selcc.tpcc.driver.TpccDriver.LogFailedException("PAYMENT on compute node 1 could not be logged"));
+        assertTrue(TpccRunCommand.failureOf(refused, null, null) instanceof io.selcc.cli.CliFailure);
         RuntimeException bug = new IllegalStateException("1 terminal(s) failed", new NullPointerException());
-        assertTrue(TpccRunCommand.failureOf(bug, null) == bug);
+        assertTrue(TpccRunCommand.failureOf(bug, null, null) == bug);
     }
 }
