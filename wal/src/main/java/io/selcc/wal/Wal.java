@@ -90,6 +90,8 @@ public final class Wal implements CommitLog.Factory {
     private boolean closing;
     /** Every log is closed: nothing more will be forced. */
     private volatile boolean closed;
+    /** Set by {@link #retainFiles}: truncation is off. */
+    private volatile boolean retainFiles;
     /** Tests: logs opened from now on start their flusher only when the test says ({@link ChronicleCommitLog#startFlusher}). */
     private volatile boolean flushersHeld;
     /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
@@ -245,6 +247,9 @@ public final class Wal implements CommitLog.Factory {
      * @return the files removed
      */
     public int truncate(long replayFrom) {
+        if (retainFiles) {
+            return 0;
+        }
         int removed = 0;
         for (ChronicleCommitLog log : logs) {
             if (log != null) {
@@ -252,6 +257,15 @@ public final class Wal implements CommitLog.Factory {
             }
         }
         return removed;
+    }
+
+    /**
+     * From now on {@link #truncate} removes nothing: for a database whose crashed compute node would be
+     * repaired from every record logged since logging started ({@link #readBack}). Call before the
+     * first checkpoint.
+     */
+    public void retainFiles() {
+        retainFiles = true;
     }
 
     /** Cycle files {@link #truncate} removed since the logs opened. */
@@ -309,10 +323,17 @@ public final class Wal implements CommitLog.Factory {
      * Reads every node's log under the directory (what has been appended so far, each cut at a damaged
      * record) and hands the changes over in commit sequence order.
      *
-     * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work)
+     * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work),
+     *                               or a checkpoint removed log files ({@link #truncate}: the records
+     *                               since logging started are no longer all there; see {@link #retainFiles})
      */
     @Override
     public void readBack(CommitLog.ChangeVisitor visitor) {
+        long removed = filesRemoved();
+        if (removed > 0) {
+            throw new IllegalStateException("cannot read the logs back from where logging started: checkpoints removed "
+                + removed + " log files (directory=" + directory + ")");
+        }
         java.util.List<LogRecord> records = new java.util.ArrayList<>();
         java.util.List<Path> nodeDirectories;
         try (java.util.stream.Stream<Path> entries = Files.list(directory)) {

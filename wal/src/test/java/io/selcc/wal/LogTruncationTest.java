@@ -285,6 +285,47 @@ class LogTruncationTest {
         assertEquals(node0Files, cycleFileNames(Wal.nodeDirectory(logs, 0)), "node 0's log is unchanged");
     }
 
+    /**
+     * A crashed compute node is repaired from every record logged since logging started
+     * ({@link Wal#readBack}): node 0 appends 1-5 in t0 and 6-10 in t1, a truncation through 5 removes
+     * t0, and reading back then refuses, naming the removed files; a group told to retain its files
+     * ({@link Wal#retainFiles}, what {@code tpcc run --crash-node} does) removes none and reads all ten
+     * back.
+     *
+     * <p>Shown to fail: with {@code readBack} not checking for removed files, nothing was thrown
+     * (records 1-5 were gone, and the repair would not have known).
+     */
+    @Test
+    void readingBackForACrashRepairRefusesTruncatedLogsAndRetainedOnesAreWhole(@TempDir Path dir) {
+        for (boolean retain : new boolean[] {false, true}) {
+            Path logs = dir.resolve(retain ? "retained" : "truncated");
+            SetTimeProvider clock = new SetTimeProvider(START);
+            AtomicLong sequences = new AtomicLong();
+            Redo redo = new Redo();
+            try (Wal wal = Wal.open(logs, Mode.SYNC, secondly(clock))) {
+                if (retain) {
+                    wal.retainFiles();
+                }
+                ChronicleCommitLog log = (ChronicleCommitLog) wal.open(0, sequences::incrementAndGet);
+                append(log, redo, sequences, 5);
+                clock.advanceMillis(1_000);
+                append(log, redo, sequences, 5);
+                log.awaitAppendedDurable();
+                BackgroundResourceReleaser.releasePendingResources();
+                assertEquals(retain ? 0 : 1, wal.truncate(5));
+                java.util.TreeSet<Long> read = new java.util.TreeSet<>();
+                if (retain) {
+                    wal.readBack((sequence, kind, tableId, key, recordId, image) -> read.add(sequence));
+                    assertEquals(range(1, 10), List.copyOf(read));
+                } else {
+                    IllegalStateException e = assertThrows(IllegalStateException.class,
+                        () -> wal.readBack((sequence, kind, tableId, key, recordId, image) -> read.add(sequence)));
+                    assertTrue(e.getMessage().contains("removed 1 log files"), e.getMessage());
+                }
+            }
+        }
+    }
+
     // ------------------------------------------------------------------ helpers
 
     /** A cycle file per second of {@code clock}. */

@@ -339,6 +339,42 @@ class TpccCommandTest {
         assertEquals(Boolean.TRUE, report.get("passed"));
     }
 
+    /**
+     * {@code --crash-node} on a kept database with checkpoints every second and a log file per second:
+     * the checkpoints remove no log file (the repair reads the logs from where logging started), the
+     * crashed node is repaired and every check passes.
+     *
+     * <p>Shown to fail: with the run not keeping its log files, the first checkpoint removed 3 of them,
+     * the crashed node's lines were not repaired (the repair refuses truncated logs), and the run ended
+     * with exit 1 (the next checkpoint's scan could not get at those lines).
+     */
+    @Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRunThatCrashesANodeKeepsItsLogFilesForTheRepair(@TempDir Path dir) throws Exception {
+        Path db = dir.resolve("db");
+        assertEquals(0, CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString()).exitCode());
+        CliRun r;
+        System.setProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY, "TEST_SECONDLY");
+        try {
+            r = CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--compute-nodes", "3", "--threads", "1",
+                "--mix", "50,50,0,0,0", "--duration", "4s", "--checkpoint-every", "1s", "--crash-node", "2",
+                "--crash-after", "3s", "--check");
+        } finally {
+            System.clearProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY);
+        }
+        assertEquals(0, r.exitCode(), r.toString());
+        java.util.regex.Matcher lines = java.util.regex.Pattern.compile(
+            "written during the run: .*, (\\d+) log files removed").matcher(r.out());
+        int checkpoints = 0;
+        while (lines.find()) {
+            checkpoints++;
+            assertEquals("0", lines.group(1), r.out());
+        }
+        assertTrue(checkpoints >= 2, "checkpoints during the run: " + r.out());
+        assertTrue(r.out().contains("compute node 2 crashed; node "), r.out());
+        assertTrue(r.out().contains("consistency: all conditions passed"), r.out());
+    }
+
     /** A terminal that failed because the commit log did is one line (exit 1); any other failure keeps its trace. */
     @Test
     void aFailedCommitLogIsOneLine() {
