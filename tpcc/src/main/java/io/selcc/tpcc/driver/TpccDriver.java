@@ -336,8 +336,9 @@ public final class TpccDriver {
                 sharedMemoryFull = true;
                 stop = true;
             }
-            if (result.outcome().reason() == AbortReason.LOG_FAILED) {
-                // The log refused the commit (a full disk, say): every later writer would fail too.
+            if (result.outcome().reason() == AbortReason.LOG_FAILED && !db.cluster().crashed(node.computeNode().nodeId())) {
+                // The log refused the commit (a full disk, say): every later writer would fail too. (A
+                // crashed node's log is sealed: its terminal stops at its next access, as for any crash.)
                 throw new LogFailedException(type + " on compute node " + node.computeNode().nodeId() + " could not be logged ("
                     + AbortReason.LOG_FAILED + ")");
             }

@@ -1,9 +1,11 @@
 package io.selcc.tpcc.driver;
 
+import io.selcc.engine.CommitLog;
 import io.selcc.engine.Database;
 import io.selcc.engine.RetryPolicy;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema;
+import io.selcc.tpcc.load.TpccLoader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,6 +39,57 @@ class TpccDriverTest {
             for (Throwable other : e.getSuppressed()) {
                 assertTrue(other instanceof IllegalStateException, other::toString);
             }
+        }
+    }
+
+    /**
+     * A commit log that refuses every append (a full disk): the first writer aborts with LOG_FAILED,
+     * and the run ends at once (not after its 10 minutes) with a {@link TpccDriver.LogFailedException}
+     * naming the transaction and its node as the first terminal failure.
+     *
+     * <p>Shown to fail: with the driver counting such a transaction as failed and going on, the run
+     * lasted until the test's timeout.
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aCommitTheLogRefusesEndsTheRun() {
+        CommitLog refusing = new CommitLog() {
+            @Override
+            public long append(io.selcc.engine.Redo redo) {
+                return FAILED;
+            }
+
+            @Override
+            public void awaitDurable(long sequence) {
+            }
+
+            @Override
+            public void awaitAppendedDurable() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        CommitLog.Factory logs = new CommitLog.Factory() {
+            @Override
+            public CommitLog open(int computeNode, long settledThrough, java.util.function.LongSupplier nextSequence) {
+                return refusing;
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (Database db = TpccSchema.define(Database.builder()).cc("2pl").computeNodes(2).threadsPerNode(1)
+            .cacheFrames(32_768).memoryPerNode(1L << 30).commitLog(logs).build()) {
+            TpccRandom.Constants constants = TpccRandom.Constants.random(7);
+            new TpccLoader(db, 1, 7, constants, 1, null).load();
+            DriverConfig config = new DriverConfig(1, 1, 600_000_000_000L, 0, 7, new Mix(50, 50, 0, 0, 0), false,
+                constants, RetryPolicy.defaults());
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> new TpccDriver(db, config, null).run());
+            assertTrue(e.getCause() instanceof TpccDriver.LogFailedException, () -> "cause: " + e.getCause());
+            assertTrue(e.getCause().getMessage().contains("could not be logged (LOG_FAILED)"), e.getCause().getMessage());
         }
     }
 }
