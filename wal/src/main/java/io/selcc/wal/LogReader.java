@@ -118,9 +118,14 @@ public final class LogReader {
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException("cannot list the log directory " + nodeDirectory, e);
         }
-        if (lowest != Integer.MAX_VALUE && lowest != queue.firstCycle() && !tailer.moveToCycle(lowest)) {
+        int first = queue.firstCycle();
+        int last = queue.lastCycle();
+        // Only a listing that starts below the lowest file present is stale this way. A file the listing
+        // does not reach at all is one whose creation a kill cut short, before any record went in (the
+        // appender lists a cycle before it writes to it): read as before, it yields nothing.
+        if (lowest != Integer.MAX_VALUE && lowest > first && lowest <= last && !tailer.moveToCycle(lowest)) {
             throw new IllegalStateException("cannot read the log from its first cycle file: directory=" + nodeDirectory
-                + " cycle=" + lowest + " (Chronicle's listing starts at cycle " + queue.firstCycle() + ")");
+                + " cycle=" + lowest + " (Chronicle's listing: cycles " + first + " to " + last + ")");
         }
     }
 

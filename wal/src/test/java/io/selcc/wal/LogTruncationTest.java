@@ -220,6 +220,35 @@ class LogTruncationTest {
     }
 
     /**
+     * A log whose only cycle file Chronicle's listing does not know (a kill between creating the file
+     * and listing it: the file holds Chronicle's header and no record): the reader reads nothing and
+     * says the log is complete, as it did before it looked for the lowest file present.
+     *
+     * <p>Found by the kill -9 test: the reader threw "cannot read the log from its first cycle file"
+     * and recovery refused the directory. Shown to fail on that code.
+     */
+    @Test
+    void readsNothingFromACycleFileTheListingDoesNotKnow(@TempDir Path dir) throws IOException {
+        SetTimeProvider clock = new SetTimeProvider(START);
+        try (Wal wal = Wal.open(dir.resolve("listed-nothing"), Mode.SYNC, secondly(clock))) {
+            wal.open(0, new AtomicLong()::incrementAndGet); // its queue and metadata, no cycle file
+        }
+        Path node = Wal.nodeDirectory(dir.resolve("listed-nothing"), 0);
+        Path elsewhere = dir.resolve("elsewhere");
+        try (net.openhft.chronicle.queue.impl.single.SingleChronicleQueue queue =
+                 secondly(clock).apply(SingleChronicleQueueBuilder.binary(elsewhere)).build()) {
+            queue.storeForCycle(queue.cycle(), queue.epoch(), true, null).close(); // the header, no record
+        }
+        List<String> created = cycleFileNames(elsewhere);
+        assertEquals(1, created.size(), created.toString());
+        Files.copy(elsewhere.resolve(created.getFirst()), node.resolve(created.getFirst()));
+
+        LogReader.Result read = LogReader.read(node);
+        assertTrue(read.complete(), read.warning());
+        assertEquals(List.of(), read.records());
+    }
+
+    /**
      * A fuzzy checkpoint (transactions committed on node 1 during its scan, so its rows are consistent
      * only once the log is replayed past its covered number); then node 1's cycle file, which holds
      * those transactions, is removed (as a truncation past the replay start would). Recovery refuses,
