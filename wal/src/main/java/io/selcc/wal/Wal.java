@@ -305,9 +305,10 @@ public final class Wal implements CommitLog.Factory {
         }
     }
 
+    /** True until a checkpoint removed a log file ({@link #truncate}): {@link #readBack} needs every record. */
     @Override
     public boolean canReadBack() {
-        return true;
+        return filesRemoved() == 0;
     }
 
     @Override

@@ -317,12 +317,14 @@ class LogTruncationTest {
     /**
      * A crashed compute node is repaired from every record logged since logging started
      * ({@link Wal#readBack}): node 0 appends 1-5 in t0 and 6-10 in t1, a truncation through 5 removes
-     * t0, and reading back then refuses, naming the removed files; a group told to retain its files
+     * t0, and reading back then refuses, naming the removed files (and {@code canReadBack}, which
+     * {@code Database.crashRefusal} asks, says no); a group told to retain its files
      * ({@link Wal#retainFiles}, what {@code tpcc run --crash-node} does) removes none and reads all ten
      * back.
      *
      * <p>Shown to fail: with {@code readBack} not checking for removed files, nothing was thrown
-     * (records 1-5 were gone, and the repair would not have known).
+     * (records 1-5 were gone, and the repair would not have known); with {@code canReadBack} always
+     * true (as before truncation existed), it said yes after the truncation.
      */
     @Test
     void readingBackForACrashRepairRefusesTruncatedLogsAndRetainedOnesAreWhole(@TempDir Path dir) {
@@ -341,7 +343,9 @@ class LogTruncationTest {
                 append(log, redo, sequences, 5);
                 log.awaitAppendedDurable();
                 BackgroundResourceReleaser.releasePendingResources();
+                assertTrue(wal.canReadBack());
                 assertEquals(retain ? 0 : 1, wal.truncate(5));
+                assertEquals(retain, wal.canReadBack(), "what a crashed node's repair is told (Database.crashRefusal)");
                 java.util.TreeSet<Long> read = new java.util.TreeSet<>();
                 if (retain) {
                     wal.readBack((sequence, kind, tableId, key, recordId, image) -> read.add(sequence));
