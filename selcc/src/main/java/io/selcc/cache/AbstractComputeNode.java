@@ -190,17 +190,21 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     abstract void release(GclHandle handle);
 
     @Override
-    public final void writeThrough(GclHandle handle) {
-        if (handle.owner != this || handle.optimistic || handle.released || !handle.exclusive) {
-            throw new IllegalArgumentException("write-through needs an exclusive handle this node holds: handle=" + handle);
+    public final void writeThrough(GclHandle... handles) {
+        for (GclHandle handle : handles) {
+            if (handle.owner != this || handle.optimistic || handle.released || !handle.exclusive) {
+                throw new IllegalArgumentException("write-through needs an exclusive handle this node holds: handle="
+                    + handle);
+            }
         }
-        if (handle.dirtyLow != CacheFrame.CLEAN) {
-            writeThroughHeld(handle);
-        }
+        writeThroughHeld(handles);
     }
 
-    /** Writes a held exclusive handle's dirty bytes (and, cached, its frame's) to memory now; the latch stays. */
-    abstract void writeThroughHeld(GclHandle handle);
+    /**
+     * Writes held exclusive handles' dirty bytes (and, cached, their frames') to memory now, in one batch
+     * in the order given; the latches stay.
+     */
+    abstract void writeThroughHeld(GclHandle[] handles);
 
     /** Set by {@link SelccCluster#crash}: every later latch call of this node throws. */
     volatile boolean crashed;

@@ -67,9 +67,10 @@ public interface ComputeNode {
      * Writes what {@code handle} (held exclusive) changed so far to the GCL's memory node now, keeping the
      * latch: memory then holds the line as it is, whatever becomes of this node's cache. For structure
      * changes (a new page linked, a node split) that must outlive this node: a survivor of its crash reads
-     * them from memory. Nothing when nothing changed; one round trip otherwise.
+     * them from memory. Several handles go in one round trip, in the order given (a new node before the
+     * line that links it). Nothing when nothing changed.
      */
-    void writeThrough(GclHandle handle);
+    void writeThrough(GclHandle... handles);
 
     /**
      * A private copy of GCL {@code address} as its memory node holds it now, read without a latch (one

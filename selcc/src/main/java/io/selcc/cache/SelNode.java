@@ -62,13 +62,22 @@ final class SelNode extends AbstractComputeNode {
     }
 
     @Override
-    void writeThroughHeld(GclHandle handle) {
-        int length = handle.dirtyHigh - handle.dirtyLow;
-        endpoint.remoteWrite(handle.address + handle.dirtyLow, handle.copy, handle.dirtyLow, length);
-        endpoint.counters().increment(Counter.WRITE_BACKS);
-        endpoint.counters().add(Counter.WRITE_BACK_BYTES, length);
-        handle.dirtyLow = CacheFrame.CLEAN;
-        handle.dirtyHigh = 0;
+    void writeThroughHeld(GclHandle[] handles) {
+        VerbBatch batch = batches.get().clear();
+        for (GclHandle handle : handles) {
+            if (handle.dirtyLow == CacheFrame.CLEAN) {
+                continue;
+            }
+            int length = handle.dirtyHigh - handle.dirtyLow;
+            batch.write(handle.address + handle.dirtyLow, handle.copy, handle.dirtyLow, length);
+            endpoint.counters().increment(Counter.WRITE_BACKS);
+            endpoint.counters().add(Counter.WRITE_BACK_BYTES, length);
+            handle.dirtyLow = CacheFrame.CLEAN;
+            handle.dirtyHigh = 0;
+        }
+        if (batch.size() > 0) {
+            endpoint.post(batch);
+        }
     }
 
     @Override

@@ -479,16 +479,23 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     @Override
-    void writeThroughHeld(GclHandle handle) {
-        CacheFrame frame = handle.frame;
-        frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
-        handle.dirtyLow = CacheFrame.CLEAN;
-        handle.dirtyHigh = 0;
-        int length = frame.dirtyHigh - frame.dirtyLow;
-        endpoint.remoteWrite(frame.address + frame.dirtyLow, frame.copy, frame.dirtyLow, length);
-        counters.increment(Counter.WRITE_BACKS);
-        counters.add(Counter.WRITE_BACK_BYTES, length);
-        frame.clearDirty(); // memory now equals the copy; the line stays modified (X) here
+    void writeThroughHeld(GclHandle[] handles) {
+        VerbBatch batch = batches.get().clear();
+        for (GclHandle handle : handles) {
+            CacheFrame frame = handle.frame;
+            if (handle.dirtyLow != CacheFrame.CLEAN) {
+                frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
+                handle.dirtyLow = CacheFrame.CLEAN;
+                handle.dirtyHigh = 0;
+            }
+            if (frame.isDirty()) {
+                writeBackVerbs(batch, frame);
+                frame.clearDirty(); // memory will equal the copy; the line stays modified (X) here
+            }
+        }
+        if (batch.size() > 0) {
+            endpoint.post(batch); // one round trip, the writes in order
+        }
     }
 
     // ================================================================ remote acquire (paper 4.3)

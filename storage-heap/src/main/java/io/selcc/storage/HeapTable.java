@@ -2,6 +2,7 @@ package io.selcc.storage;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
+import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.threads.PerThread;
 
@@ -48,6 +49,8 @@ public final class HeapTable {
     /** One thread's insert targets: its open page and the pages where it freed slots, in order. */
     private static final class InsertPages {
         long open;
+        /** Pages linked into the chain ahead of time, for this thread's next open pages (see linkNewPages). */
+        final ArrayDeque<Long> linked = new ArrayDeque<>();
         /** The incarnation the thread's last insert gave its slot (see {@link #lastInsertIncarnation}). */
         int lastIncarnation;
         final ArrayDeque<Long> reusable = new ArrayDeque<>();
@@ -337,24 +340,68 @@ public final class HeapTable {
         }
     }
 
-    /** Allocates a page, links it at the head of the table's chain and makes it this thread's open page. */
+    /**
+     * Makes a new page this thread's open page: one linked ahead of time if the thread has one, else a
+     * run of {@link #PAGES_PER_LINK} new pages linked at the head of the table's chain at once.
+     */
     private long newOpenPage() {
-        long page = node.allocate();
-        GclHandle h = node.xLock(page);
-        formatPage(h);
-        GclHandle root = node.xLock(rootAddress);
-        h.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, root.getLong(TableRootLayout.FIRST_PAGE_OFFSET));
-        // The chain must outlive this node's cache (a survivor of its crash walks it in memory): the
-        // page goes to memory whole before the root that leads to it.
-        node.writeThrough(h);
-        root.putLong(TableRootLayout.FIRST_PAGE_OFFSET, page);
-        root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + 1);
-        node.writeThrough(root);
-        node.unlock(root);
-        node.unlock(h);
-        insertPages.get().open = page;
+        InsertPages mine = insertPages.get();
+        Long ready = mine.linked.pollFirst();
+        long page = ready != null ? ready : linkNewPages(mine);
+        mine.open = page;
         return page;
     }
+
+    /**
+     * Allocates up to {@link #PAGES_PER_LINK} pages (at least one: fewer when shared memory fills),
+     * chains them and links the run at the head of the table's chain; keeps all but the first for the
+     * thread's next open pages and returns the first. The chain must outlive this node's cache (a
+     * survivor of its crash walks it in memory): the pages go to memory whole, before the root that
+     * leads to them, in one round trip for the whole run.
+     */
+    private long linkNewPages(InsertPages mine) {
+        long[] pages = new long[PAGES_PER_LINK];
+        int count = 0;
+        try {
+            for (; count < pages.length; count++) {
+                pages[count] = node.allocate();
+            }
+        } catch (SharedMemoryFullException e) {
+            if (count == 0) {
+                throw e;
+            }
+        }
+        GclHandle[] handles = new GclHandle[count + 1];
+        for (int i = 0; i < count; i++) {
+            handles[i] = node.xLock(pages[i]);
+            formatPage(handles[i]);
+        }
+        GclHandle root = node.xLock(rootAddress);
+        handles[count] = root;
+        try {
+            for (int i = 0; i < count - 1; i++) {
+                handles[i].putLong(HeapPageLayout.NEXT_PAGE_OFFSET, pages[i + 1]);
+            }
+            handles[count - 1].putLong(HeapPageLayout.NEXT_PAGE_OFFSET, root.getLong(TableRootLayout.FIRST_PAGE_OFFSET));
+            root.putLong(TableRootLayout.FIRST_PAGE_OFFSET, pages[0]);
+            root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + count);
+            node.writeThrough(handles);
+        } finally {
+            for (int i = count; i >= 0; i--) {
+                node.unlock(handles[i]);
+            }
+        }
+        for (int i = 1; i < count; i++) {
+            mine.linked.addLast(pages[i]);
+        }
+        return pages[0];
+    }
+
+    /**
+     * Pages a thread links into the chain at once (see {@link #linkNewPages}): one write-through round
+     * trip per run instead of per page; a thread keeps at most this many minus one empty pages.
+     */
+    static final int PAGES_PER_LINK = 8;
 
     /**
      * An appender for the calling thread: fills fresh pages of this table with committed (visible)

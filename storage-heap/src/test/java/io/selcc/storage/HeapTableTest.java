@@ -130,7 +130,8 @@ class HeapTableTest {
         }
         assertEquals(table.pageOf(rids.get(0)), table.pageOf(rids.get(perPage - 1)), "insertion order fills a page");
         assertNotEquals(table.pageOf(rids.get(0)), table.pageOf(rids.get(perPage)));
-        assertEquals(4, table.pageCount());
+        assertEquals(4, rids.stream().map(table::pageOf).distinct().count(), "four pages filled");
+        assertEquals(HeapTable.PAGES_PER_LINK, table.pageCount(), "pages are linked into the chain a run at a time");
         table.insert(t -> t.setInt(0, -1)); // used, not visible
         Set<Integer> seen = new HashSet<>();
         table.scan((rid, t) -> seen.add(t.getInt(0)));

@@ -911,8 +911,7 @@ public final class BLinkTree {
                     c.guard.afterSplit(c.leafView.wrap(h), versionBefore, c.newLeafView.wrap(rh));
                 }
                 // The new node reaches memory before the right link that leads to it.
-                node.writeThrough(rh);
-                node.writeThrough(h);
+                node.writeThrough(rh, h); // in this order, one round trip
             } finally {
                 unlatchAt(c, rh, level);
                 unlatchAt(c, h, level);
@@ -981,9 +980,7 @@ public final class BLinkTree {
                 c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(lh));
                 c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(rh));
             }
-            node.writeThrough(lh); // the children reach memory before the root that leads to them
-            node.writeThrough(rh);
-            node.writeThrough(rootHandle);
+            node.writeThrough(lh, rh, rootHandle); // the children before the root that leads to them
         } finally {
             unlatchAt(c, rh, level);
             unlatchAt(c, lh, level);
