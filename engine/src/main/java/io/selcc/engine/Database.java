@@ -39,6 +39,8 @@ public final class Database implements AutoCloseable {
 
     /** Set when a bulk load closed, cleared by {@link #writeBackCaches}: loaded rows are in no log. */
     private volatile boolean loadedSinceWriteBack;
+    /** Whether a crash repair may be running: read by every retry (see {@link #awaitRunningRepairs}). */
+    private volatile boolean repairsRunning;
     /** Repairs of crashed nodes, by node: started once each. Guarded by itself. */
     private final Map<Integer, java.util.concurrent.CompletableFuture<CrashRecovery.Report>> crashRepairs =
         new LinkedHashMap<>();
@@ -69,6 +71,7 @@ public final class Database implements AutoCloseable {
             nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes,
                 thomasWriteRule);
             nodes[computeNode].bulkLoaded = () -> loadedSinceWriteBack = true;
+            nodes[computeNode].awaitRepairs = this::awaitRunningRepairs;
             opened = nodes.clone();
             if (commitLogs != null) {
                 nodes[computeNode].startLogging(commitLogs, computeNode, loggingFrom());
@@ -256,6 +259,7 @@ public final class Database implements AutoCloseable {
             }
             java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair = new java.util.concurrent.CompletableFuture<>();
             crashRepairs.put(computeNode, repair);
+            repairsRunning = true;
             io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
                 try {
                     repair.complete(repairNow(computeNode));
@@ -284,6 +288,7 @@ public final class Database implements AutoCloseable {
             if (repair == null) {
                 repair = new java.util.concurrent.CompletableFuture<>();
                 crashRepairs.put(computeNode, repair);
+                repairsRunning = true;
                 mine = true;
             }
         }
@@ -301,6 +306,32 @@ public final class Database implements AutoCloseable {
             throw new IllegalStateException("the repair of crashed compute node " + computeNode + " failed: "
                 + e.getCause(), e.getCause());
         }
+    }
+
+    /** Waits for the crash repairs still running, if any (their failures surface elsewhere); true if it waited. */
+    private boolean awaitRunningRepairs() {
+        if (!repairsRunning) {
+            return false;
+        }
+        List<java.util.concurrent.CompletableFuture<CrashRecovery.Report>> running = new ArrayList<>();
+        synchronized (crashRepairs) {
+            for (java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair : crashRepairs.values()) {
+                if (!repair.isDone()) {
+                    running.add(repair);
+                }
+            }
+            if (running.isEmpty()) {
+                repairsRunning = false; // set again, under this lock, when a repair starts
+            }
+        }
+        for (java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair : running) {
+            try {
+                repair.join();
+            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
+                // reported by recoverCrashedNode and by the survivors that meet the crashed node's lines
+            }
+        }
+        return !running.isEmpty();
     }
 
     /** Waits for every repair started so far and returns their reports (see {@link #recoverCrashedNode}). */

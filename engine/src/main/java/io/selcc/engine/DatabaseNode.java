@@ -30,6 +30,11 @@ public final class DatabaseNode {
 
     /** Run when a bulk load on this node closes; set by the database. */
     volatile Runnable bulkLoaded = () -> { };
+    /**
+     * Waits for a crash repair that is running, if any, and says whether it waited; set by the database.
+     * A conflict while another node's lines are being repaired is most likely one of them.
+     */
+    volatile java.util.function.BooleanSupplier awaitRepairs = () -> false;
     /** Set when this node crashed ({@link Database#crash}): every later transaction on it fails. */
     volatile boolean crashed;
 
@@ -238,8 +243,20 @@ public final class DatabaseNode {
             if (outcome.committed()) {
                 return new TxnResult<>(value, outcome, attempt, aborts);
             }
+            if (crashed) {
+                // This node crashed meanwhile (its log refused the commit, say): it is gone, not aborted.
+                throw new io.selcc.fabric.NodeFailedException(node.nodeId(), "compute node " + node.nodeId()
+                    + " has crashed");
+            }
             aborts.merge(outcome.reason(), 1, Integer::sum);
-            if (!outcome.reason().isRetryable() || attempt >= policy.maxAttempts()) {
+            if (!outcome.reason().isRetryable()) {
+                return new TxnResult<>(null, outcome, attempt, aborts);
+            }
+            if (awaitRepairs.getAsBoolean()) {
+                attempt--; // it met a crashed node's line, most likely: an attempt the repair took, not a conflict
+                continue;
+            }
+            if (attempt >= policy.maxAttempts()) {
                 return new TxnResult<>(null, outcome, attempt, aborts);
             }
             long pause = policy.backoffNanos(attempt);
