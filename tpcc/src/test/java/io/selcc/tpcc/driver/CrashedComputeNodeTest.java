@@ -51,18 +51,35 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class CrashedComputeNodeTest {
     private static final int NODES = 3;
-    private static final int CRASHED = 2;
     private static final int TERMINALS_PER_NODE = 2;
     private static final int WAREHOUSES = 2;
     /** The crashed node's acknowledged New-Orders before the crash, and the survivors' after it. */
-    private static final int BEFORE_CRASH = 60;
     private static final int AFTER_CRASH = 150;
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"2pl", "occ"})
     void theSurvivorsRepairTheCrashedNodesLinesAndFinish(String cc, @TempDir Path dir) throws Exception {
-        long seed = 20261123;
-        System.out.println("CrashedComputeNodeTest: cc=" + cc + " seed=" + seed);
+        runCrashAndCheck(cc, 2, 60, 20261123, dir);
+    }
+
+    /** Every node crashing, at three moments, under both algorithms (-Pstress). */
+    @org.junit.jupiter.api.Tag("stress")
+    @ParameterizedTest(name = "{0} crashes node {1} after {2} orders")
+    @org.junit.jupiter.params.provider.MethodSource("crashPoints")
+    void anyNodeCrashingAtAnyMomentIsRepaired(String cc, int crashed, int beforeCrash, @TempDir Path dir)
+            throws Exception {
+        runCrashAndCheck(cc, crashed, beforeCrash, 1000L * crashed + beforeCrash, dir);
+    }
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> crashPoints() {
+        return java.util.stream.Stream.of("2pl", "occ").flatMap(cc -> java.util.stream.IntStream.range(0, NODES).boxed()
+            .flatMap(node -> java.util.stream.Stream.of(5, 60, 200)
+                .map(before -> org.junit.jupiter.params.provider.Arguments.of(cc, node, before))));
+    }
+
+    private static void runCrashAndCheck(String cc, int crashed, int beforeCrash, long seed, Path dir) throws Exception {
+        System.out.println("CrashedComputeNodeTest: cc=" + cc + " crashed=" + crashed + " beforeCrash=" + beforeCrash
+            + " seed=" + seed);
         TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
         Wal wal = Wal.open(dir.resolve("wal"), Wal.Mode.SYNC);
         try (Database db = TpccSchema.define(Database.builder()).cc(cc).computeNodes(NODES)
@@ -70,9 +87,9 @@ class CrashedComputeNodeTest {
             .commitLog(wal).build()) {
             new TpccLoader(db, WAREHOUSES, seed, constants, TERMINALS_PER_NODE, null).load();
             db.writeBackCaches(); // the load is in no log: memory must hold it
-            long ordersBefore = rows(db.node(0), Order.TABLE);
+            long ordersBefore = rows(db.liveNode(), Order.TABLE);
 
-            CountDownLatch crashedNodeWorked = new CountDownLatch(BEFORE_CRASH);
+            CountDownLatch crashedNodeWorked = new CountDownLatch(beforeCrash);
             CountDownLatch survivorsWorkedOn = new CountDownLatch(AFTER_CRASH);
             AtomicLong acknowledged = new AtomicLong();
             Queue<long[]> crashedNodesOrders = new ConcurrentLinkedQueue<>();
@@ -90,13 +107,13 @@ class CrashedComputeNodeTest {
                     int index = n * TERMINALS_PER_NODE + t;
                     completed[index] = new AtomicLong();
                     SplittableRandom random = seeds.split();
-                    boolean onCrashedNode = n == CRASHED;
+                    boolean onCrashedNode = n == crashed;
                     Thread thread = new Thread(() -> {
                         try {
                             terminal(node, index, random, constants, onCrashedNode, crashedNodeWorked, survivorsWorkedOn,
                                 acknowledged, crashedNodesOrders, completed[index], crashMonitor, crashedFlag);
                         } catch (NodeFailedException e) {
-                            if (onCrashedNode && e.node() == CRASHED) {
+                            if (onCrashedNode && e.node() == crashed) {
                                 endedByCrash.incrementAndGet(); // its node crashed: the terminal stops
                             } else {
                                 failures.add(e);
@@ -111,7 +128,7 @@ class CrashedComputeNodeTest {
             }
             awaitOrFail(crashedNodeWorked, failures);
             synchronized (crashMonitor) {
-                db.crash(CRASHED);
+                db.crash(crashed);
                 crashedFlag[0] = true;
             }
             awaitOrFail(survivorsWorkedOn, failures);
@@ -137,13 +154,13 @@ class CrashedComputeNodeTest {
                 "the crashed node held heap pages with committed changes only its cache had: " + repair);
             assertTrue(repair.leaves() > 0, "the crashed node held index leaves: " + repair);
 
-            CheckReport report = new ConsistencyChecker(db.node(0), WAREHOUSES).check();
+            CheckReport report = new ConsistencyChecker(db.liveNode(), WAREHOUSES).check();
             assertTrue(report.passed(), "consistency after the crash (seed " + seed + "): " + report);
-            long added = rows(db.node(0), Order.TABLE) - ordersBefore;
+            long added = rows(db.liveNode(), Order.TABLE) - ordersBefore;
             assertTrue(added >= acknowledged.get() && added <= acknowledged.get() + TERMINALS_PER_NODE,
                 "orders added " + added + " vs acknowledged " + acknowledged.get() + " (+ at most one unacknowledged"
                     + " commit per crashed terminal, restored from its log)");
-            DatabaseNode reader = db.node(0);
+            DatabaseNode reader = db.liveNode();
             for (long[] order : crashedNodesOrders) {
                 boolean[] found = {false};
                 TxnResult<Object> r = reader.run(tx -> {
@@ -154,7 +171,7 @@ class CrashedComputeNodeTest {
                 assertTrue(r.committed() && found[0], "an order the crashed node acknowledged is gone: w=" + order[0]
                     + " d=" + order[1] + " o=" + order[2]);
             }
-            assertTrue(crashedNodesOrders.size() >= BEFORE_CRASH);
+            assertTrue(crashedNodesOrders.size() >= beforeCrash);
         }
     }
 
