@@ -119,6 +119,62 @@ class HeapTableTest {
         a.unlock(page);
     }
 
+    /**
+     * The crash repair's slot restore on a held page: an update, a delete and an insert put back from a
+     * log, then the uncommitted insert freed; versions jump, a slot that takes a tuple gets a new
+     * incarnation, a free slot's incarnation jumps, the used count follows the slots.
+     * Seen failing with finishRestore's free-slot incarnation jump removed (the last assertion).
+     */
+    @Test
+    void restoredSlotsTakeTheLoggedRowsAndTheUncommittedInsertIsFreed() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long r0 = insertVisible(table, 1);
+        long r1 = insertVisible(table, 2);
+        long uncommitted = table.insert(t -> t.setInt(0, 3)); // used, not visible
+        long page = table.pageOf(r0);
+        assertEquals(page, table.pageOf(uncommitted));
+        int freeSlot = table.slotOf(uncommitted) + 1;
+        TupleBuffer row = new TupleBuffer(ITEM);
+        row.view().setInt(0, 41);
+        row.view().setString(5, "restored");
+        byte[] image = new byte[row.rowBytes()];
+        row.copyRowTo(image, 0);
+
+        GclHandle h = a.xLock(page);
+        TupleView v = new TupleView(ITEM);
+        long version0 = v.wrap(h, table.slotOf(r0)).version();
+        int incarnationFree = v.wrap(h, freeSlot).incarnation();
+        table.restoreSlot(h, table.slotOf(r0), image);   // an update
+        table.restoreSlot(h, table.slotOf(r1), null);    // a delete
+        table.restoreSlot(h, freeSlot, image);           // an insert into a free slot
+        assertEquals(1, table.finishRestore(h), "the uncommitted insert is freed");
+        v.wrap(h, table.slotOf(r0));
+        assertTrue(v.isVisible());
+        assertEquals(41, v.getInt(0));
+        assertEquals("restored", v.getString(5));
+        assertEquals(version0 + HeapTable.RESTORE_VERSION_JUMP, v.version(), "the version jumps");
+        assertFalse(v.wrap(h, table.slotOf(r1)).isUsed(), "deleted");
+        assertTrue(v.wrap(h, freeSlot).isVisible(), "inserted");
+        assertEquals(incarnationFree + 1, v.incarnation(), "a slot that takes a tuple gets a new incarnation");
+        assertFalse(v.wrap(h, table.slotOf(uncommitted)).isUsed(), "freed");
+        int freedIncarnation = v.incarnation();
+        a.unlock(h);
+        assertEquals(2, countUsed(table, page), "used count follows the slots");
+        GclHandle again = a.sLock(page);
+        assertTrue(v.wrap(again, table.slotOf(uncommitted)).incarnation() >= HeapTable.RESTORE_INCARNATION_JUMP,
+            "a free slot's incarnation jumped: " + freedIncarnation);
+        a.unlock(again);
+    }
+
+    private int countUsed(HeapTable table, long page) {
+        GclHandle h = a.sLock(page);
+        try {
+            return h.getInt(HeapPageLayout.USED_OFFSET);
+        } finally {
+            a.unlock(h);
+        }
+    }
+
     @Test
     void insertFillsPagesInOrderAndScanSeesOnlyVisibleTuples() {
         HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
