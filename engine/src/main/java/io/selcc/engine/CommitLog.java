@@ -85,8 +85,10 @@ public interface CommitLog extends AutoCloseable {
 
         /**
          * Reads every node's log back, from where logging started, and hands each change of each
-         * transaction to {@code visitor} in commit sequence order (a transaction's changes in the order
-         * it made them). For repairing a crashed node's lines while the other nodes go on.
+         * transaction to {@code visitor} with its commit sequence number: each node's records in its
+         * log's order (ascending numbers), a transaction's changes in the order it made them, but the
+         * nodes' logs not merged (one after another, so nothing has to be held). For repairing a crashed
+         * node's lines while the other nodes go on.
          *
          * @throws IllegalStateException if part of a log is gone (removed after a checkpoint, or damaged)
          */

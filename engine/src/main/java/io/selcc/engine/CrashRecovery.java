@@ -30,7 +30,8 @@ import java.util.Set;
  *       (a number is drawn under the log's append lock, so none is on its way in);</li>
  *   <li>scans every latch word ({@code SelccCluster.claimLinesOf}): the crashed node's reader bits go,
  *       its exclusive lines are listed and stay tagged;</li>
- *   <li>reads every node's log back in commit order;</li>
+ *   <li>reads every node's log back, node by node, keeping only the changes of lost pages and each
+ *       changed row's last image (ordered by commit sequence number here);</li>
  *   <li>heap pages: adopts each (the tag moves to the survivor in one FAA, memory's copy comes with it)
  *       and puts on it, slot by slot in commit order, every logged change of its rows since logging
  *       started (memory held everything then: {@link Database#writeBackCaches}), then frees the slots
@@ -84,7 +85,11 @@ public final class CrashRecovery {
     }
 
     /** One logged change of a lost heap page's slot. */
-    private record SlotChange(int slot, byte[] image) {
+    private record SlotChange(long sequence, int slot, byte[] image) {
+    }
+
+    /** A row's last logged image so far (null: deleted), with its commit sequence number. */
+    private record LastImage(long sequence, byte[] image) {
     }
 
     static Report run(Database db, CommitLog.Factory logs, DatabaseNode node, int crashed) {
@@ -129,8 +134,10 @@ public final class CrashRecovery {
         leavesByIndex.keySet().forEach(index -> tablesWithLostLeaves.add(index.table()));
 
         // Read the logs back: the changes of lost pages' slots, and each changed row's last image.
+        // The logs come node by node (not merged): page changes are sorted by number below, and a row's
+        // last image is the one with the highest number (a later change of one transaction wins a tie).
         Map<Long, List<SlotChange>> pageChanges = new HashMap<>();
-        Map<Table, Map<Long, byte[]>> lastImages = new IdentityHashMap<>();
+        Map<Table, Map<Long, LastImage>> lastImages = new IdentityHashMap<>();
         long[] changesRead = {0};
         logs.readBack((sequence, kind, tableId, key, recordId, image) -> {
             changesRead[0]++;
@@ -143,11 +150,12 @@ public final class CrashRecovery {
             }
             if (pageTable != null) {
                 pageChanges.computeIfAbsent(page, p -> new ArrayList<>())
-                    .add(new SlotChange(RecordId.slot(recordId, gclSize), after));
+                    .add(new SlotChange(sequence, RecordId.slot(recordId, gclSize), after));
             }
             if (tableId >= 1 && tableId <= tables.size() && tablesWithLostLeaves.contains(tables.get(tableId - 1))) {
                 lastImages.computeIfAbsent(tables.get(tableId - 1), t -> new HashMap<>())
-                    .put(recordId, after == null ? DELETED : after);
+                    .merge(recordId, new LastImage(sequence, after == null ? DELETED : after),
+                        (old, now) -> now.sequence() >= old.sequence() ? now : old);
             }
         });
 
@@ -155,9 +163,11 @@ public final class CrashRecovery {
         long slotsFreed = 0;
         for (Map.Entry<Long, Table> e : heapPages.entrySet()) {
             HeapTable heap = e.getValue().heap();
+            List<SlotChange> changes = pageChanges.getOrDefault(e.getKey(), new ArrayList<>());
+            changes.sort(java.util.Comparator.comparingLong(SlotChange::sequence)); // stable: a transaction's order stays
             GclHandle page = cn.adoptCrashedLine(e.getKey(), crashed);
             try {
-                for (SlotChange change : pageChanges.getOrDefault(e.getKey(), List.of())) {
+                for (SlotChange change : changes) {
                     heap.restoreSlot(page, change.slot(), change.image());
                     slotChanges++;
                 }
@@ -198,7 +208,7 @@ public final class CrashRecovery {
     }
 
     /** (key, record id) of every visible row of the index's table, sorted: what the index must hold. */
-    private static Pairs pairsOf(Index index, ComputeNode reader, Map<Long, byte[]> lastImages) {
+    private static Pairs pairsOf(Index index, ComputeNode reader, Map<Long, LastImage> lastImages) {
         Table table = index.table();
         Pairs pairs = new Pairs();
         // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
@@ -209,9 +219,9 @@ public final class CrashRecovery {
         });
         TupleBuffer buffer = new TupleBuffer(table.schema());
         TupleView view = new TupleView(table.schema());
-        for (Map.Entry<Long, byte[]> e : lastImages.entrySet()) {
-            if (e.getValue() != DELETED) {
-                buffer.view().setRowFrom(e.getValue(), 0);
+        for (Map.Entry<Long, LastImage> e : lastImages.entrySet()) {
+            if (e.getValue().image() != DELETED) {
+                buffer.view().setRowFrom(e.getValue().image(), 0);
                 pairs.add(keyOf(index, view.wrap(buffer)), e.getKey());
             }
         }

@@ -48,15 +48,28 @@ public final class LogReader {
      * @throws IllegalArgumentException if the directory does not exist
      */
     public static Result read(Path nodeDirectory) {
+        List<LogRecord> records = new ArrayList<>();
+        String warning = forEach(nodeDirectory, records::add);
+        return new Result(records, warning);
+    }
+
+    /**
+     * {@link #read} without keeping the records: hands each good record to {@code each}, in the log's
+     * order, and returns the warning that cut the log at a damaged record, or null if every document was
+     * a good record.
+     *
+     * @throws IllegalArgumentException if the directory does not exist
+     */
+    public static String forEach(Path nodeDirectory, java.util.function.Consumer<LogRecord> each) {
         if (!Files.isDirectory(nodeDirectory)) {
             throw new IllegalArgumentException("no log directory: directory=" + nodeDirectory);
         }
         if (!holdsCycleFiles(nodeDirectory)) {
             // Nothing was ever appended. Not opened: a process killed while Chronicle was creating the
             // queue can leave its metadata file half made, and opening it then fails on its lock.
-            return new Result(List.of(), null);
+            return null;
         }
-        List<LogRecord> records = new ArrayList<>();
+        long count = 0;
         byte[] buffer = new byte[4096];
         CRC32C crc = new CRC32C();
         try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(nodeDirectory).rollCycle(Wal.rollCycle())
@@ -66,7 +79,7 @@ public final class LogReader {
             while (true) {
                 try (DocumentContext document = tailer.readingDocument()) {
                     if (!document.isPresent()) {
-                        return new Result(records, null);
+                        return null;
                     }
                     Bytes<?> bytes = document.wire().bytes();
                     long available = bytes.readRemaining();
@@ -87,11 +100,12 @@ public final class LogReader {
                         String warning = "wal log cut at a damaged record: directory=" + nodeDirectory
                             + " file=" + (file == null ? "?" : file.getName()) + " index=0x" + Long.toHexString(document.index())
                             + " position=" + position + " length=" + available + " damage=" + damage
-                            + " recordsBefore=" + records.size();
+                            + " recordsBefore=" + count;
                         LOG.log(System.Logger.Level.WARNING, warning);
-                        return new Result(records, warning);
+                        return warning;
                     }
-                    records.add(LogRecordLayout.decode(buffer, length));
+                    each.accept(LogRecordLayout.decode(buffer, length));
+                    count++;
                 }
             }
         }

@@ -321,8 +321,8 @@ public final class Wal implements CommitLog.Factory {
     }
 
     /**
-     * Reads every node's log under the directory (what has been appended so far, each cut at a damaged
-     * record) and hands the changes over in commit sequence order.
+     * Streams every node's log under the directory (what has been appended so far), one node after
+     * another, each in its log's order; only this run's records (above where logging started).
      *
      * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work),
      *                               or a checkpoint removed log files ({@link #truncate}: the records
@@ -335,7 +335,6 @@ public final class Wal implements CommitLog.Factory {
             throw new IllegalStateException("cannot read the logs back from where logging started: checkpoints removed "
                 + removed + " log files (directory=" + directory + ")");
         }
-        java.util.List<LogRecord> records = new java.util.ArrayList<>();
         java.util.List<Path> nodeDirectories;
         try (java.util.stream.Stream<Path> entries = Files.list(directory)) {
             nodeDirectories = entries.filter(Files::isDirectory)
@@ -343,21 +342,19 @@ public final class Wal implements CommitLog.Factory {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list the logs in " + directory, e);
         }
+        long from = loggingFrom;
         for (Path nodeDirectory : nodeDirectories) {
-            LogReader.Result result = LogReader.read(nodeDirectory);
-            if (!result.complete()) {
-                throw new IllegalStateException("cannot read the logs back: " + result.warning());
-            }
-            records.addAll(result.records());
-        }
-        records.sort(java.util.Comparator.comparingLong(LogRecord::sequence));
-        for (LogRecord record : records) {
-            if (record.sequence() <= loggingFrom) {
-                continue; // an earlier run's: its record ids name another run's memory
-            }
-            for (LogRecord.Entry entry : record.entries()) {
-                visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
-                    entry.image());
+            String warning = LogReader.forEach(nodeDirectory, record -> {
+                if (record.sequence() <= from) {
+                    return; // an earlier run's: its record ids name another run's memory
+                }
+                for (LogRecord.Entry entry : record.entries()) {
+                    visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
+                        entry.image());
+                }
+            });
+            if (warning != null) {
+                throw new IllegalStateException("cannot read the logs back: " + warning);
             }
         }
     }
