@@ -52,8 +52,6 @@ import java.util.Set;
  * ones either way.
  */
 public final class CrashRecovery {
-    private static final byte[] DELETED = new byte[0];
-
     private CrashRecovery() {
     }
 
@@ -154,7 +152,7 @@ public final class CrashRecovery {
             }
             if (tableId >= 1 && tableId <= tables.size() && tablesWithLostLeaves.contains(tables.get(tableId - 1))) {
                 lastImages.computeIfAbsent(tables.get(tableId - 1), t -> new HashMap<>())
-                    .merge(recordId, new LastImage(sequence, after == null ? DELETED : after),
+                    .merge(recordId, new LastImage(sequence, after),
                         (old, now) -> now.sequence() >= old.sequence() ? now : old);
             }
         });
@@ -183,9 +181,10 @@ public final class CrashRecovery {
 
         int leaves = 0;
         long leafEntries = 0;
+        Map<Index, Pairs> pairsByIndex = pairsOf(leavesByIndex.keySet(), cn, lastImages);
         for (Map.Entry<Index, List<Long>> e : leavesByIndex.entrySet()) {
             Index index = e.getKey();
-            Pairs pairs = pairsOf(index, cn, lastImages.getOrDefault(index.table(), Map.of()));
+            Pairs pairs = pairsByIndex.get(index);
             for (long address : e.getValue()) {
                 GclHandle leaf = cn.adoptCrashedLine(address, crashed);
                 try {
@@ -207,26 +206,41 @@ public final class CrashRecovery {
         return indexes;
     }
 
-    /** (key, record id) of every visible row of the index's table, sorted: what the index must hold. */
-    private static Pairs pairsOf(Index index, ComputeNode reader, Map<Long, LastImage> lastImages) {
-        Table table = index.table();
-        Pairs pairs = new Pairs();
-        // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
-        table.heap().scanMemory(reader, (rid, row) -> {
-            if (!lastImages.containsKey(rid)) {
-                pairs.add(keyOf(index, row), rid);
-            }
-        });
-        TupleBuffer buffer = new TupleBuffer(table.schema());
-        TupleView view = new TupleView(table.schema());
-        for (Map.Entry<Long, LastImage> e : lastImages.entrySet()) {
-            if (e.getValue().image() != DELETED) {
-                buffer.view().setRowFrom(e.getValue().image(), 0);
-                pairs.add(keyOf(index, view.wrap(buffer)), e.getKey());
-            }
+    /**
+     * Per index, (key, record id) of every visible row of its table, sorted: what the index must hold.
+     * One scan of memory per table, whatever number of its indexes lost leaves.
+     */
+    private static Map<Index, Pairs> pairsOf(Set<Index> indexes, ComputeNode reader,
+                                             Map<Table, Map<Long, LastImage>> lastImagesByTable) {
+        Map<Table, List<Index>> byTable = new IdentityHashMap<>();
+        for (Index index : indexes) {
+            byTable.computeIfAbsent(index.table(), t -> new ArrayList<>()).add(index);
         }
-        PairSort.sort(pairs.keys, pairs.values, pairs.size);
-        return pairs;
+        Map<Index, Pairs> pairsByIndex = new IdentityHashMap<>();
+        for (Map.Entry<Table, List<Index>> e : byTable.entrySet()) {
+            Table table = e.getKey();
+            List<Index> mine = e.getValue();
+            mine.forEach(index -> pairsByIndex.put(index, new Pairs()));
+            Map<Long, LastImage> lastImages = lastImagesByTable.getOrDefault(table, Map.of());
+            // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
+            table.heap().scanMemory(reader, (rid, row) -> {
+                if (!lastImages.containsKey(rid)) {
+                    mine.forEach(index -> pairsByIndex.get(index).add(keyOf(index, row), rid));
+                }
+            });
+            TupleBuffer buffer = new TupleBuffer(table.schema());
+            for (Map.Entry<Long, LastImage> last : lastImages.entrySet()) {
+                if (last.getValue().image() != null) {
+                    buffer.view().setRowFrom(last.getValue().image(), 0);
+                    mine.forEach(index -> pairsByIndex.get(index).add(keyOf(index, buffer.view()), last.getKey()));
+                }
+            }
+            mine.forEach(index -> {
+                Pairs pairs = pairsByIndex.get(index);
+                PairSort.sort(pairs.keys, pairs.values, pairs.size);
+            });
+        }
+        return pairsByIndex;
     }
 
     private static long keyOf(Index index, TupleView row) {

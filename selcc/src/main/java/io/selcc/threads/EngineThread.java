@@ -27,6 +27,24 @@ public final class EngineThread extends Thread {
         return start(name, false, task);
     }
 
+    /**
+     * Waits until {@code thread} (if any) has ended, also when interrupted meanwhile; the interrupt is
+     * passed on afterwards. For an owner stopping its agent: the agent must be gone before what it uses.
+     */
+    public static void joinUninterruptibly(Thread thread) {
+        boolean interrupted = false;
+        while (thread != null && thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Starts an engine thread; a daemon does not keep the JVM alive. */
     public static Thread start(String name, boolean daemon, Runnable task) {
         EngineThread thread = new EngineThread(task, name);

@@ -164,8 +164,7 @@ class CrashedNodeTest {
     @Test
     @Timeout(60)
     void aPendingRequestOfTheCrashedNodeIsNotGrantedAfterTheCrash() throws Exception {
-        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64)
-            .pendingWaitNanos(30_000_000_000L).build()) {
+        try (SelccCluster cluster = patientPair()) {
             ComputeNode survivor = cluster.node(0);
             ComputeNode dead = cluster.node(1);
             long line = survivor.allocate();
@@ -180,10 +179,7 @@ class CrashedNodeTest {
                 }
             });
             asker.start();
-            SelccNode node0 = (SelccNode) survivor;
-            while (node0.cachedFrame(line).pending() == null) {
-                Thread.onSpinWait(); // the dead node's invalidation is now pending on the survivor's frame
-            }
+            awaitPendingRequest(survivor, line);
             cluster.crash(1);
             assertArrayEquals(new long[0], cluster.claimLinesOf(1, 0), "the dead node holds nothing yet");
             survivor.unlock(held); // serves the pending request now
@@ -204,8 +200,7 @@ class CrashedNodeTest {
     @Test
     @Timeout(60)
     void aSurvivorsPendingRequestIsDroppedByTheCrashedNode() throws Exception {
-        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64)
-            .pendingWaitNanos(30_000_000_000L).build()) {
+        try (SelccCluster cluster = patientPair()) {
             ComputeNode survivor = cluster.node(0);
             ComputeNode dead = cluster.node(1);
             long line = survivor.allocate();
@@ -220,14 +215,23 @@ class CrashedNodeTest {
                 }
             });
             asker.start();
-            SelccNode node1 = (SelccNode) dead;
-            while (node1.cachedFrame(line).pending() == null) {
-                Thread.onSpinWait(); // the survivor's invalidation is pending on the dead node's frame
-            }
+            awaitPendingRequest(dead, line);
             cluster.crash(1);
             dead.unlock(held); // the dead node's thread lets go after the fence: it serves nothing
             asker.join(); // without the drop, the survivor waited here for ever (the test's timeout)
             assertEquals("null", outcome.get(), "the no-wait acquire gave up on the crashed node's line");
+        }
+    }
+
+    /** Two nodes whose requests wait long: one stays pending until the line's holder lets go. */
+    private static SelccCluster patientPair() {
+        return SelccCluster.builder().computeNodes(2).cacheFrames(64).pendingWaitNanos(30_000_000_000L).build();
+    }
+
+    /** Returns once another node's invalidation waits as pending on {@code holder}'s frame of {@code line}. */
+    private static void awaitPendingRequest(ComputeNode holder, long line) {
+        while (((SelccNode) holder).cachedFrame(line).pending() == null) {
+            Thread.onSpinWait();
         }
     }
 

@@ -303,19 +303,9 @@ final class ChronicleCommitLog implements CommitLog {
         } finally {
             lock.unlock();
         }
-        boolean interrupted = false;
-        while (flusherThread != null && flusherThread.isAlive()) {
-            try {
-                flusherThread.join();
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
+        EngineThread.joinUninterruptibly(flusherThread);
         appender.close();
         queue.close();
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
     }
 
     Wal.Counters counters() {

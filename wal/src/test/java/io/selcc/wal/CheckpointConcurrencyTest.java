@@ -1,7 +1,6 @@
 package io.selcc.wal;
 
 import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitLog;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Redo;
@@ -29,7 +28,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.LongSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -292,28 +290,6 @@ class CheckpointConcurrencyTest {
             if (worker.isDone()) {
                 worker.get(); // throws the worker's failure; a worker ends only on stop
             }
-        }
-    }
-
-    /** The database's log factory: a {@link Wal} whose logs the test can reach, to break one. */
-    private static final class CapturingLogs implements CommitLog.Factory {
-        final Wal wal;
-        final ChronicleCommitLog[] opened = new ChronicleCommitLog[1];
-
-        CapturingLogs(Wal wal) {
-            this.wal = wal;
-        }
-
-        @Override
-        public CommitLog open(int computeNode, long settledThrough, LongSupplier nextSequence) {
-            ChronicleCommitLog log = (ChronicleCommitLog) wal.open(computeNode, nextSequence);
-            opened[computeNode] = log;
-            return log;
-        }
-
-        @Override
-        public void close() {
-            wal.close();
         }
     }
 }

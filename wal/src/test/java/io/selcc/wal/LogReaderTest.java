@@ -150,7 +150,7 @@ class LogReaderTest {
         try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
             byte[] head = new byte[(int) Math.min(raf.length(), 1 << 20)];
             raf.readFully(head);
-            int at = indexOf(head, record);
+            int at = CapturingLogs.indexOf(head, record);
             assertTrue(at > 0, "record not found in " + file);
             switch (harm) {
                 case BIT_ROT -> record[record.length - 3] ^= 0x10;
@@ -161,18 +161,5 @@ class LogReaderTest {
             raf.write(record);
         }
         return file;
-    }
-
-    private static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 }

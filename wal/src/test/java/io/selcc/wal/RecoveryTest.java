@@ -40,7 +40,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
-import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import java.util.zip.CRC32C;
@@ -686,7 +685,7 @@ class RecoveryTest {
             try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "rw")) {
                 byte[] head = new byte[(int) Math.min(raf.length(), 4 << 20)];
                 raf.readFully(head);
-                int at = indexOf(head, bytes);
+                int at = CapturingLogs.indexOf(head, bytes);
                 if (at >= 0) {
                     int flipped = at + bytes.length - 3;
                     raf.seek(flipped);
@@ -698,18 +697,6 @@ class RecoveryTest {
         throw new AssertionError("record " + record.sequence() + " not found in " + cycleFiles);
     }
 
-    private static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
-    }
 
     /** Closes a database one of whose logs was broken underneath; its close may throw for that log. */
     private static void closeBroken(Database db) {
@@ -718,28 +705,6 @@ class RecoveryTest {
         } catch (RuntimeException e) {
             System.out.println("closing a database with a broken log: " + e);
             db.cluster().close();
-        }
-    }
-
-    /** The database's log factory: a {@link Wal} whose logs the test can reach, to break one. */
-    private static final class CapturingLogs implements CommitLog.Factory {
-        final Wal wal;
-        final ChronicleCommitLog[] opened = new ChronicleCommitLog[2];
-
-        CapturingLogs(Wal wal) {
-            this.wal = wal;
-        }
-
-        @Override
-        public CommitLog open(int computeNode, long settledThrough, LongSupplier nextSequence) {
-            ChronicleCommitLog log = (ChronicleCommitLog) wal.open(computeNode, settledThrough, nextSequence);
-            opened[computeNode] = log;
-            return log;
-        }
-
-        @Override
-        public void close() {
-            wal.close();
         }
     }
 }

@@ -80,19 +80,7 @@ final class Checkpointer implements AutoCloseable {
     @Override
     public void close() {
         stop.countDown();
-        if (thread != null) {
-            boolean interrupted = false;
-            while (thread.isAlive()) {
-                try {
-                    thread.join();
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                }
-            }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        EngineThread.joinUninterruptibly(thread);
         if (failure != null) {
             throw new io.selcc.cli.CliFailure("a checkpoint during the run failed, the run stopped: "
                 + io.selcc.cli.CliFailure.withRootCause(failure) + "; " + dir + " keeps the previous checkpoint and the log",

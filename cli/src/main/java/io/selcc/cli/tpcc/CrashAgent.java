@@ -52,17 +52,7 @@ final class CrashAgent implements AutoCloseable {
     @Override
     public void close() {
         stop.countDown();
-        boolean interrupted = false;
-        while (thread != null && thread.isAlive()) {
-            try {
-                thread.join();
-            } catch (InterruptedException e) {
-                interrupted = true; // the agent ends at once once stopped: wait for it, then pass the interrupt on
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        EngineThread.joinUninterruptibly(thread); // the agent ends at once once stopped
         if (failure != null) {
             throw failure;
         }

@@ -1,7 +1,6 @@
 package io.selcc.cli.tpcc;
 
 import io.selcc.cli.CliRun;
-import io.selcc.cli.MiniJson;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -14,10 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -39,7 +35,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * into an {@link InternalError} in the appending thread. The two paths differ; both are tested.
  */
 class FullDataDirectoryTest {
-    private static final Pattern DURABLE = Pattern.compile("durable=(\\d+)");
     /** A run long enough that only the fault ends it (the child is waited for much less). */
     private static final String DURATION = "300s";
     private static final long CHILD_SECONDS = 150;
@@ -165,11 +160,7 @@ class FullDataDirectoryTest {
             String stdout = Files.exists(out) ? Files.readString(out) : "";
             String stderr = Files.exists(err) ? Files.readString(err) : "";
             assertTrue(ended, "the run did not stop within " + CHILD_SECONDS + " s:\n" + stdout + "\n" + stderr);
-            long lastDurable = 0;
-            for (Matcher m = DURABLE.matcher(stdout); m.find(); ) {
-                lastDurable = Long.parseLong(m.group(1));
-            }
-            return new Child(process.exitValue(), stdout, stderr, lastDurable);
+            return new Child(process.exitValue(), stdout, stderr, KeptDatabaseCheck.lastDurable(stdout));
         }
 
         /**
@@ -209,14 +200,7 @@ class FullDataDirectoryTest {
      * orders since the load are at least the New-Orders the run acknowledged.
      */
     private static void assertRecovers(Path dir, Path db, Child run) throws IOException {
-        Path json = dir.resolve("check.json");
-        CliRun check = CliRun.of("tpcc", "check", "--data-dir", db.toString(), "--json", json.toString());
-        assertEquals(0, check.exitCode(), check + "\nthe run:\n" + run);
-        @SuppressWarnings("unchecked")
-        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
-        long since = ((Number) report.get("ordersSinceLoad")).longValue();
-        assertTrue(since >= run.lastDurable, "ordersSinceLoad " + since + " < last durable=" + run.lastDurable + "\n" + run);
-        assertEquals(Boolean.TRUE, report.get("passed"), check.out());
+        long since = KeptDatabaseCheck.assertCheckFinds(dir, db, run.lastDurable, "the run:\n" + run);
         System.out.println("FullDataDirectoryTest: last durable=" + run.lastDurable + ", ordersSinceLoad=" + since
             + ", the run's error: " + run.err.strip().lines().reduce((a, b) -> b).orElse(""));
     }

@@ -276,21 +276,11 @@ class TpccCommandTest {
             CliRun r = CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--mix", "50,50,0,0,0", "--duration", "2s");
             assertEquals(0, r.exitCode(), r.toString());
             assertTrue(r.out().contains("recovered from checkpoint-"), r.out());
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("durable=(\\d+)").matcher(r.out());
-            long last = 0;
-            while (m.find()) {
-                last = Long.parseLong(m.group(1));
-            }
+            long last = KeptDatabaseCheck.lastDurable(r.out());
             assertTrue(last > 0, "durable New-Orders reported: " + r.out());
             durable += last;
         }
-        Path json = dir.resolve("check.json");
-        CliRun check = CliRun.of("tpcc", "check", "--data-dir", db.toString(), "--json", json.toString());
-        assertEquals(0, check.exitCode(), check.toString());
-        @SuppressWarnings("unchecked")
-        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
-        assertTrue(((Number) report.get("ordersSinceLoad")).longValue() >= durable, report + " durable " + durable);
-        assertEquals(Boolean.TRUE, report.get("passed"));
+        KeptDatabaseCheck.assertCheckFinds(dir, db, durable, "after two runs");
     }
 
     /**
@@ -307,14 +297,8 @@ class TpccCommandTest {
     void checkpointsDuringARunRemoveTheLogFilesTheyCover(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("db");
         assertEquals(0, CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString()).exitCode());
-        CliRun r;
-        System.setProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY, "TEST_SECONDLY");
-        try {
-            r = CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--mix", "50,50,0,0,0", "--duration", "6s",
-                "--checkpoint-every", "1s");
-        } finally {
-            System.clearProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY);
-        }
+        CliRun r = withALogFilePerSecond("tpcc", "run", "--data-dir", db.toString(), "--mix", "50,50,0,0,0",
+            "--duration", "6s", "--checkpoint-every", "1s");
         assertEquals(0, r.exitCode(), r.toString());
         java.util.regex.Matcher lines = java.util.regex.Pattern.compile(
             "checkpoint \\S+ written during the run: .*, (\\d+) log files removed").matcher(r.out());
@@ -326,19 +310,19 @@ class TpccCommandTest {
         }
         assertTrue(checkpoints >= 1, "checkpoints during the run: " + r.out());
         assertTrue(removed > 0, "no log file removed by " + checkpoints + " checkpoints: " + r.out());
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("durable=(\\d+)").matcher(r.out());
-        long durable = 0;
-        while (m.find()) {
-            durable = Long.parseLong(m.group(1));
-        }
+        long durable = KeptDatabaseCheck.lastDurable(r.out());
         assertTrue(durable > 0, "durable New-Orders reported: " + r.out());
-        Path json = dir.resolve("check.json");
-        CliRun check = CliRun.of("tpcc", "check", "--data-dir", db.toString(), "--json", json.toString());
-        assertEquals(0, check.exitCode(), check.toString());
-        @SuppressWarnings("unchecked")
-        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
-        assertTrue(((Number) report.get("ordersSinceLoad")).longValue() >= durable, report + " durable " + durable);
-        assertEquals(Boolean.TRUE, report.get("passed"));
+        KeptDatabaseCheck.assertCheckFinds(dir, db, durable, r.out());
+    }
+
+    /** A command run with logs that roll a cycle file per second, so that a short run has files to remove. */
+    private static CliRun withALogFilePerSecond(String... args) {
+        System.setProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY, "TEST_SECONDLY");
+        try {
+            return CliRun.of(args);
+        } finally {
+            System.clearProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY);
+        }
     }
 
     /**
@@ -355,16 +339,10 @@ class TpccCommandTest {
     void aRunThatCrashesANodeKeepsItsLogFilesForTheRepair(@TempDir Path dir) throws Exception {
         Path db = dir.resolve("db");
         assertEquals(0, CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString()).exitCode());
-        CliRun r;
-        System.setProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY, "TEST_SECONDLY");
-        try {
-            // A checkpoint takes about 2 s here: the crash comes after at least one.
-            r = CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--compute-nodes", "3", "--threads", "1",
-                "--mix", "50,50,0,0,0", "--duration", "8s", "--checkpoint-every", "1s", "--crash-node", "2",
-                "--crash-after", "6s", "--check");
-        } finally {
-            System.clearProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY);
-        }
+        // A checkpoint takes about 2 s here: the crash comes after at least one.
+        CliRun r = withALogFilePerSecond("tpcc", "run", "--data-dir", db.toString(), "--compute-nodes", "3",
+            "--threads", "1", "--mix", "50,50,0,0,0", "--duration", "8s", "--checkpoint-every", "1s", "--crash-node",
+            "2", "--crash-after", "6s", "--check");
         assertEquals(0, r.exitCode(), r.toString());
         java.util.regex.Matcher lines = java.util.regex.Pattern.compile(
             "written during the run: .*, (\\d+) log files removed").matcher(r.out());
