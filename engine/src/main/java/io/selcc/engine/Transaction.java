@@ -58,6 +58,8 @@ public final class Transaction implements AutoCloseable {
     private Redo redo;
     /** The commit sequence number the log gave this transaction at its commit point; 0 if none. */
     private long commitSequence;
+    /** The record id of the row a scan is handing to its visitor (see {@link #visitingRecordId}). */
+    private long visitingRecordId = NONE;
 
     private record IndexChange(Index index, long key, long rid, boolean add) {
     }
@@ -162,6 +164,14 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
+     * While a scan's visitor runs: where the row it was handed lives in this run's shared memory (a
+     * checkpoint records it, so a crashed node's heap pages can be restored from the checkpoint).
+     */
+    public long visitingRecordId() {
+        return visitingRecordId;
+    }
+
+    /**
      * A forward scan like {@link #scan} (same rows, same protection) whose rows are views of one
      * scratch copy, valid only during the visitor's call: no row is copied into a buffer of its own,
      * which for a scan of a few hundred rows (Stock-Level's order lines) was most of what it allocated.
@@ -218,6 +228,7 @@ public final class Transaction implements AutoCloseable {
                 // order lines, Payment's customer found by last name): the hint lets that skip the index.
                 table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid());
                 delivered++;
+                visitingRecordId = entry.rid();
                 if (!visitor.visit(row) || delivered >= limit) {
                     return delivered;
                 }

@@ -116,11 +116,12 @@ public final class Checkpoint {
     @FunctionalInterface
     public interface RowConsumer {
         /**
-         * One row of table {@code tableId}: its descriptor's {@code rowBytes} bytes at {@code offset} in
+         * One row of table {@code tableId}, which lived at {@code recordId} in the shared memory of the
+         * run that wrote the file: its descriptor's {@code rowBytes} bytes at {@code offset} in
          * {@code buffer} (what {@link TupleView#setRowFrom} takes). The buffer is reused: the bytes are
          * valid only during the call.
          */
-        void row(int tableId, byte[] buffer, int offset);
+        void row(int tableId, long recordId, byte[] buffer, int offset);
     }
 
     private Checkpoint() {
@@ -448,7 +449,7 @@ public final class Checkpoint {
                 limit = Math.max(1, limit / 2);
             }
             if (chunk.count > 0) {
-                CheckpointLayout.writeChunk(out, chunk.rows, chunk.count, rowBytes);
+                CheckpointLayout.writeChunk(out, chunk.rows, chunk.recordIds, chunk.count, rowBytes);
             }
             rows += chunk.count;
             if (chunk.count < limit || chunk.lastKey == Long.MAX_VALUE) {
@@ -471,20 +472,24 @@ public final class Checkpoint {
         /** Rows per chunk without contention. */
         final int maxRows;
         final byte[] rows;
+        final long[] recordIds;
         int count;
         long lastKey;
         private long from;
+        private Transaction tx;
 
         ChunkScan(Index primary, int rowBytes) {
             this.primary = primary;
             this.rowBytes = rowBytes;
             this.maxRows = Math.max(1, Math.min(CHUNK_ROWS, CHUNK_BYTES / rowBytes));
             this.rows = new byte[maxRows * rowBytes];
+            this.recordIds = new long[maxRows];
         }
 
         /** The body of one attempt: at most {@code limit} rows with keys from {@code from} on. */
         Integer read(Transaction tx, long from, int limit) {
             this.from = from;
+            this.tx = tx;
             count = 0;
             tx.readRange(primary, from, Long.MAX_VALUE, limit, this);
             return count;
@@ -498,6 +503,7 @@ public final class Checkpoint {
                     + (count > 0 ? " previousKey=" + lastKey : " fromKey=" + from));
             }
             row.copyRowTo(rows, count * rowBytes);
+            recordIds[count] = tx.visitingRecordId();
             lastKey = key;
             count++;
             return true;

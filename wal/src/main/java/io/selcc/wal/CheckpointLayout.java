@@ -53,7 +53,9 @@ import java.util.zip.CRC32C;
  *   +0       4    table id
  *   +4            chunks (the rows one scan transaction read), each:
  *     +0       4    row count c, at least 1
- *     +4       c*r  the rows back to back, ascending primary key
+ *     +4       c*(8+r)  the rows back to back, ascending primary key, each:
+ *       +0       8    its record id in the shared memory of the run that wrote the file
+ *       +8       r    the row
  *                 then the section's end:
  *     +0       4    0 (a chunk of no rows)
  *     +4       8    the section's row count, the sum of its chunks' counts
@@ -74,8 +76,13 @@ final class CheckpointLayout {
     static final long MAGIC = ascii("SELCCKPT");
     /** "SELCCEND" as the trailer's third field. */
     static final long END_MAGIC = ascii("SELCCEND");
-    /** The layout above. */
-    static final int VERSION = 1;
+    /**
+     * The layout above. Version 2 added each row's record id (version 1 files are refused: a data
+     * directory of an older build is rebuilt by loading it again).
+     */
+    static final int VERSION = 2;
+    /** A row's record id before its bytes, in a chunk. */
+    static final int ROW_RECORD_ID_BYTES = Long.BYTES;
 
     static final int MAGIC_OFFSET = 0;
     static final int VERSION_OFFSET = 8;
@@ -188,13 +195,19 @@ final class CheckpointLayout {
         out.putInt(tableId);
     }
 
-    /** One chunk: {@code count} (at least 1) rows of {@code rowBytes} each at the start of {@code rows}. */
-    static void writeChunk(Output out, byte[] rows, int count, int rowBytes) {
+    /**
+     * One chunk: {@code count} (at least 1) rows of {@code rowBytes} each at the start of {@code rows},
+     * whose record ids are {@code recordIds[0, count)}.
+     */
+    static void writeChunk(Output out, byte[] rows, long[] recordIds, int count, int rowBytes) {
         if (count < 1) {
             throw new IllegalArgumentException("a chunk holds at least one row: count=" + count);
         }
         out.putInt(count);
-        out.putBytes(rows, 0, Math.multiplyExact(count, rowBytes));
+        for (int r = 0; r < count; r++) {
+            out.putLong(recordIds[r]);
+            out.putBytes(rows, r * rowBytes, rowBytes);
+        }
     }
 
     static void writeSectionEnd(Output out, long rows) {
@@ -306,11 +319,12 @@ final class CheckpointLayout {
                         + table.name() + " position=" + (in.position() - Integer.BYTES));
                 }
                 if (consumer == null) {
-                    in.skip((long) count * rowBytes, "chunk rows");
+                    in.skip((long) count * (ROW_RECORD_ID_BYTES + rowBytes), "chunk rows");
                 } else {
                     for (int r = 0; r < count; r++) {
+                        long recordId = in.getLong("row record id");
                         int offset = in.take(rowBytes, "row");
-                        consumer.row(id, in.array(), offset);
+                        consumer.row(id, recordId, in.array(), offset);
                     }
                 }
                 rows += count;

@@ -107,7 +107,7 @@ public final class Recovery {
             coveredThrough = reader.coveredThrough();
             properties = reader.properties();
             try (BulkLoad bulk = node.bulkLoad()) {
-                rows = reader.forEachRow((tableId, buffer, offset) ->
+                rows = reader.forEachRow((tableId, recordId, buffer, offset) -> // recordId: the writing run's memory, not ours
                     bulk.insert(tables.get(tableId - 1), row -> row.setRowFrom(buffer, offset)));
             }
         }

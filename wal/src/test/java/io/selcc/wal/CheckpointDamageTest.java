@@ -114,8 +114,8 @@ class CheckpointDamageTest {
 
     /**
      * A file that is not a checkpoint is named so (BAD_MAGIC) whatever its length beyond eight bytes;
-     * a newer format (version 2, the CRC made to match) is UNKNOWN_VERSION; a missing file is an
-     * UncheckedIOException naming it.
+     * a newer format or an older one (version 1, before rows carried record ids; the CRC made to match)
+     * is UNKNOWN_VERSION; a missing file is an UncheckedIOException naming it.
      *
      * <p>Shown to fail: with the version not checked before the pass, version 2 with a matching CRC
      * was reported as CHANGED (the parser's own consistency check) instead of UNKNOWN_VERSION.
@@ -130,11 +130,13 @@ class CheckpointDamageTest {
         assertDamaged(eight, Damage.BAD_MAGIC, "eight bytes");
 
         byte[] bytes = Files.readAllBytes(checkpoint(dir));
-        ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(CheckpointLayout.VERSION_OFFSET, 2);
-        fixCrc(bytes);
-        Path newer = dir.resolve("newer.ckpt");
-        Files.write(newer, bytes);
-        assertDamaged(newer, Damage.UNKNOWN_VERSION, "version 2");
+        for (int version : new int[] {CheckpointLayout.VERSION + 1, 1}) {
+            ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN).putInt(CheckpointLayout.VERSION_OFFSET, version);
+            fixCrc(bytes);
+            Path other = dir.resolve("version-" + version + ".ckpt");
+            Files.write(other, bytes);
+            assertDamaged(other, Damage.UNKNOWN_VERSION, "version " + version);
+        }
 
         Path missing = dir.resolve("missing.ckpt");
         UncheckedIOException e = assertThrows(UncheckedIOException.class, () -> Checkpoint.open(missing));
@@ -159,7 +161,7 @@ class CheckpointDamageTest {
         }, 5, 2);
         try (Checkpoint.Reader reader = Checkpoint.open(good)) {
             List<Long> ids = new ArrayList<>();
-            assertEquals(2, reader.forEachRow((tableId, buffer, offset) ->
+            assertEquals(2, reader.forEachRow((tableId, recordId, buffer, offset) ->
                 ids.add(ByteBuffer.wrap(buffer, offset, 8).order(ByteOrder.LITTLE_ENDIAN).getLong())));
             assertEquals(List.of(1L, 2L), ids);
         }
@@ -205,7 +207,7 @@ class CheckpointDamageTest {
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 channel.write(ByteBuffer.wrap(new byte[] {0x55, 0x55, 0x55, 0x55}), size / 2);
             }
-            CheckpointException e = assertThrows(CheckpointException.class, () -> reader.forEachRow((t, b, o) -> { }));
+            CheckpointException e = assertThrows(CheckpointException.class, () -> reader.forEachRow((t, r, b, o) -> { }));
             assertEquals(Damage.CHANGED, e.damage(), e.getMessage());
             assertTrue(e.getMessage().contains(file.toString()), e.getMessage());
         }
@@ -285,7 +287,9 @@ class CheckpointDamageTest {
         for (int i = 0; i < rows; i++) {
             view.putLong(i + 1);
         }
-        CheckpointLayout.writeChunk(out, images, rows, 8);
+        long[] recordIds = new long[rows];
+        java.util.Arrays.setAll(recordIds, i -> 0x1000L + i);
+        CheckpointLayout.writeChunk(out, images, recordIds, rows, 8);
         CheckpointLayout.writeSectionEnd(out, counted);
     }
 

@@ -221,7 +221,7 @@ final class CheckpointFixtures {
         DatabaseNode node = db.node(0);
         List<Table> tables = node.tables();
         try (BulkLoad bulk = node.bulkLoad()) {
-            return reader.forEachRow((tableId, buffer, offset) ->
+            return reader.forEachRow((tableId, recordId, buffer, offset) ->
                 bulk.insert(tables.get(tableId - 1), row -> row.setRowFrom(buffer, offset)));
         }
     }

@@ -31,7 +31,7 @@ final class DataDir {
     static final String C_ID = "tpcc.cId";
     static final String OL_I_ID = "tpcc.olIId";
     /** What this version writes; a directory of another format is refused. */
-    static final String FORMAT_VERSION = "2"; // 2: log records carry record ids
+    static final String FORMAT_VERSION = "3"; // 2: log records carry record ids; 3: checkpoint rows too
     /** ORDER rows the initial population has per warehouse (clause 4.3.3.1: 3,000 per district). */
     static final long INITIAL_ORDERS_PER_WAREHOUSE = 30_000;
 
