@@ -68,7 +68,7 @@ public interface CommitLog extends AutoCloseable {
             return open(computeNode, 0, nextSequence);
         }
 
-        /** Whether {@link #seal} and {@link #readBack} work (a crashed node can be repaired from these logs). */
+        /** Whether {@link #seal} and {@link #openRepair} work (a crashed node can be repaired from these logs). */
         default boolean canReadBack() {
             return false;
         }
@@ -84,15 +84,13 @@ public interface CommitLog extends AutoCloseable {
         }
 
         /**
-         * Reads every node's log back, from where logging started, and hands each change of each
-         * transaction to {@code visitor} with its commit sequence number: each node's records in its
-         * log's order (ascending numbers), a transaction's changes in the order it made them, but the
-         * nodes' logs not merged (one after another, so nothing has to be held). For repairing a crashed
-         * node's lines while the other nodes go on.
+         * What repairing a crashed node's lines reads, while the other nodes go on: a base state and every
+         * logged change after it. Until the source is closed, nothing it reads is removed (a checkpoint
+         * published meanwhile truncates nothing).
          *
-         * @throws IllegalStateException if part of a log is gone (removed after a checkpoint, or damaged)
+         * @throws IllegalStateException if part of a log the repair needs is gone (removed, or damaged)
          */
-        default void readBack(ChangeVisitor visitor) {
+        default RepairSource openRepair() {
             throw new UnsupportedOperationException("this commit log cannot be read back");
         }
 
@@ -100,7 +98,49 @@ public interface CommitLog extends AutoCloseable {
         void close();
     }
 
-    /** One logged change, as {@link Factory#readBack} hands it over. */
+    /**
+     * See {@link Factory#openRepair}. The base is one of two: shared memory as it was when logging
+     * started ({@link #baseIsCheckpoint} false: memory held everything then, and what memory holds now
+     * of a row no logged transaction changed is still that), or a checkpoint of this run, whose rows
+     * carry their record ids ({@link #forEachBaseRow}). Either way every committed change after the base
+     * is among {@link #forEachChange}'s.
+     */
+    interface RepairSource extends AutoCloseable {
+        /** True: the base is a checkpoint's rows; false: memory when logging started. */
+        boolean baseIsCheckpoint();
+
+        /**
+         * The checkpoint's rows (only when {@link #baseIsCheckpoint}): each committed row as of some
+         * moment after every transaction numbered up to the checkpoint's replay start had installed, and
+         * no row committed before then is missing; the changes after that start make it current.
+         */
+        void forEachBaseRow(BaseRowVisitor visitor);
+
+        /**
+         * Every change logged after the base, node by node: each node's records in its log's order
+         * (ascending numbers), a transaction's changes in the order it made them, the nodes' logs not
+         * merged (so nothing has to be held).
+         */
+        void forEachChange(ChangeVisitor visitor);
+
+        /** What the base is, for the repair's report. */
+        String describeBase();
+
+        @Override
+        void close();
+    }
+
+    /** One row of a checkpoint, as {@link RepairSource#forEachBaseRow} hands it over. */
+    @FunctionalInterface
+    interface BaseRowVisitor {
+        /**
+         * @param recordId where the row lives in this run's shared memory
+         * @param buffer   the row after the tuple header at {@code offset}; valid only during the call
+         */
+        void row(int tableId, long recordId, byte[] buffer, int offset);
+    }
+
+    /** One logged change, as {@link RepairSource#forEachChange} hands it over. */
     @FunctionalInterface
     interface ChangeVisitor {
         /**

@@ -30,16 +30,22 @@ import java.util.Set;
  *       (a number is drawn under the log's append lock, so none is on its way in);</li>
  *   <li>scans every latch word ({@code SelccCluster.claimLinesOf}): the crashed node's reader bits go,
  *       its exclusive lines are listed and stay tagged;</li>
- *   <li>reads every node's log back, node by node, keeping only the changes of lost pages and each
- *       changed row's last image (ordered by commit sequence number here);</li>
- *   <li>heap pages: adopts each (the tag moves to the survivor in one FAA, memory's copy comes with it)
- *       and puts on it, slot by slot in commit order, every logged change of its rows since logging
- *       started (memory held everything then: {@link Database#writeBackCaches}), then frees the slots
- *       of inserts that never committed;</li>
+ *   <li>opens a repair source ({@link CommitLog.Factory#openRepair}): a base and every change logged
+ *       after it. The base is the newest checkpoint this run published, whose rows carry their record
+ *       ids (so repair time is bounded by the checkpoint and the log since it, and checkpoints may
+ *       truncate the logs), or, before the first one, memory as it was when logging started
+ *       ({@link Database#writeBackCaches});</li>
+ *   <li>reads every node's log back from the base on, node by node, keeping only the changes of lost
+ *       pages and each changed row's last image (ordered by commit sequence number here);</li>
+ *   <li>heap pages: adopts each (the tag moves to the survivor by CAS, memory's copy comes with it),
+ *       puts the base on it (a checkpoint's rows of that page slot by slot, every other slot emptied;
+ *       memory's copy is the base itself otherwise), then every logged change of its rows after the
+ *       base, slot by slot in commit order, then frees the slots of inserts that never committed;</li>
  *   <li>index leaves: a leaf's entries are a function of its table's visible rows, so each lost leaf
  *       gets exactly the pairs in its range: rows the log changed, from their last logged image; the
- *       others as memory holds them (nothing committed changed them since logging started). Memory's
- *       tree is well formed because every structure change is written through;</li>
+ *       others as the base holds them (the checkpoint's rows, or memory's: nothing committed changed
+ *       those since logging started). Memory's tree is well formed because every structure change is
+ *       written through;</li>
  *   <li>every other line (table roots, inner nodes, unused GCLs) is current in memory, also by
  *       write-through: it is adopted and released.</li>
  * </ol>
@@ -67,18 +73,21 @@ public final class CrashRecovery {
      * @param leaves index leaves among them, rebuilt
      * @param leafEntries entries the rebuilt leaves hold
      * @param otherLines other lines, current in memory, released
-     * @param changesRead logged changes read back (all nodes)
+     * @param base what the repair started from ({@link CommitLog.RepairSource#describeBase})
+     * @param baseRowsRead rows of the base checkpoint read (0 when the base is memory)
+     * @param changesRead logged changes after the base read back (all nodes)
      * @param seconds time the repair took
      */
     public record Report(int crashedNode, int survivor, int lostLines, int heapPages, long slotChanges, long slotsFreed,
-                         int leaves, long leafEntries, int otherLines, long changesRead, double seconds) {
+                         int leaves, long leafEntries, int otherLines, String base, long baseRowsRead, long changesRead,
+                         double seconds) {
         public String describe() {
             return String.format(java.util.Locale.ROOT,
                 "compute node %d crashed; node %d restored its %,d lines in %.2f s: %,d heap pages (%,d logged"
                     + " changes put back, %,d uncommitted inserts freed), %,d index leaves rebuilt (%,d entries),"
-                    + " %,d other lines released; %,d logged changes read",
+                    + " %,d other lines released; from %s: %,d checkpoint rows and %,d logged changes read",
                 crashedNode, survivor, lostLines, seconds, heapPages, slotChanges, slotsFreed, leaves, leafEntries,
-                otherLines, changesRead);
+                otherLines, base, baseRowsRead, changesRead);
         }
     }
 
@@ -94,7 +103,6 @@ public final class CrashRecovery {
         long start = System.nanoTime();
         int survivor = node.computeNode().nodeId();
         ComputeNode cn = node.computeNode();
-        int gclSize = cn.gclSize();
         List<Table> tables = node.tables();
 
         logs.seal(crashed);
@@ -131,13 +139,25 @@ public final class CrashRecovery {
         Set<Table> tablesWithLostLeaves = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
         leavesByIndex.keySet().forEach(index -> tablesWithLostLeaves.add(index.table()));
 
+        try (CommitLog.RepairSource source = logs.openRepair()) {
+            return repair(source, cn, tables, crashed, lost.length, heapPages, leavesByIndex, tablesWithLostLeaves, others,
+                start);
+        }
+    }
+
+    private static Report repair(CommitLog.RepairSource source, ComputeNode cn, List<Table> tables, int crashed, int lostLines,
+                                 Map<Long, Table> heapPages, Map<Index, List<Long>> leavesByIndex,
+                                 Set<Table> tablesWithLostLeaves, List<Long> others, long start) {
+        int survivor = cn.nodeId();
+        int gclSize = cn.gclSize();
+
         // Read the logs back: the changes of lost pages' slots, and each changed row's last image.
         // The logs come node by node (not merged): page changes are sorted by number below, and a row's
         // last image is the one with the highest number (a later change of one transaction wins a tie).
         Map<Long, List<SlotChange>> pageChanges = new HashMap<>();
         Map<Table, Map<Long, LastImage>> lastImages = new IdentityHashMap<>();
         long[] changesRead = {0};
-        logs.readBack((sequence, kind, tableId, key, recordId, image) -> {
+        source.forEachChange((sequence, kind, tableId, key, recordId, image) -> {
             changesRead[0]++;
             byte[] after = kind == Redo.DELETE ? null : image;
             long page = RecordId.page(recordId, gclSize);
@@ -157,6 +177,18 @@ public final class CrashRecovery {
             }
         });
 
+        // A checkpoint base: its rows of lost pages (slot by slot), and the index pairs of rows no logged
+        // change touched, in one pass over the file.
+        Map<Long, byte[][]> pageBase = new HashMap<>();
+        Map<Index, Pairs> pairsByIndex = new IdentityHashMap<>();
+        long baseRows = 0;
+        if (source.baseIsCheckpoint()) {
+            baseRows = readCheckpointBase(source, gclSize, tables, heapPages, leavesByIndex.keySet(), lastImages, pageBase,
+                pairsByIndex);
+        } else {
+            pairsByIndex = pairsFromMemory(leavesByIndex.keySet(), cn, lastImages);
+        }
+
         long slotChanges = 0;
         long slotsFreed = 0;
         for (Map.Entry<Long, Table> e : heapPages.entrySet()) {
@@ -165,6 +197,14 @@ public final class CrashRecovery {
             changes.sort(java.util.Comparator.comparingLong(SlotChange::sequence)); // stable: a transaction's order stays
             GclHandle page = cn.adoptCrashedLine(e.getKey(), crashed);
             try {
+                if (source.baseIsCheckpoint()) {
+                    // Memory's copy may hold rows the crashed cache had deleted (and whose delete is now
+                    // only in the checkpoint): every slot starts as the checkpoint has it.
+                    byte[][] base = pageBase.get(e.getKey());
+                    for (int slot = 0; slot < heap.slotsPerPage(); slot++) {
+                        heap.restoreSlot(page, slot, base == null ? null : base[slot]);
+                    }
+                }
                 for (SlotChange change : changes) {
                     heap.restoreSlot(page, change.slot(), change.image());
                     slotChanges++;
@@ -181,7 +221,6 @@ public final class CrashRecovery {
 
         int leaves = 0;
         long leafEntries = 0;
-        Map<Index, Pairs> pairsByIndex = pairsOf(leavesByIndex.keySet(), cn, lastImages);
         for (Map.Entry<Index, List<Long>> e : leavesByIndex.entrySet()) {
             Index index = e.getKey();
             Pairs pairs = pairsByIndex.get(index);
@@ -195,8 +234,8 @@ public final class CrashRecovery {
                 }
             }
         }
-        return new Report(crashed, survivor, lost.length, heapPages.size(), slotChanges, slotsFreed, leaves, leafEntries,
-            others.size(), changesRead[0], (System.nanoTime() - start) / 1e9);
+        return new Report(crashed, survivor, lostLines, heapPages.size(), slotChanges, slotsFreed, leaves, leafEntries,
+            others.size(), source.describeBase(), baseRows, changesRead[0], (System.nanoTime() - start) / 1e9);
     }
 
     private static List<Index> indexesOf(Table table) {
@@ -207,29 +246,76 @@ public final class CrashRecovery {
     }
 
     /**
-     * Per index, (key, record id) of every visible row of its table, sorted: what the index must hold.
-     * One scan of memory per table, whatever number of its indexes lost leaves.
+     * Reads the base checkpoint once: the rows of lost heap pages go into {@code pageBase} (per page, per
+     * slot), and every row of a table with lost leaves that no logged change touched gives its pair to
+     * each of those indexes (sorted at the end; the logged rows' pairs come from their last images).
+     * Returns the rows read.
      */
-    private static Map<Index, Pairs> pairsOf(Set<Index> indexes, ComputeNode reader,
-                                             Map<Table, Map<Long, LastImage>> lastImagesByTable) {
+    private static long readCheckpointBase(CommitLog.RepairSource source, int gclSize, List<Table> tables,
+                                           Map<Long, Table> heapPages, Set<Index> indexes,
+                                           Map<Table, Map<Long, LastImage>> lastImagesByTable,
+                                           Map<Long, byte[][]> pageBase, Map<Index, Pairs> pairsByIndex) {
+        Map<Table, List<Index>> byTable = byTable(indexes, pairsByIndex);
+        TupleBuffer[] buffers = new TupleBuffer[tables.size() + 1];
+        long[] rows = {0};
+        source.forEachBaseRow((tableId, recordId, buffer, offset) -> {
+            rows[0]++;
+            if (tableId < 1 || tableId > tables.size()) {
+                throw new IllegalStateException("checkpoint row of unknown table " + tableId + " at record id 0x"
+                    + Long.toHexString(recordId));
+            }
+            Table table = tables.get(tableId - 1);
+            long page = RecordId.page(recordId, gclSize);
+            Table pageTable = heapPages.get(page);
+            if (pageTable != null) {
+                if (pageTable != table) {
+                    throw new IllegalStateException("checkpoint row of table " + table.name() + " at record id 0x"
+                        + Long.toHexString(recordId) + ", a page of table " + pageTable.name());
+                }
+                int rowBytes = bufferOf(buffers, table).view().rowBytes();
+                byte[] image = java.util.Arrays.copyOfRange(buffer, offset, offset + rowBytes);
+                pageBase.computeIfAbsent(page, p -> new byte[table.heap().slotsPerPage()][])
+                    [RecordId.slot(recordId, gclSize)] = image;
+            }
+            List<Index> mine = byTable.get(table);
+            if (mine != null && !lastImagesByTable.getOrDefault(table, Map.of()).containsKey(recordId)) {
+                TupleBuffer row = bufferOf(buffers, table);
+                row.view().setRowFrom(buffer, offset);
+                for (Index index : mine) {
+                    pairsByIndex.get(index).add(keyOf(index, row.view()), recordId);
+                }
+            }
+        });
+        addLastImages(byTable, lastImagesByTable, pairsByIndex);
+        return rows[0];
+    }
+
+    private static TupleBuffer bufferOf(TupleBuffer[] buffers, Table table) {
+        int id = table.heap().tableId();
+        if (buffers[id] == null) {
+            buffers[id] = new TupleBuffer(table.schema());
+        }
+        return buffers[id];
+    }
+
+    /** The indexes by table, each with an empty {@link Pairs} in {@code pairsByIndex}. */
+    private static Map<Table, List<Index>> byTable(Set<Index> indexes, Map<Index, Pairs> pairsByIndex) {
         Map<Table, List<Index>> byTable = new IdentityHashMap<>();
         for (Index index : indexes) {
             byTable.computeIfAbsent(index.table(), t -> new ArrayList<>()).add(index);
+            pairsByIndex.put(index, new Pairs());
         }
-        Map<Index, Pairs> pairsByIndex = new IdentityHashMap<>();
+        return byTable;
+    }
+
+    /** Adds the pairs of each logged row's last image (a deleted row has none), then sorts every index's pairs. */
+    private static void addLastImages(Map<Table, List<Index>> byTable, Map<Table, Map<Long, LastImage>> lastImagesByTable,
+                                      Map<Index, Pairs> pairsByIndex) {
         for (Map.Entry<Table, List<Index>> e : byTable.entrySet()) {
             Table table = e.getKey();
             List<Index> mine = e.getValue();
-            mine.forEach(index -> pairsByIndex.put(index, new Pairs()));
-            Map<Long, LastImage> lastImages = lastImagesByTable.getOrDefault(table, Map.of());
-            // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
-            table.heap().scanMemory(reader, (rid, row) -> {
-                if (!lastImages.containsKey(rid)) {
-                    mine.forEach(index -> pairsByIndex.get(index).add(keyOf(index, row), rid));
-                }
-            });
             TupleBuffer buffer = new TupleBuffer(table.schema());
-            for (Map.Entry<Long, LastImage> last : lastImages.entrySet()) {
+            for (Map.Entry<Long, LastImage> last : lastImagesByTable.getOrDefault(table, Map.of()).entrySet()) {
                 if (last.getValue().image() != null) {
                     buffer.view().setRowFrom(last.getValue().image(), 0);
                     mine.forEach(index -> pairsByIndex.get(index).add(keyOf(index, buffer.view()), last.getKey()));
@@ -240,6 +326,28 @@ public final class CrashRecovery {
                 PairSort.sort(pairs.keys, pairs.values, pairs.size);
             });
         }
+    }
+
+    /**
+     * Per index, (key, record id) of every visible row of its table, sorted: what the index must hold.
+     * One scan of memory per table, whatever number of its indexes lost leaves.
+     */
+    private static Map<Index, Pairs> pairsFromMemory(Set<Index> indexes, ComputeNode reader,
+                                                     Map<Table, Map<Long, LastImage>> lastImagesByTable) {
+        Map<Index, Pairs> pairsByIndex = new IdentityHashMap<>();
+        Map<Table, List<Index>> byTable = byTable(indexes, pairsByIndex);
+        for (Map.Entry<Table, List<Index>> e : byTable.entrySet()) {
+            Table table = e.getKey();
+            List<Index> mine = e.getValue();
+            Map<Long, LastImage> lastImages = lastImagesByTable.getOrDefault(table, Map.of());
+            // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
+            table.heap().scanMemory(reader, (rid, row) -> {
+                if (!lastImages.containsKey(rid)) {
+                    mine.forEach(index -> pairsByIndex.get(index).add(keyOf(index, row), rid));
+                }
+            });
+        }
+        addLastImages(byTable, lastImagesByTable, pairsByIndex);
         return pairsByIndex;
     }
 

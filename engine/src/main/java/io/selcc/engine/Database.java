@@ -231,7 +231,8 @@ public final class Database implements AutoCloseable {
                 + " (start logging first)";
         }
         if (!commitLog().canReadBack()) {
-            return "this database's commit log cannot be sealed and read back, which repairing a crashed node needs";
+            return "this database's commit log cannot be sealed and read back from a checkpoint or from where logging"
+                + " started (log files past both were removed), which repairing a crashed node needs";
         }
         if (loadedSinceWriteBack) {
             return "rows were bulk-loaded since the caches were last written back, and are in no log: call"

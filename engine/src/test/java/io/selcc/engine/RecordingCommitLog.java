@@ -81,13 +81,38 @@ public final class RecordingCommitLog implements CommitLog.Factory {
         sealed.add(computeNode);
     }
 
+    /** A repair from memory as it was when logging started, and every change appended since. */
     @Override
-    public void readBack(CommitLog.ChangeVisitor visitor) {
-        for (Appended a : bySequence()) {
-            for (Change c : a.changes()) {
-                visitor.change(a.sequence(), c.kind(), c.tableId(), c.key(), c.recordId(), c.image());
+    public CommitLog.RepairSource openRepair() {
+        return new CommitLog.RepairSource() {
+            @Override
+            public boolean baseIsCheckpoint() {
+                return false;
             }
-        }
+
+            @Override
+            public void forEachBaseRow(CommitLog.BaseRowVisitor visitor) {
+                throw new IllegalStateException("the base is memory");
+            }
+
+            @Override
+            public void forEachChange(CommitLog.ChangeVisitor visitor) {
+                for (Appended a : bySequence()) {
+                    for (Change c : a.changes()) {
+                        visitor.change(a.sequence(), c.kind(), c.tableId(), c.key(), c.recordId(), c.image());
+                    }
+                }
+            }
+
+            @Override
+            public String describeBase() {
+                return "memory when logging started";
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 
     /** The next append returns {@link CommitLog#FAILED}. */

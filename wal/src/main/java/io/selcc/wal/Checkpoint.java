@@ -63,7 +63,9 @@ import java.util.stream.Stream;
  *
  * <p><b>The log.</b> Once published, the checkpoint lets the log go: {@link Wal#truncate} removes the
  * log's cycle files whose every record is numbered at or below {@code replayFrom} (no recovery from
- * this checkpoint or a later one reads them), the files the logs are appending to excepted.
+ * this checkpoint or a later one reads them), the files the logs are appending to excepted. The
+ * checkpoint is also where a crashed compute node's repair starts ({@link Wal#checkpointPublished}):
+ * each row carries its record id in the memory it was read from.
  *
  * <p><b>Reading.</b> {@link #open} reads the whole file once before returning (choice (a): two reads
  * of the file, the second in {@link Reader#forEachRow}): magic, version, trailer, CRC32C and every
@@ -195,9 +197,15 @@ public final class Checkpoint {
                 deleteQuietly(partial);
             }
         }
-        removeOthers(dataDir, complete);
-        // Only now: the checkpoint that makes these records unnecessary is durable and published.
-        int logFilesRemoved = wal == null ? 0 : wal.truncate(replayFrom);
+        // Only now: the checkpoint that makes these records unnecessary is durable and published. The log
+        // also takes it as a crashed node's repair base, and defers both removals while a repair reads.
+        int logFilesRemoved;
+        if (wal == null) {
+            removeOthers(dataDir, complete);
+            logFilesRemoved = 0;
+        } else {
+            logFilesRemoved = wal.checkpointPublished(complete, replayFrom, () -> removeOthers(dataDir, complete));
+        }
         return new Summary(complete, replayFrom, coveredThrough, rows, bytes, (System.nanoTime() - start) / 1_000_000,
             logFilesRemoved);
     }

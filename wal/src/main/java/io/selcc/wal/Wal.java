@@ -84,14 +84,22 @@ public final class Wal implements CommitLog.Factory {
     private volatile long lostFrom = Long.MAX_VALUE;
     /** Why {@link #lostFrom} was lost, naming the log; guarded by {@link #lock}. */
     private String lostBecause;
-    /** The settled number the first log opened with: {@link #readBack} hands over only records above it. */
+    /** The settled number the first log opened with: a repair reads only records above it. */
     private volatile long loggingFrom = -1;
+    /** Guards the repair base, the repairs reading, and truncation. */
+    private final Object repairLock = new Object();
+    /** The newest checkpoint of this run ({@link #checkpointPublished}), a crashed node's repair base; null before. */
+    private Path baseCheckpoint;
+    /** {@link #baseCheckpoint}'s replay start. */
+    private long baseReplayFrom;
+    /** Repair sources open: while any is, a checkpoint published removes neither older checkpoints nor log files. */
+    private int repairsOpen;
+    /** The highest replay start a {@link #truncate} that removed files was given: records up to it may be gone. */
+    private long truncatedThrough = -1;
     /** No log opens any more; guarded by {@link #lock}. */
     private boolean closing;
     /** Every log is closed: nothing more will be forced. */
     private volatile boolean closed;
-    /** Set by {@link #retainFiles}: truncation is off. */
-    private volatile boolean retainFiles;
     /** Tests: logs opened from now on start their flusher only when the test says ({@link ChronicleCommitLog#startFlusher}). */
     private volatile boolean flushersHeld;
     /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
@@ -238,34 +246,55 @@ public final class Wal implements CommitLog.Factory {
     }
 
     /**
+     * A checkpoint of this run was published ({@link Checkpoint#write}: written from the database that
+     * logs here, durable, renamed into place): it becomes the base a crashed node's repair starts from
+     * (its rows carry this run's record ids), and then {@code removeOlder} (the older checkpoint files)
+     * runs and the logs are truncated through {@code replayFrom} ({@link #truncate}). While a repair
+     * reads ({@link #openRepair}) both wait for the next checkpoint: the repair may be reading the
+     * older checkpoint and those records.
+     *
+     * @return the log files removed
+     */
+    public int checkpointPublished(Path checkpoint, long replayFrom, Runnable removeOlder) {
+        Objects.requireNonNull(checkpoint, "checkpoint");
+        synchronized (repairLock) {
+            if (baseCheckpoint == null || replayFrom >= baseReplayFrom) {
+                baseCheckpoint = checkpoint;
+                baseReplayFrom = replayFrom;
+            }
+            if (repairsOpen > 0) {
+                return 0;
+            }
+            removeOlder.run();
+            return truncate(replayFrom);
+        }
+    }
+
+    /**
      * Removes from every log the cycle files whose records are all numbered at or below
      * {@code replayFrom}, except each log's current file (see {@link ChronicleCommitLog#truncate}).
      * Call it only once a checkpoint whose replay start is {@code replayFrom} is durable and published
-     * ({@link Checkpoint#write} does): recovery never needs those records again. A file that cannot be
-     * deleted is logged and left for the next call.
+     * ({@link #checkpointPublished} does): recovery never needs those records again. A file that cannot
+     * be deleted is logged and left for the next call. Removes nothing while a repair reads.
      *
      * @return the files removed
      */
     public int truncate(long replayFrom) {
-        if (retainFiles) {
-            return 0;
-        }
-        int removed = 0;
-        for (ChronicleCommitLog log : logs) {
-            if (log != null) {
-                removed += log.truncate(replayFrom);
+        synchronized (repairLock) {
+            if (repairsOpen > 0) {
+                return 0;
             }
+            int removed = 0;
+            for (ChronicleCommitLog log : logs) {
+                if (log != null) {
+                    removed += log.truncate(replayFrom);
+                }
+            }
+            if (removed > 0) {
+                truncatedThrough = Math.max(truncatedThrough, replayFrom);
+            }
+            return removed;
         }
-        return removed;
-    }
-
-    /**
-     * From now on {@link #truncate} removes nothing: for a database whose crashed compute node would be
-     * repaired from every record logged since logging started ({@link #readBack}). Call before the
-     * first checkpoint.
-     */
-    public void retainFiles() {
-        retainFiles = true;
     }
 
     /** Cycle files {@link #truncate} removed since the logs opened. */
@@ -305,10 +334,16 @@ public final class Wal implements CommitLog.Factory {
         }
     }
 
-    /** True until a checkpoint removed a log file ({@link #truncate}): {@link #readBack} needs every record. */
+    /**
+     * True while the logs hold every record after the repair base: the newest checkpoint of this run
+     * ({@link #checkpointPublished}), or where logging started before the first. False once files were
+     * removed past it ({@link #truncate} called directly, not through a checkpoint).
+     */
     @Override
     public boolean canReadBack() {
-        return filesRemoved() == 0;
+        synchronized (repairLock) {
+            return truncatedThrough <= repairFrom();
+        }
     }
 
     @Override
@@ -321,40 +356,100 @@ public final class Wal implements CommitLog.Factory {
     }
 
     /**
-     * Streams every node's log under the directory (what has been appended so far), one node after
-     * another, each in its log's order; only this run's records (above where logging started).
+     * The base (the newest checkpoint of this run, else memory when logging started) and every node's
+     * log after it (what has been appended so far); until the source is closed no checkpoint or log
+     * file is removed.
      *
-     * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work),
-     *                               or a checkpoint removed log files ({@link #truncate}: the records
-     *                               since logging started are no longer all there; see {@link #retainFiles})
+     * @throws IllegalStateException if log files past the base were removed ({@link #canReadBack} false)
      */
     @Override
-    public void readBack(CommitLog.ChangeVisitor visitor) {
-        long removed = filesRemoved();
-        if (removed > 0) {
-            throw new IllegalStateException("cannot read the logs back from where logging started: checkpoints removed "
-                + removed + " log files (directory=" + directory + ")");
+    public CommitLog.RepairSource openRepair() {
+        synchronized (repairLock) {
+            long from = repairFrom();
+            if (truncatedThrough > from) {
+                throw new IllegalStateException("cannot read the logs back from " + from + ": log files through "
+                    + truncatedThrough + " were removed (directory=" + directory + ")");
+            }
+            repairsOpen++;
+            return new RepairSource(baseCheckpoint, from);
         }
-        java.util.List<Path> nodeDirectories;
-        try (java.util.stream.Stream<Path> entries = Files.list(directory)) {
-            nodeDirectories = entries.filter(Files::isDirectory)
-                .filter(p -> p.getFileName().toString().startsWith("node-")).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list the logs in " + directory, e);
+    }
+
+    /** Guarded by {@link #repairLock}. */
+    private long repairFrom() {
+        return baseCheckpoint != null ? baseReplayFrom : loggingFrom;
+    }
+
+    /** See {@link #openRepair}. */
+    private final class RepairSource implements CommitLog.RepairSource {
+        private final Path checkpoint;
+        private final long from;
+        private boolean closed;
+
+        RepairSource(Path checkpoint, long from) {
+            this.checkpoint = checkpoint;
+            this.from = from;
         }
-        long from = loggingFrom;
-        for (Path nodeDirectory : nodeDirectories) {
-            String warning = LogReader.forEach(nodeDirectory, record -> {
-                if (record.sequence() <= from) {
-                    return; // an earlier run's: its record ids name another run's memory
+
+        @Override
+        public boolean baseIsCheckpoint() {
+            return checkpoint != null;
+        }
+
+        @Override
+        public void forEachBaseRow(CommitLog.BaseRowVisitor visitor) {
+            if (checkpoint == null) {
+                throw new IllegalStateException("the repair's base is memory, not a checkpoint");
+            }
+            try (Checkpoint.Reader reader = Checkpoint.open(checkpoint)) {
+                reader.forEachRow(visitor::row);
+            }
+        }
+
+        /**
+         * Streams every node's log under the directory, one node after another, each in its log's order;
+         * only records above the base.
+         *
+         * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work)
+         */
+        @Override
+        public void forEachChange(CommitLog.ChangeVisitor visitor) {
+            java.util.List<Path> nodeDirectories;
+            try (java.util.stream.Stream<Path> entries = Files.list(directory)) {
+                nodeDirectories = entries.filter(Files::isDirectory)
+                    .filter(p -> p.getFileName().toString().startsWith("node-")).sorted().toList();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot list the logs in " + directory, e);
+            }
+            for (Path nodeDirectory : nodeDirectories) {
+                String warning = LogReader.forEach(nodeDirectory, record -> {
+                    if (record.sequence() <= from) {
+                        return; // in the base, or an earlier run's (its record ids name another run's memory)
+                    }
+                    for (LogRecord.Entry entry : record.entries()) {
+                        visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
+                            entry.image());
+                    }
+                });
+                if (warning != null) {
+                    throw new IllegalStateException("cannot read the logs back: " + warning);
                 }
-                for (LogRecord.Entry entry : record.entries()) {
-                    visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
-                        entry.image());
+            }
+        }
+
+        @Override
+        public String describeBase() {
+            return checkpoint != null ? "checkpoint " + checkpoint.getFileName() + " (replay from " + from + ")"
+                : "memory when logging started (sequence " + from + ")";
+        }
+
+        @Override
+        public void close() {
+            synchronized (repairLock) {
+                if (!closed) {
+                    closed = true;
+                    repairsOpen--;
                 }
-            });
-            if (warning != null) {
-                throw new IllegalStateException("cannot read the logs back: " + warning);
             }
         }
     }

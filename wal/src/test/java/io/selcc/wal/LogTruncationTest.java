@@ -38,6 +38,7 @@ import static io.selcc.wal.CheckpointFixtures.CUSTOMERS;
 import static io.selcc.wal.CheckpointFixtures.C_BALANCE;
 import static io.selcc.wal.CheckpointFixtures.ITEMS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -315,46 +316,69 @@ class LogTruncationTest {
     }
 
     /**
-     * A crashed compute node is repaired from every record logged since logging started
-     * ({@link Wal#readBack}): node 0 appends 1-5 in t0 and 6-10 in t1, a truncation through 5 removes
-     * t0, and reading back then refuses, naming the removed files (and {@code canReadBack}, which
-     * {@code Database.crashRefusal} asks, says no); a group told to retain its files
-     * ({@link Wal#retainFiles}, what {@code tpcc run --crash-node} does) removes none and reads all ten
-     * back.
+     * A crashed compute node is repaired from a base and the records after it ({@link Wal#openRepair}):
+     * node 0 appends 1-5 in t0 and 6-10 in t1.
+     * <ul>
+     *   <li>A truncation through 5 with no checkpoint (the base is memory when logging started) removes
+     *       t0; the repair then refuses, naming what was removed, and {@code canReadBack}, which
+     *       {@code Database.crashRefusal} asks, says no.</li>
+     *   <li>A checkpoint published with replay start 5 removes t0 too, but becomes the base: the repair
+     *       reads 6-10 only, from that checkpoint.</li>
+     *   <li>While a repair source is open, a checkpoint published removes neither the older checkpoint
+     *       nor log files (the repair may be reading them); the next one after it closed does.</li>
+     * </ul>
      *
-     * <p>Shown to fail: with {@code readBack} not checking for removed files, nothing was thrown
-     * (records 1-5 were gone, and the repair would not have known); with {@code canReadBack} always
-     * true (as before truncation existed), it said yes after the truncation.
+     * <p>Shown to fail: with {@code openRepair} not checking for removed files, nothing was thrown
+     * (records 1-5 were gone, and the repair would not have known); with {@code checkpointPublished}
+     * ignoring open repairs, t1 was removed under the open source.
      */
     @Test
-    void readingBackForACrashRepairRefusesTruncatedLogsAndRetainedOnesAreWhole(@TempDir Path dir) {
-        for (boolean retain : new boolean[] {false, true}) {
-            Path logs = dir.resolve(retain ? "retained" : "truncated");
+    void aRepairReadsFromItsBaseAndNothingItReadsIsRemovedUnderIt(@TempDir Path dir) {
+        for (boolean checkpoint : new boolean[] {false, true}) {
+            Path logs = dir.resolve(checkpoint ? "checkpointed" : "truncated");
             SetTimeProvider clock = new SetTimeProvider(START);
             AtomicLong sequences = new AtomicLong();
             Redo redo = new Redo();
             try (Wal wal = Wal.open(logs, Mode.SYNC, secondly(clock))) {
-                if (retain) {
-                    wal.retainFiles();
-                }
                 ChronicleCommitLog log = (ChronicleCommitLog) wal.open(0, sequences::incrementAndGet);
+                append(log, redo, sequences, 5);
+                clock.advanceMillis(1_000);
                 append(log, redo, sequences, 5);
                 clock.advanceMillis(1_000);
                 append(log, redo, sequences, 5);
                 log.awaitAppendedDurable();
                 BackgroundResourceReleaser.releasePendingResources();
                 assertTrue(wal.canReadBack());
-                assertEquals(retain ? 0 : 1, wal.truncate(5));
-                assertEquals(retain, wal.canReadBack(), "what a crashed node's repair is told (Database.crashRefusal)");
                 java.util.TreeSet<Long> read = new java.util.TreeSet<>();
-                if (retain) {
-                    wal.readBack((sequence, kind, tableId, key, recordId, image) -> read.add(sequence));
-                    assertEquals(range(1, 10), List.copyOf(read));
-                } else {
-                    IllegalStateException e = assertThrows(IllegalStateException.class,
-                        () -> wal.readBack((sequence, kind, tableId, key, recordId, image) -> read.add(sequence)));
-                    assertTrue(e.getMessage().contains("removed 1 log files"), e.getMessage());
+                if (!checkpoint) {
+                    assertEquals(1, wal.truncate(5));
+                    assertFalse(wal.canReadBack(), "what a crashed node's repair is told (Database.crashRefusal)");
+                    IllegalStateException e = assertThrows(IllegalStateException.class, wal::openRepair);
+                    assertTrue(e.getMessage().contains("log files through 5 were removed"), e.getMessage());
+                    continue;
                 }
+                int[] olderRemoved = {0};
+                assertEquals(1, wal.checkpointPublished(dir.resolve("checkpoint-5.ckpt"), 5, () -> olderRemoved[0]++));
+                assertEquals(1, olderRemoved[0]);
+                assertTrue(wal.canReadBack(), "the checkpoint is the base");
+                try (CommitLog.RepairSource source = wal.openRepair()) {
+                    assertTrue(source.baseIsCheckpoint());
+                    assertTrue(source.describeBase().contains("checkpoint-5.ckpt"), source.describeBase());
+                    assertEquals(0, wal.checkpointPublished(dir.resolve("checkpoint-10.ckpt"), 10, () -> olderRemoved[0]++),
+                        "nothing removed under an open repair");
+                    assertEquals(1, olderRemoved[0], "the older checkpoint stays under an open repair");
+                    source.forEachChange((sequence, kind, tableId, key, recordId, image) -> read.add(sequence));
+                    assertEquals(range(6, 15), List.copyOf(read), "the records after the base");
+                }
+                try (CommitLog.RepairSource source = wal.openRepair()) {
+                    assertTrue(source.describeBase().contains("checkpoint-10.ckpt"), "the newest is the base now");
+                    read.clear();
+                    source.forEachChange((sequence, kind, tableId, key, recordId, image) -> read.add(sequence));
+                    assertEquals(range(11, 15), List.copyOf(read));
+                }
+                assertEquals(1, wal.checkpointPublished(dir.resolve("checkpoint-10.ckpt"), 10, () -> olderRemoved[0]++),
+                    "once the repair closed, t1 goes");
+                assertEquals(2, olderRemoved[0]);
             }
         }
     }

@@ -30,6 +30,7 @@ final class Checkpointer implements AutoCloseable {
     private final CountDownLatch stop = new CountDownLatch(1);
     private volatile Throwable failure;
     private volatile int written;
+    private volatile int abandoned;
     private Thread thread;
 
     Checkpointer(Database db, Path dir, Wal wal, Map<String, String> properties, long intervalNanos, PrintStream out,
@@ -51,7 +52,16 @@ final class Checkpointer implements AutoCloseable {
     private void run() {
         try {
             while (!stop.await(intervalNanos, TimeUnit.NANOSECONDS)) {
-                Checkpoint.Summary s = Checkpoint.write(db, dir, wal, properties);
+                Checkpoint.Summary s;
+                try {
+                    s = Checkpoint.write(db, dir, wal, properties);
+                } catch (io.selcc.fabric.NodeFailedException e) {
+                    // The node the scan read through crashed (--crash-node): nothing was published; the
+                    // next checkpoint reads through a live node.
+                    abandoned++;
+                    out.printf(Locale.ROOT, "checkpoint abandoned: compute node %d crashed under its scan%n", e.node());
+                    continue;
+                }
                 written++;
                 // The driver's progress stream: one printf is one line, never cut by a progress line.
                 out.printf(Locale.ROOT, "checkpoint %s written during the run: %,d rows, replay from sequence %,d,"
@@ -64,6 +74,11 @@ final class Checkpointer implements AutoCloseable {
             failure = e;
             onFailure.run();
         }
+    }
+
+    /** Checkpoints abandoned because the node their scan read through crashed. */
+    int abandoned() {
+        return abandoned;
     }
 
     /** Checkpoints written so far. */

@@ -186,6 +186,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             log.describe(out);
             CrashAgent crash = null;
             if (crashNode != null) {
+                for (int n = 0; n < db.computeNodeCount(); n++) {
+                    db.node(n); // a recovered database has opened node 0 only: the survivors must be there
+                }
                 String refusal = db.crashRefusal(crashNode);
                 if (refusal != null) {
                     throw Flags.invalid(spec.commandLine(), "--crash-node", crashNode, refusal);
@@ -204,8 +207,6 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             DriverResult result;
             if (crash != null) {
-                // The repair reads every record logged since logging started: checkpoints keep the log files.
-                log.wal().retainFiles();
                 crash.start();
             }
             try {
