@@ -140,12 +140,13 @@ public final class CrashRecovery {
         leavesByIndex.keySet().forEach(index -> tablesWithLostLeaves.add(index.table()));
 
         try (CommitLog.RepairSource source = logs.openRepair()) {
-            return repair(source, cn, tables, crashed, lost.length, heapPages, leavesByIndex, tablesWithLostLeaves, others,
+            return repair(source, cn, node.cc().restamp(), tables, crashed, lost.length, heapPages, leavesByIndex, tablesWithLostLeaves, others,
                 start);
         }
     }
 
-    private static Report repair(CommitLog.RepairSource source, ComputeNode cn, List<Table> tables, int crashed, int lostLines,
+    private static Report repair(CommitLog.RepairSource source, ComputeNode cn, io.selcc.storage.Restamp restamp,
+                                 List<Table> tables, int crashed, int lostLines,
                                  Map<Long, Table> heapPages, Map<Index, List<Long>> leavesByIndex,
                                  Set<Table> tablesWithLostLeaves, List<Long> others, long start) {
         int survivor = cn.nodeId();
@@ -202,14 +203,14 @@ public final class CrashRecovery {
                     // only in the checkpoint): every slot starts as the checkpoint has it.
                     byte[][] base = pageBase.get(e.getKey());
                     for (int slot = 0; slot < heap.slotsPerPage(); slot++) {
-                        heap.restoreSlot(page, slot, base == null ? null : base[slot]);
+                        heap.restoreSlot(page, slot, base == null ? null : base[slot], restamp);
                     }
                 }
                 for (SlotChange change : changes) {
-                    heap.restoreSlot(page, change.slot(), change.image());
+                    heap.restoreSlot(page, change.slot(), change.image(), restamp);
                     slotChanges++;
                 }
-                slotsFreed += heap.finishRestore(page);
+                slotsFreed += heap.finishRestore(page, restamp);
             } finally {
                 cn.unlock(page);
             }
@@ -228,6 +229,10 @@ public final class CrashRecovery {
                 GclHandle leaf = cn.adoptCrashedLine(address, crashed);
                 try {
                     leafEntries += index.tree().rebuildLeaf(leaf, pairs.keys, pairs.values, pairs.size);
+                    // The lost cache may have raised the leaf's timestamps (TO's predicate reads and changes).
+                    io.selcc.engine.index.LeafView view = new io.selcc.engine.index.LeafView().wrap(leaf);
+                    view.raiseReadTimestamp(restamp.timestamp(view.readTimestamp()));
+                    view.raiseWriteTimestamp(restamp.timestamp(view.writeTimestamp()));
                     leaves++;
                 } finally {
                     cn.unlock(leaf);

@@ -239,9 +239,9 @@ public final class Database implements AutoCloseable {
                 + " writeBackCaches() after loading";
         }
         if (!cc.survivesCrashedNodes()) {
-            return "concurrency control " + cc.name() + " keeps uncommitted state (write intents) on lines another"
-                + " node may take over, which a crash would lose under a live transaction: crash recovery supports"
-                + " 2pl and occ";
+            return "concurrency control " + cc.name() + " does not say it survives a crashed node"
+                + " (ConcurrencyControlProvider.survivesCrashedNodes): uncommitted state it keeps on lines another"
+                + " node may take over would be lost under a live transaction";
         }
         if (survivorOf(computeNode) < 0) {
             return "no other compute node is open to repair compute node " + computeNode;

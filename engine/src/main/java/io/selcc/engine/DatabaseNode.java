@@ -54,6 +54,11 @@ public final class DatabaseNode {
         this.sequenceCounter = sequenceCounter;
     }
 
+    /** The algorithm on this node (a crash repair asks it how to stamp what it restores). */
+    ConcurrencyControl cc() {
+        return cc;
+    }
+
     static DatabaseNode open(ComputeNode node, ConcurrencyControlProvider provider, Map<String, TableDefinition> definitions,
                              List<IndexDefinition> indexDefinitions, boolean thomasWriteRule) {
         return open(node, -1, provider, definitions, indexDefinitions, thomasWriteRule);

@@ -208,6 +208,24 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     /** Set by {@link SelccCluster#crash}: every later latch call of this node throws. */
     volatile boolean crashed;
+    /** Every compute node of the cluster, this one included; set once by the cluster. */
+    AbstractComputeNode[] peers = new AbstractComputeNode[0];
+
+    @Override
+    public final boolean peerCrashed(int computeNode) {
+        AbstractComputeNode[] all = peers;
+        return computeNode >= 0 && computeNode < all.length && all[computeNode].crashed;
+    }
+
+    @Override
+    public final boolean anyPeerCrashed() {
+        for (AbstractComputeNode peer : peers) {
+            if (peer.crashed) {
+                return true;
+            }
+        }
+        return false;
+    }
     /** Crashed nodes whose repair failed, with why (see {@link SelccCluster#repairFailed}). */
     final java.util.Map<Integer, String> failedRepairs = new java.util.concurrent.ConcurrentHashMap<>();
     /** Told the id of a peer that a message could not reach (it was fenced); set by the cluster. */

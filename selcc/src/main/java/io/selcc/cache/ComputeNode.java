@@ -90,6 +90,12 @@ public interface ComputeNode {
      */
     GclHandle adoptCrashedLine(long address, int crashedNode);
 
+    /** Whether compute node {@code computeNode} of this node's cluster has crashed (false for an unknown id). */
+    boolean peerCrashed(int computeNode);
+
+    /** Whether any compute node of this node's cluster has crashed, this one included. */
+    boolean anyPeerCrashed();
+
     /** Releases a handle. Throws {@link IllegalStateException} if it was already released. */
     void unlock(GclHandle handle);
 

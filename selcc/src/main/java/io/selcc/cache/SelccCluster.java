@@ -49,6 +49,9 @@ public final class SelccCluster implements AutoCloseable {
                 : new SelNode(settings, fabric.endpoint(i), capacities);
         }
         for (AbstractComputeNode node : nodes) {
+            node.peers = nodes;
+        }
+        for (AbstractComputeNode node : nodes) {
             if (node instanceof SelccNode selcc) {
                 Thread worker = EngineThread.start("selcc-evict-" + node.nodeId(), true, selcc::runEvictionWorker);
                 workers.add(worker);

@@ -637,15 +637,14 @@ public final class HeapTable {
      * Crash repair: puts one committed change, from the log, onto {@code slot} of a page the caller holds
      * in X, adopted from a crashed node (memory's copy, older than the change): {@code image} is the
      * row after the tuple header, or null for a delete. Apply a slot's changes in commit order. The
-     * version grows (optimistic readers of the slot notice the change), a slot that takes a new tuple
-     * gets a new incarnation, a write intent stays (a live TO transaction may own it).
+     * version is restamped ({@code restamp}: it grows, so optimistic readers of the slot notice the
+     * change), a slot that takes a new tuple gets a new incarnation, a write intent stays unless the
+     * algorithm clears intents on lost lines ({@link #finishRestore} does).
      */
-    public void restoreSlot(GclHandle page, int slot, byte[] image) {
+    public void restoreSlot(GclHandle page, int slot, byte[] image, Restamp restamp) {
         TupleView view = new TupleView(schema).wrap(page, slot);
         int intent = view.flags() & TupleLayout.WRITE_INTENT;
-        // Memory's version may be below what the crashed cache reached: +1 could repeat a version some
-        // transaction saw for other contents (and pass its validation); a jump far past any count cannot.
-        view.version(view.version() + RESTORE_VERSION_JUMP);
+        view.version(restamp.version(view.version()));
         if (image == null) {
             view.flags(intent);
             return;
@@ -657,8 +656,6 @@ public final class HeapTable {
         view.setRowFrom(image, 0);
     }
 
-    /** See {@link #restoreSlot}: 2^32 changes of one row between two write-backs do not happen. */
-    static final long RESTORE_VERSION_JUMP = 1L << 32;
     /**
      * See {@link #finishRestore}: a record id taken for an insert before the crash (an insert the crashed
      * cache took with it) must not match the slot's next tuple.
@@ -667,12 +664,13 @@ public final class HeapTable {
 
     /**
      * Crash repair, after the slots' changes: frees every slot used but not visible (an insert whose
-     * transaction never committed: the page was the crashed node's, so no live transaction owns it) and
-     * sets the page's used count from its slots. Returns the slots freed.
+     * transaction never committed: the page was the crashed node's, so no live transaction owns it),
+     * restamps every slot's read timestamp (the lost cache may have raised it), clears write intents if
+     * the algorithm says so, and sets the page's used count from its slots. Returns the slots freed.
      *
      * @throws IllegalStateException if the page is not a page of this table
      */
-    public int finishRestore(GclHandle page) {
+    public int finishRestore(GclHandle page, Restamp restamp) {
         if (heapPageTableId(page) != tableId) {
             throw new IllegalStateException("not a page of table " + name + ": " + GlobalAddress.toString(page.address()));
         }
@@ -681,6 +679,10 @@ public final class HeapTable {
         int freed = 0;
         for (int slot = 0; slot < slotsPerPage; slot++) {
             view.wrap(page, slot);
+            view.readTimestamp(restamp.timestamp(view.readTimestamp()));
+            if (!restamp.keepsIntents() && view.hasWriteIntent()) {
+                view.writeIntent(false);
+            }
             if (view.isUsed() && !view.isVisible()) {
                 view.flags(view.flags() & TupleLayout.WRITE_INTENT);
                 freed++;

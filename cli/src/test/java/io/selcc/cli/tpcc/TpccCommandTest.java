@@ -218,7 +218,7 @@ class TpccCommandTest {
             "needs a log");
         assertBadInput(CliRun.of("tpcc", "run", "--crash-after", "1s"), "--crash-after", "needs --crash-node");
         assertBadInput(CliRun.of("tpcc", "run", "--warehouses", "1", "--compute-nodes", "2", "--wal", "async",
-            "--cc", "to", "--crash-node", "1", "--duration", "1s"), "--crash-node", "supports 2pl and occ");
+            "--access", "sel", "--crash-node", "1", "--duration", "1s"), "--crash-node", "only in SELCC mode");
     }
 
     /** Every misuse of --data-dir is one line naming the flag and the problem, exit 2. */

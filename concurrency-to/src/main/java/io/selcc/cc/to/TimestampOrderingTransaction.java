@@ -47,6 +47,10 @@ import java.util.function.Predicate;
  * covered its leaf (read timestamp above ts), and raises the leaf's write timestamp.
  */
 final class TimestampOrderingTransaction extends BufferingTransaction {
+    /** Low bits of a timestamp that name the compute node that drew it. */
+    static final int NODE_BITS = Integer.SIZE - Integer.numberOfLeadingZeros(io.selcc.fabric.LatchWord.MAX_COMPUTE_NODES - 1);
+    static final int NODE_MASK = (1 << NODE_BITS) - 1;
+
     private final long ts;
     private final boolean thomasWriteRule;
     private final TimestampGuard guard = new TimestampGuard();
@@ -58,6 +62,23 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         super(node);
         this.ts = ts;
         this.thomasWriteRule = thomasWriteRule;
+    }
+
+    /**
+     * The timestamp of the {@code counter}-th transaction, drawn on compute node {@code node}: the node in
+     * the low bits, so timestamps stay unique and ordered by the counter, and a write intent (whose
+     * owner's timestamp is the row's read timestamp) names the node of its owner.
+     */
+    static long timestamp(long counter, int node) {
+        return counter << NODE_BITS | node;
+    }
+
+    /**
+     * Whether {@code row} carries a write intent of a transaction that can still commit: an intent
+     * whose owner's node crashed is nobody's (the owner never commits, and nothing else clears it).
+     */
+    private boolean liveIntent(TupleView row) {
+        return row.hasWriteIntent() && !node.peerCrashed((int) (row.readTimestamp() & NODE_MASK));
     }
 
     @Override
@@ -85,7 +106,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         // and its read timestamp guards nothing: raising it (a write, which under SELCC invalidates every
         // other node's copy of a page all of them read, like TPC-C's ITEM) is skipped.
         if (!exclusive && !table.insertOnly() && row.isVisible() && expected.test(row) && row.version() <= ts && row.readTimestamp() < ts
-                && !row.hasWriteIntent()) {
+                && !liveIntent(row)) {
             // rts must rise: that is a write to the page.
             node.unlock(page);
             page = node.xLock(pageAddress);
@@ -100,7 +121,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 refused = AbortReason.TIMESTAMP_TOO_OLD;
             } else if (!row.isVisible() || !expected.test(row)) {
                 return false;
-            } else if (row.hasWriteIntent() && row.readTimestamp() < ts) {
+            } else if (liveIntent(row) && row.readTimestamp() < ts) {
                 refused = AbortReason.LOCK_CONFLICT; // an older transaction writes it at its commit
             } else if (toWrite && row.readTimestamp() > ts) {
                 refused = AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction read it
@@ -206,6 +227,10 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             latched = latchForCommit();
             latchedAll = true;
             Set<Long> obsolete = new HashSet<>();
+            if (!writes.insertsIntact(latched)) {
+                writes.freeInserts(latched); // a crashed node's cache took an insert slot with it
+                return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
+            }
             LongMap<WriteSet.Entry> entries = writes.entries();
             for (int at = 0; at < entries.size(); at++) {
                 long rid = entries.keyAt(at);
@@ -221,6 +246,12 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 }
                 if (!row.isVisible() || row.incarnation() != write.incarnation() || !row.hasWriteIntent()
                         || row.readTimestamp() != ts) {
+                    if (node.anyPeerCrashed()) {
+                        // A crash repair restamped the row's line (its cache took the intent with it): others
+                        // may have read or written the row since, so this write can no longer commit.
+                        writes.freeInserts(latched);
+                        return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
+                    }
                     // The intent keeps younger readers and every writer off the row: losing it is a bug.
                     throw new IllegalStateException("TO write intent lost on record " + rid + " ts=" + ts
                         + " rts=" + row.readTimestamp() + " visible=" + row.isVisible());

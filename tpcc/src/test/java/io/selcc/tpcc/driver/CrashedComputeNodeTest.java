@@ -37,7 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A TPC-C run on three compute nodes (no-wait 2PL, then OCC; logs forced), one of which crashes mid-run: its
+ * A TPC-C run on three compute nodes (no-wait 2PL, OCC, TO; logs forced), one of which crashes mid-run: its
  * cache is lost, its latch bits stay, its threads stop. The two others notice, repair its lines from
  * the logs while they go on, and finish their share. Then all twelve consistency conditions (and the
  * index-heap check) hold, every New-Order the crashed node acknowledged is there, and the orders added
@@ -57,7 +57,7 @@ class CrashedComputeNodeTest {
     private static final int AFTER_CRASH = 150;
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"2pl", "occ"})
+    @ValueSource(strings = {"2pl", "occ", "to"})
     void theSurvivorsRepairTheCrashedNodesLinesAndFinish(String cc, @TempDir Path dir) throws Exception {
         runCrashAndCheck(cc, 2, 60, false, 20261123, dir);
     }
@@ -88,7 +88,7 @@ class CrashedComputeNodeTest {
     }
 
     static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> crashPoints() {
-        return java.util.stream.Stream.of("2pl", "occ").flatMap(cc -> java.util.stream.IntStream.range(0, NODES).boxed()
+        return java.util.stream.Stream.of("2pl", "occ", "to").flatMap(cc -> java.util.stream.IntStream.range(0, NODES).boxed()
             .flatMap(node -> java.util.stream.Stream.of(5, 60, 200).flatMap(before -> java.util.stream.Stream.of(false, true)
                 .map(checkpoint -> org.junit.jupiter.params.provider.Arguments.of(cc, node, before, checkpoint)))));
     }
