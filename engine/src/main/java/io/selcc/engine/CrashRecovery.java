@@ -68,7 +68,7 @@ public final class CrashRecovery {
      * @param survivor the node whose thread repaired its lines
      * @param lostLines lines the crashed node held exclusive
      * @param heapPages heap pages among them, restored from the log
-     * @param slotChanges logged changes put onto them
+     * @param slotChanges lost pages' slots put back from their last logged change
      * @param slotsFreed slots of inserts that never committed, freed on them
      * @param leaves index leaves among them, rebuilt
      * @param leafEntries entries the rebuilt leaves hold
@@ -83,16 +83,12 @@ public final class CrashRecovery {
                          double seconds) {
         public String describe() {
             return String.format(java.util.Locale.ROOT,
-                "compute node %d crashed; node %d restored its %,d lines in %.2f s: %,d heap pages (%,d logged"
-                    + " changes put back, %,d uncommitted inserts freed), %,d index leaves rebuilt (%,d entries),"
+                "compute node %d crashed; node %d restored its %,d lines in %.2f s: %,d heap pages (%,d slots put"
+                    + " back from the log, %,d uncommitted inserts freed), %,d index leaves rebuilt (%,d entries),"
                     + " %,d other lines released; from %s: %,d checkpoint rows and %,d logged changes read",
                 crashedNode, survivor, lostLines, seconds, heapPages, slotChanges, slotsFreed, leaves, leafEntries,
                 otherLines, base, baseRowsRead, changesRead);
         }
-    }
-
-    /** One logged change of a lost heap page's slot. */
-    private record SlotChange(long sequence, int slot, byte[] image) {
     }
 
     /** A row's last logged image so far (null: deleted), with its commit sequence number. */
@@ -151,51 +147,61 @@ public final class CrashRecovery {
                                  Set<Table> tablesWithLostLeaves, List<Long> others, long start) {
         int survivor = cn.nodeId();
         int gclSize = cn.gclSize();
+        Map<Table, TableChanges> byTable = new IdentityHashMap<>();
+        for (Map.Entry<Index, List<Long>> e : leavesByIndex.entrySet()) {
+            Table table = e.getKey().table();
+            byTable.computeIfAbsent(table, TableChanges::new).add(e.getKey(), e.getValue(), cn);
+        }
 
-        // Read the logs back: the changes of lost pages' slots, and each changed row's last image.
-        // The logs come node by node (not merged): page changes are sorted by number below, and a row's
-        // last image is the one with the highest number (a later change of one transaction wins a tie).
-        Map<Long, List<SlotChange>> pageChanges = new HashMap<>();
-        Map<Table, Map<Long, LastImage>> lastImages = new IdentityHashMap<>();
+        // Read the logs back: each lost page slot's last change, and for the tables that lost leaves each
+        // changed row's highest number and, if a lost leaf's range holds it, its last image. The logs come
+        // node by node (not merged), so "last" is by number (a later change of one transaction wins a tie).
+        // Only what the repair puts back is kept: memory stays bounded by the lost lines, not the log.
+        Map<Long, SlotLast[]> pageChanges = new HashMap<>();
         long[] changesRead = {0};
         source.forEachChange((sequence, kind, tableId, key, recordId, image) -> {
             changesRead[0]++;
             byte[] after = kind == Redo.DELETE ? null : image;
             long page = RecordId.page(recordId, gclSize);
             Table pageTable = heapPages.get(page);
-            if (pageTable != null && pageTable.heap().tableId() != tableId) {
-                throw new IllegalStateException("logged change of sequence " + sequence + " names table " + tableId
-                    + " at record id 0x" + Long.toHexString(recordId) + ", a page of table " + pageTable.name());
-            }
             if (pageTable != null) {
-                pageChanges.computeIfAbsent(page, p -> new ArrayList<>())
-                    .add(new SlotChange(sequence, RecordId.slot(recordId, gclSize), after));
+                if (pageTable.heap().tableId() != tableId) {
+                    throw new IllegalStateException("logged change of sequence " + sequence + " names table " + tableId
+                        + " at record id 0x" + Long.toHexString(recordId) + ", a page of table " + pageTable.name());
+                }
+                SlotLast[] slots = pageChanges.computeIfAbsent(page, p -> new SlotLast[pageTable.heap().slotsPerPage()]);
+                int slot = RecordId.slot(recordId, gclSize);
+                if (slots[slot] == null) {
+                    slots[slot] = new SlotLast();
+                }
+                slots[slot].change(sequence, after);
             }
-            if (tableId >= 1 && tableId <= tables.size() && tablesWithLostLeaves.contains(tables.get(tableId - 1))) {
-                lastImages.computeIfAbsent(tables.get(tableId - 1), t -> new HashMap<>())
-                    .merge(recordId, new LastImage(sequence, after),
-                        (old, now) -> now.sequence() >= old.sequence() ? now : old);
+            TableChanges changes = tableId >= 1 && tableId <= tables.size() ? byTable.get(tables.get(tableId - 1)) : null;
+            if (changes != null) {
+                changes.change(sequence, recordId, after);
             }
         });
+        byTable.values().forEach(TableChanges::dropSuperseded);
 
-        // A checkpoint base: its rows of lost pages (slot by slot), and the index pairs of rows no logged
-        // change touched, in one pass over the file.
+        // The base: a checkpoint's rows (those of lost pages slot by slot, and the pairs in lost leaves'
+        // ranges of rows no logged change touched, in one pass over the file), or memory's rows.
         Map<Long, byte[][]> pageBase = new HashMap<>();
-        Map<Index, Pairs> pairsByIndex = new IdentityHashMap<>();
         long baseRows = 0;
         if (source.baseIsCheckpoint()) {
-            baseRows = readCheckpointBase(source, gclSize, tables, heapPages, leavesByIndex.keySet(), lastImages, pageBase,
-                pairsByIndex);
+            baseRows = readCheckpointBase(source, gclSize, tables, heapPages, byTable, pageBase);
         } else {
-            pairsByIndex = pairsFromMemory(leavesByIndex.keySet(), cn, lastImages);
+            for (TableChanges changes : byTable.values()) {
+                // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
+                changes.table.heap().scanMemory(cn, changes::baseRow);
+            }
         }
+        byTable.values().forEach(TableChanges::finishPairs);
 
         long slotChanges = 0;
         long slotsFreed = 0;
         for (Map.Entry<Long, Table> e : heapPages.entrySet()) {
             HeapTable heap = e.getValue().heap();
-            List<SlotChange> changes = pageChanges.getOrDefault(e.getKey(), new ArrayList<>());
-            changes.sort(java.util.Comparator.comparingLong(SlotChange::sequence)); // stable: a transaction's order stays
+            SlotLast[] changes = pageChanges.get(e.getKey());
             GclHandle page = cn.adoptCrashedLine(e.getKey(), crashed);
             try {
                 if (source.baseIsCheckpoint()) {
@@ -206,8 +212,15 @@ public final class CrashRecovery {
                         heap.restoreSlot(page, slot, base == null ? null : base[slot], restamp);
                     }
                 }
-                for (SlotChange change : changes) {
-                    heap.restoreSlot(page, change.slot(), change.image(), restamp);
+                for (int slot = 0; changes != null && slot < changes.length; slot++) {
+                    SlotLast last = changes[slot];
+                    if (last == null) {
+                        continue;
+                    }
+                    if (last.image != null && last.deleted) {
+                        heap.restoreSlot(page, slot, null, restamp); // freed on the way: the next tuple is a new incarnation
+                    }
+                    heap.restoreSlot(page, slot, last.image, restamp);
                     slotChanges++;
                 }
                 slotsFreed += heap.finishRestore(page, restamp);
@@ -224,7 +237,7 @@ public final class CrashRecovery {
         long leafEntries = 0;
         for (Map.Entry<Index, List<Long>> e : leavesByIndex.entrySet()) {
             Index index = e.getKey();
-            Pairs pairs = pairsByIndex.get(index);
+            Pairs pairs = byTable.get(index.table()).pairs(index);
             for (long address : e.getValue()) {
                 GclHandle leaf = cn.adoptCrashedLine(address, crashed);
                 try {
@@ -252,16 +265,12 @@ public final class CrashRecovery {
 
     /**
      * Reads the base checkpoint once: the rows of lost heap pages go into {@code pageBase} (per page, per
-     * slot), and every row of a table with lost leaves that no logged change touched gives its pair to
-     * each of those indexes (sorted at the end; the logged rows' pairs come from their last images).
-     * Returns the rows read.
+     * slot), and every row of a table with lost leaves gives its pairs to those indexes
+     * ({@link TableChanges#baseRow}). Returns the rows read.
      */
     private static long readCheckpointBase(CommitLog.RepairSource source, int gclSize, List<Table> tables,
-                                           Map<Long, Table> heapPages, Set<Index> indexes,
-                                           Map<Table, Map<Long, LastImage>> lastImagesByTable,
-                                           Map<Long, byte[][]> pageBase, Map<Index, Pairs> pairsByIndex) {
-        Map<Table, List<Index>> byTable = byTable(indexes, pairsByIndex);
-        TupleBuffer[] buffers = new TupleBuffer[tables.size() + 1];
+                                           Map<Long, Table> heapPages, Map<Table, TableChanges> byTable,
+                                           Map<Long, byte[][]> pageBase) {
         long[] rows = {0};
         source.forEachBaseRow((tableId, recordId, buffer, offset) -> {
             rows[0]++;
@@ -277,87 +286,245 @@ public final class CrashRecovery {
                     throw new IllegalStateException("checkpoint row of table " + table.name() + " at record id 0x"
                         + Long.toHexString(recordId) + ", a page of table " + pageTable.name());
                 }
-                int rowBytes = bufferOf(buffers, table).view().rowBytes();
-                byte[] image = java.util.Arrays.copyOfRange(buffer, offset, offset + rowBytes);
+                int rowBytes = new TupleView(table.schema()).rowBytes();
                 pageBase.computeIfAbsent(page, p -> new byte[table.heap().slotsPerPage()][])
-                    [RecordId.slot(recordId, gclSize)] = image;
+                    [RecordId.slot(recordId, gclSize)] = java.util.Arrays.copyOfRange(buffer, offset, offset + rowBytes);
             }
-            List<Index> mine = byTable.get(table);
-            if (mine != null && !lastImagesByTable.getOrDefault(table, Map.of()).containsKey(recordId)) {
-                TupleBuffer row = bufferOf(buffers, table);
-                row.view().setRowFrom(buffer, offset);
-                for (Index index : mine) {
-                    pairsByIndex.get(index).add(keyOf(index, row.view()), recordId);
-                }
+            TableChanges changes = byTable.get(table);
+            if (changes != null) {
+                changes.baseRow(recordId, buffer, offset);
             }
         });
-        addLastImages(byTable, lastImagesByTable, pairsByIndex);
         return rows[0];
-    }
-
-    private static TupleBuffer bufferOf(TupleBuffer[] buffers, Table table) {
-        int id = table.heap().tableId();
-        if (buffers[id] == null) {
-            buffers[id] = new TupleBuffer(table.schema());
-        }
-        return buffers[id];
-    }
-
-    /** The indexes by table, each with an empty {@link Pairs} in {@code pairsByIndex}. */
-    private static Map<Table, List<Index>> byTable(Set<Index> indexes, Map<Index, Pairs> pairsByIndex) {
-        Map<Table, List<Index>> byTable = new IdentityHashMap<>();
-        for (Index index : indexes) {
-            byTable.computeIfAbsent(index.table(), t -> new ArrayList<>()).add(index);
-            pairsByIndex.put(index, new Pairs());
-        }
-        return byTable;
-    }
-
-    /** Adds the pairs of each logged row's last image (a deleted row has none), then sorts every index's pairs. */
-    private static void addLastImages(Map<Table, List<Index>> byTable, Map<Table, Map<Long, LastImage>> lastImagesByTable,
-                                      Map<Index, Pairs> pairsByIndex) {
-        for (Map.Entry<Table, List<Index>> e : byTable.entrySet()) {
-            Table table = e.getKey();
-            List<Index> mine = e.getValue();
-            TupleBuffer buffer = new TupleBuffer(table.schema());
-            for (Map.Entry<Long, LastImage> last : lastImagesByTable.getOrDefault(table, Map.of()).entrySet()) {
-                if (last.getValue().image() != null) {
-                    buffer.view().setRowFrom(last.getValue().image(), 0);
-                    mine.forEach(index -> pairsByIndex.get(index).add(keyOf(index, buffer.view()), last.getKey()));
-                }
-            }
-            mine.forEach(index -> {
-                Pairs pairs = pairsByIndex.get(index);
-                PairSort.sort(pairs.keys, pairs.values, pairs.size);
-            });
-        }
-    }
-
-    /**
-     * Per index, (key, record id) of every visible row of its table, sorted: what the index must hold.
-     * One scan of memory per table, whatever number of its indexes lost leaves.
-     */
-    private static Map<Index, Pairs> pairsFromMemory(Set<Index> indexes, ComputeNode reader,
-                                                     Map<Table, Map<Long, LastImage>> lastImagesByTable) {
-        Map<Index, Pairs> pairsByIndex = new IdentityHashMap<>();
-        Map<Table, List<Index>> byTable = byTable(indexes, pairsByIndex);
-        for (Map.Entry<Table, List<Index>> e : byTable.entrySet()) {
-            Table table = e.getKey();
-            List<Index> mine = e.getValue();
-            Map<Long, LastImage> lastImages = lastImagesByTable.getOrDefault(table, Map.of());
-            // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
-            table.heap().scanMemory(reader, (rid, row) -> {
-                if (!lastImages.containsKey(rid)) {
-                    mine.forEach(index -> pairsByIndex.get(index).add(keyOf(index, row), rid));
-                }
-            });
-        }
-        addLastImages(byTable, lastImagesByTable, pairsByIndex);
-        return pairsByIndex;
     }
 
     private static long keyOf(Index index, TupleView row) {
         return index.isPrimary() ? index.table().primaryKey(row) : index.keyOf(row);
+    }
+
+    /** A lost page slot's last logged change (by number), and whether any change before it was a delete. */
+    private static final class SlotLast {
+        long sequence = Long.MIN_VALUE;
+        byte[] image;
+        boolean deleted;
+
+        void change(long at, byte[] after) {
+            if (after == null) {
+                deleted = true;
+            }
+            if (at >= sequence) {
+                sequence = at;
+                image = after;
+            }
+        }
+    }
+
+    /**
+     * One table whose indexes lost leaves: the lost leaves' key ranges per index, each logged row's highest
+     * change number, the last images of the rows a lost range holds, and then the pairs those indexes'
+     * lost leaves must hold. A leaf's entries are a function of the rows whose key its range holds, so
+     * rows outside every lost range are not kept.
+     */
+    private static final class TableChanges {
+        final Table table;
+        final List<Index> indexes = new ArrayList<>();
+        final List<KeyRanges> ranges = new ArrayList<>();
+        final List<Pairs> pairs = new ArrayList<>();
+        /** Every logged row's highest change number: its base (memory's or the checkpoint's) row is stale. */
+        final RidSequences changed = new RidSequences();
+        /** The last image (by number) of logged rows a lost range holds; null: deleted. */
+        final Map<Long, LastImage> images = new HashMap<>();
+        final TupleBuffer buffer;
+
+        TableChanges(Table table) {
+            this.table = table;
+            this.buffer = new TupleBuffer(table.schema());
+        }
+
+        void add(Index index, List<Long> leaves, ComputeNode reader) {
+            KeyRanges keyRanges = new KeyRanges();
+            for (long leaf : leaves) {
+                long[] range = BLinkTree.leafKeyRange(reader.snapshot(leaf));
+                keyRanges.add(range[0], range[1]);
+            }
+            keyRanges.seal();
+            indexes.add(index);
+            ranges.add(keyRanges);
+            pairs.add(new Pairs());
+        }
+
+        Pairs pairs(Index index) {
+            return pairs.get(indexes.indexOf(index));
+        }
+
+        void change(long sequence, long recordId, byte[] image) {
+            changed.raise(recordId, sequence);
+            if (image != null) {
+                buffer.view().setRowFrom(image, 0);
+                if (!inSomeRange(buffer.view())) {
+                    return;
+                }
+            }
+            images.merge(recordId, new LastImage(sequence, image), (old, now) -> now.sequence() >= old.sequence() ? now : old);
+        }
+
+        /** Drops kept images that a later change (a delete, or an image out of every range) superseded. */
+        void dropSuperseded() {
+            images.entrySet().removeIf(e -> e.getValue().sequence() < changed.get(e.getKey()));
+        }
+
+        /** A base row (memory's or the checkpoint's): its pairs count unless a logged change superseded it. */
+        void baseRow(long recordId, TupleView row) {
+            if (!changed.contains(recordId)) {
+                addPairs(row, recordId);
+            }
+        }
+
+        void baseRow(long recordId, byte[] image, int offset) {
+            if (!changed.contains(recordId)) {
+                buffer.view().setRowFrom(image, offset);
+                addPairs(buffer.view(), recordId);
+            }
+        }
+
+        /** Adds the kept last images' pairs and sorts every index's pairs. */
+        void finishPairs() {
+            for (Map.Entry<Long, LastImage> last : images.entrySet()) {
+                if (last.getValue().image() != null) {
+                    buffer.view().setRowFrom(last.getValue().image(), 0);
+                    addPairs(buffer.view(), last.getKey());
+                }
+            }
+            for (Pairs p : pairs) {
+                PairSort.sort(p.keys, p.values, p.size);
+            }
+        }
+
+        private boolean inSomeRange(TupleView row) {
+            for (int i = 0; i < indexes.size(); i++) {
+                if (ranges.get(i).contains(keyOf(indexes.get(i), row))) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        private void addPairs(TupleView row, long recordId) {
+            for (int i = 0; i < indexes.size(); i++) {
+                long key = keyOf(indexes.get(i), row);
+                if (ranges.get(i).contains(key)) {
+                    pairs.get(i).add(key, recordId);
+                }
+            }
+        }
+    }
+
+    /** Inclusive key ranges, merged and searched by binary search once sealed. */
+    private static final class KeyRanges {
+        private long[] lows = new long[8];
+        private long[] highs = new long[8];
+        private int size;
+
+        void add(long low, long high) {
+            if (size == lows.length) {
+                lows = java.util.Arrays.copyOf(lows, 2 * size);
+                highs = java.util.Arrays.copyOf(highs, 2 * size);
+            }
+            lows[size] = low;
+            highs[size] = high;
+            size++;
+        }
+
+        void seal() {
+            PairSort.sort(lows, highs, size);
+            int merged = 0;
+            for (int i = 0; i < size; i++) {
+                if (merged > 0 && lows[i] <= highs[merged - 1]) {
+                    highs[merged - 1] = Math.max(highs[merged - 1], highs[i]);
+                } else {
+                    lows[merged] = lows[i];
+                    highs[merged] = highs[i];
+                    merged++;
+                }
+            }
+            size = merged;
+        }
+
+        boolean contains(long key) {
+            int lo = 0;
+            int hi = size - 1;
+            while (lo <= hi) {
+                int mid = (lo + hi) >>> 1;
+                if (key < lows[mid]) {
+                    hi = mid - 1;
+                } else if (key > highs[mid]) {
+                    lo = mid + 1;
+                } else {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    /** Record id to the highest change number seen: open addressing, two primitive arrays. */
+    private static final class RidSequences {
+        private static final long EMPTY = Long.MIN_VALUE; // no record id is MIN_VALUE
+        private long[] keys = filled(1 << 12);
+        private long[] values = new long[1 << 12];
+        private int size;
+
+        private static long[] filled(int n) {
+            long[] a = new long[n];
+            java.util.Arrays.fill(a, EMPTY);
+            return a;
+        }
+
+        private int slotOf(long key, long[] in) {
+            int mask = in.length - 1;
+            int i = (int) (key * 0x9E3779B97F4A7C15L >>> 32) & mask;
+            while (in[i] != EMPTY && in[i] != key) {
+                i = (i + 1) & mask;
+            }
+            return i;
+        }
+
+        void raise(long key, long value) {
+            int i = slotOf(key, keys);
+            if (keys[i] == EMPTY) {
+                keys[i] = key;
+                values[i] = value;
+                if (++size * 2 > keys.length) {
+                    grow();
+                }
+            } else if (value > values[i]) {
+                values[i] = value;
+            }
+        }
+
+        boolean contains(long key) {
+            return keys[slotOf(key, keys)] != EMPTY;
+        }
+
+        /** The highest number recorded for {@code key}, or MIN_VALUE. */
+        long get(long key) {
+            int i = slotOf(key, keys);
+            return keys[i] == EMPTY ? Long.MIN_VALUE : values[i];
+        }
+
+        private void grow() {
+            long[] oldKeys = keys;
+            long[] oldValues = values;
+            keys = filled(oldKeys.length * 2);
+            values = new long[oldKeys.length * 2];
+            for (int j = 0; j < oldKeys.length; j++) {
+                if (oldKeys[j] != EMPTY) {
+                    int i = slotOf(oldKeys[j], keys);
+                    keys[i] = oldKeys[j];
+                    values[i] = oldValues[j];
+                }
+            }
+        }
     }
 
     /** Growable parallel arrays of (key, value). */

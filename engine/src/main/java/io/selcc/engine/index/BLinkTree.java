@@ -1064,6 +1064,17 @@ public final class BLinkTree {
         return count;
     }
 
+    /**
+     * The keys a leaf can hold, from its fences (a {@link ComputeNode#snapshot} or a held handle):
+     * {low, high}, both inclusive, {@code Long.MIN_VALUE}/{@code MAX_VALUE} for an infinite fence. By
+     * key alone (a non-unique tree orders by key and value), so a superset of the leaf's pairs.
+     */
+    public static long[] leafKeyRange(GclHandle leaf) {
+        BLinkNode node = new BLinkNode(false).wrap(leaf);
+        return new long[] {node.lowInfinite() ? Long.MIN_VALUE : node.lowKey(),
+            node.highInfinite() ? Long.MAX_VALUE : node.highKey()};
+    }
+
     /** The first i in [0, n) whose pair is above (k, v) in this tree's order, else n. */
     private int firstAbove(long[] keys, long[] values, int n, long k, long v) {
         int lo = 0;

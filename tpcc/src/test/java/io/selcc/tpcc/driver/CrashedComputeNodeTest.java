@@ -46,7 +46,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * <p>Shown to fail on planted bugs: without the heap pages' slot restore (pages adopted and released
  * as memory held them), a survivor's New-Order gave up with STALE_READ (index entries led to rows the
  * restored pages lacked); without the leaf rebuild, the index-heap check found 353 live rows missing
- * from HISTORY's index.
+ * from HISTORY's index; with the lost leaves' key ranges (which bound what the repair keeps) leaving out
+ * their low keys, it found 99 live rows missing from customer.by_last.
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class CrashedComputeNodeTest {
