@@ -61,52 +61,109 @@ public final class LogReader {
      * @throws IllegalArgumentException if the directory does not exist
      */
     public static String forEach(Path nodeDirectory, java.util.function.Consumer<LogRecord> each) {
+        try (Cursor cursor = open(nodeDirectory)) {
+            for (LogRecord record = cursor.next(); record != null; record = cursor.next()) {
+                each.accept(record);
+            }
+            return cursor.warning();
+        }
+    }
+
+    /**
+     * A cursor over the good records of the node log in {@code nodeDirectory}, in the log's order: one
+     * record at a time, so several logs can be merged by sequence number without holding them.
+     *
+     * @throws IllegalArgumentException if the directory does not exist
+     */
+    public static Cursor open(Path nodeDirectory) {
         if (!Files.isDirectory(nodeDirectory)) {
             throw new IllegalArgumentException("no log directory: directory=" + nodeDirectory);
         }
-        if (!holdsCycleFiles(nodeDirectory)) {
-            // Nothing was ever appended. Not opened: a process killed while Chronicle was creating the
-            // queue can leave its metadata file half made, and opening it then fails on its lock.
-            return null;
+        return new Cursor(nodeDirectory);
+    }
+
+    /** See {@link #open}. One thread; close it when done. */
+    public static final class Cursor implements AutoCloseable {
+        private final Path nodeDirectory;
+        private final SingleChronicleQueue queue;
+        private final ExcerptTailer tailer;
+        private byte[] buffer = new byte[4096];
+        private final CRC32C crc = new CRC32C();
+        private long count;
+        private String warning;
+        private boolean ended;
+
+        private Cursor(Path nodeDirectory) {
+            this.nodeDirectory = nodeDirectory;
+            if (!holdsCycleFiles(nodeDirectory)) {
+                // Nothing was ever appended. Not opened: a process killed while Chronicle was creating the
+                // queue can leave its metadata file half made, and opening it then fails on its lock.
+                queue = null;
+                tailer = null;
+                ended = true;
+                return;
+            }
+            queue = SingleChronicleQueueBuilder.binary(nodeDirectory).rollCycle(Wal.rollCycle()).readOnly(true).build();
+            try {
+                tailer = queue.createTailer();
+                startAtLowestCycleFile(queue, tailer, nodeDirectory);
+            } catch (RuntimeException | Error e) {
+                queue.close();
+                throw e;
+            }
         }
-        long count = 0;
-        byte[] buffer = new byte[4096];
-        CRC32C crc = new CRC32C();
-        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(nodeDirectory).rollCycle(Wal.rollCycle())
-                 .readOnly(true).build();
-             ExcerptTailer tailer = queue.createTailer()) {
-            startAtLowestCycleFile(queue, tailer, nodeDirectory);
-            while (true) {
-                try (DocumentContext document = tailer.readingDocument()) {
-                    if (!document.isPresent()) {
-                        return null;
-                    }
-                    Bytes<?> bytes = document.wire().bytes();
-                    long available = bytes.readRemaining();
-                    long position = bytes.readPosition();
-                    LogRecordLayout.Damage damage;
-                    int length = (int) Math.min(available, Integer.MAX_VALUE);
-                    if (available > Integer.MAX_VALUE) {
-                        damage = LogRecordLayout.Damage.BAD_LENGTH;
-                    } else {
-                        if (buffer.length < length) {
-                            buffer = new byte[Math.max(length, 2 * buffer.length)];
-                        }
-                        bytes.read(buffer, 0, length);
-                        damage = LogRecordLayout.check(buffer, length, crc);
-                    }
-                    if (damage != LogRecordLayout.Damage.NONE) {
-                        File file = tailer.currentFile();
-                        String warning = "wal log cut at a damaged record: directory=" + nodeDirectory
-                            + " file=" + (file == null ? "?" : file.getName()) + " index=0x" + Long.toHexString(document.index())
-                            + " position=" + position + " length=" + available + " damage=" + damage
-                            + " recordsBefore=" + count;
-                        LOG.log(System.Logger.Level.WARNING, warning);
-                        return warning;
-                    }
-                    each.accept(LogRecordLayout.decode(buffer, length));
-                    count++;
+
+        /** The next good record, or null at the end of the log or at its first damaged record ({@link #warning}). */
+        public LogRecord next() {
+            if (ended) {
+                return null;
+            }
+            try (DocumentContext document = tailer.readingDocument()) {
+                if (!document.isPresent()) {
+                    ended = true;
+                    return null;
                 }
+                Bytes<?> bytes = document.wire().bytes();
+                long available = bytes.readRemaining();
+                long position = bytes.readPosition();
+                LogRecordLayout.Damage damage;
+                int length = (int) Math.min(available, Integer.MAX_VALUE);
+                if (available > Integer.MAX_VALUE) {
+                    damage = LogRecordLayout.Damage.BAD_LENGTH;
+                } else {
+                    if (buffer.length < length) {
+                        buffer = new byte[Math.max(length, 2 * buffer.length)];
+                    }
+                    bytes.read(buffer, 0, length);
+                    damage = LogRecordLayout.check(buffer, length, crc);
+                }
+                if (damage != LogRecordLayout.Damage.NONE) {
+                    File file = tailer.currentFile();
+                    warning = "wal log cut at a damaged record: directory=" + nodeDirectory
+                        + " file=" + (file == null ? "?" : file.getName()) + " index=0x" + Long.toHexString(document.index())
+                        + " position=" + position + " length=" + available + " damage=" + damage
+                        + " recordsBefore=" + count;
+                    LOG.log(System.Logger.Level.WARNING, warning);
+                    ended = true;
+                    return null;
+                }
+                count++;
+                return LogRecordLayout.decode(buffer, length);
+            }
+        }
+
+        /** Why the log was cut at a damaged record, or null if every document read so far was a good record. */
+        public String warning() {
+            return warning;
+        }
+
+        @Override
+        public void close() {
+            if (tailer != null) {
+                tailer.close();
+            }
+            if (queue != null) {
+                queue.close();
             }
         }
     }

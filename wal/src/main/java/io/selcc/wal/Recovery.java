@@ -112,41 +112,66 @@ public final class Recovery {
             }
         }
         List<String> warnings = new ArrayList<>();
-        List<LogRecord> candidates = new ArrayList<>();
         long recordsRead = 0;
         long logBytes = 0;
         long highestSeen = replayFrom;
+        long lastReplayed = replayFrom;
+        long replayed = 0;
         Path logs = logDirectory(dataDirectory);
-        for (Path nodeDirectory : nodeDirectories(logs)) {
-            LogReader.Result result = LogReader.read(nodeDirectory);
-            if (!result.complete()) {
-                warnings.add(result.warning());
+        // Every node's log is in ascending sequence order: a merge by sequence number holds one record
+        // per log, however long the logs are (holding and sorting them all ran out of heap at 3 GB).
+        List<LogReader.Cursor> cursors = new ArrayList<>();
+        try {
+            java.util.PriorityQueue<Head> heads = new java.util.PriorityQueue<>(Comparator.comparingLong(h -> h.record.sequence()));
+            for (Path nodeDirectory : nodeDirectories(logs)) {
+                LogReader.Cursor cursor = LogReader.open(nodeDirectory);
+                cursors.add(cursor);
+                LogRecord first = cursor.next();
+                if (first != null) {
+                    heads.add(new Head(first, cursor));
+                }
             }
-            recordsRead += result.records().size();
-            for (LogRecord record : result.records()) {
+            long notReplayed = 0;
+            long stoppedAfter = -1;
+            while (!heads.isEmpty()) {
+                Head head = heads.poll();
+                LogRecord record = head.record;
+                recordsRead++;
                 logBytes += LogRecordLayout.encodedLength(record);
                 highestSeen = Math.max(highestSeen, record.sequence());
                 if (record.sequence() > replayFrom) {
-                    candidates.add(record);
+                    if (stoppedAfter >= 0) {
+                        notReplayed++; // past a gap: read only to count it and to see the highest number
+                    } else if (record.sequence() == lastReplayed) {
+                        throw new IllegalStateException("two log records with sequence " + record.sequence() + " in " + logs);
+                    } else if (record.sequence() != lastReplayed + 1) {
+                        stoppedAfter = lastReplayed;
+                        notReplayed++;
+                    } else {
+                        replay(node, tables, record);
+                        lastReplayed = record.sequence();
+                        replayed++;
+                    }
+                }
+                LogRecord next = head.cursor.next();
+                if (next != null) {
+                    heads.add(new Head(next, head.cursor));
                 }
             }
-        }
-        candidates.sort(Comparator.comparingLong(LogRecord::sequence));
-        long lastReplayed = replayFrom;
-        long replayed = 0;
-        for (LogRecord record : candidates) {
-            if (record.sequence() == lastReplayed) {
-                throw new IllegalStateException("two log records with sequence " + record.sequence() + " in " + logs);
+            for (LogReader.Cursor cursor : cursors) {
+                if (cursor.warning() != null) {
+                    warnings.add(cursor.warning());
+                }
             }
-            if (record.sequence() != lastReplayed + 1) {
-                warnings.add("replay stopped after sequence " + lastReplayed + ": " + (lastReplayed + 1)
-                    + " is in no log (never forced); " + countFrom(candidates, record.sequence())
+            if (stoppedAfter >= 0) {
+                warnings.add("replay stopped after sequence " + stoppedAfter + ": " + (stoppedAfter + 1)
+                    + " is in no log (never forced); " + notReplayed
                     + " later record(s) not replayed, none of them was acknowledged");
-                break;
             }
-            replay(node, tables, record);
-            lastReplayed = record.sequence();
-            replayed++;
+        } finally {
+            for (LogReader.Cursor cursor : cursors) {
+                cursor.close();
+            }
         }
         if (lastReplayed < coveredThrough) {
             // The checkpoint's fuzzy scan may hold writes of transactions up to coveredThrough; only a
@@ -204,8 +229,8 @@ public final class Recovery {
         }
     }
 
-    private static long countFrom(List<LogRecord> sorted, long sequence) {
-        return sorted.stream().filter(r -> r.sequence() >= sequence).count();
+    /** A log's next record in the merge, and the log it came from. */
+    private record Head(LogRecord record, LogReader.Cursor cursor) {
     }
 
     private static List<Path> nodeDirectories(Path logs) {

@@ -130,6 +130,7 @@ final class DataDir {
                 + " warehouse(s) " + dir + " holds (leave it out with --data-dir)");
         }
         tpcc.warehouses = stored;
+        tpcc.recoveredBytes = recoveredBytes(dir);
         return properties;
     }
 
@@ -179,11 +180,35 @@ final class DataDir {
         out.flush();
     }
 
+    /** The bytes of {@code dir}'s newest checkpoint and of its logs (what recovery loads and replays). */
+    static long recoveredBytes(Path dir) {
+        long bytes = 0;
+        try {
+            java.util.Optional<Path> checkpoint = io.selcc.wal.Checkpoint.newest(dir);
+            if (checkpoint.isPresent()) {
+                bytes += Files.size(checkpoint.get());
+            }
+            Path logs = Recovery.logDirectory(dir);
+            if (Files.isDirectory(logs)) {
+                try (java.util.stream.Stream<Path> files = Files.walk(logs)) {
+                    for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                        bytes += Files.size(file);
+                    }
+                }
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("cannot size the database in " + dir, e);
+        }
+        return bytes;
+    }
+
     /** Recovers {@code db} from {@code dir}, printing what it did (warnings to {@code err}). */
     static Recovery.Summary recover(Database db, Path dir, PrintWriter out, PrintWriter err) {
         Recovery.Summary summary;
         try {
             summary = Recovery.recover(db, dir);
+        } catch (io.selcc.cache.SharedMemoryFullException e) {
+            throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage() + ": raise --memory", e);
         } catch (IllegalArgumentException e) {
             // Another schema, or no checkpoint: the directory is not this database's.
             throw new io.selcc.cli.CliFailure("cannot recover from " + dir + ": " + e.getMessage(), e);

@@ -19,12 +19,18 @@ public final class TpccOptions {
 
     @Option(names = "--memory", paramLabel = "SIZE",
         description = "Shared memory per memory node, bytes with a unit (4GiB, 1500MB). Default: twice the"
-            + " initial population plus 512 MiB, spread over the memory nodes; for run, plus 64 MiB per compute node"
+            + " initial population (with --data-dir: twice the checkpoint and logs there, if more) plus 512 MiB,"
+            + " spread over the memory nodes; for run, plus 64 MiB per compute node"
             + " and second of warm-up and run (Linux, where it is mapped lazily). A run that fills it stops early"
             + " with its results so far (exit code 1).")
     String memory;
     /** Parsed --memory after {@link #validate}: bytes per memory node, 0 for the default. */
     long memoryPerNode;
+    /**
+     * With --data-dir, for run and check: the bytes of the newest checkpoint and the logs there, which
+     * the default --memory sizes for (a database grows past its initial population as it runs).
+     */
+    long recoveredBytes;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
         description = "Keep the database in DIR: load writes a checkpoint there; run and check recover from it"

@@ -163,7 +163,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         DriverConfig config = new DriverConfig(tpcc.warehouses, cluster.threads(), run.durationNanos(),
             run.warmupNanos(), run.seed(), weights, waitTimes, constants, retry);
         if (tpcc.memoryPerNode == 0) {
-            tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc.warehouses,
+            tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc,
                 (run.durationNanos() + run.warmupNanos()) / 1e9);
         }
         WalSetup log;

@@ -55,7 +55,17 @@ final class TpccSetup {
 
     /** Memory per memory node: --memory, or by default twice the initial population plus headroom, spread. */
     static long memoryPerNode(ClusterSettings cluster, TpccOptions options) {
-        return options.memoryPerNode > 0 ? options.memoryPerNode : memoryPerNode(cluster, options.warehouses);
+        return options.memoryPerNode > 0 ? options.memoryPerNode : spread(cluster, baseMemory(options));
+    }
+
+    /**
+     * The population's share of the default: twice the initial population, or, for a recovered
+     * database, twice its checkpoint and logs if that is more (the same factor: rows in pages and
+     * index entries take about 1.4 times their checkpoint bytes, and leaves split under ascending keys
+     * stay part empty), plus the headroom.
+     */
+    private static long baseMemory(TpccOptions options) {
+        return Math.max(loadMemory(options.warehouses), 2 * options.recoveredBytes + HEADROOM_BYTES);
     }
 
     /**
@@ -69,8 +79,8 @@ final class TpccSetup {
      * {@code seconds} of running inserts, where memory nodes are mapped lazily (the room costs
      * address space, not resident memory, until used). Elsewhere the load's default, as before.
      */
-    static long runMemoryPerNode(ClusterSettings cluster, int warehouses, double seconds) {
-        long total = loadMemory(warehouses);
+    static long runMemoryPerNode(ClusterSettings cluster, TpccOptions options, double seconds) {
+        long total = baseMemory(options);
         if (OffHeap.lazilyZeroed()) {
             total += (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes();
         }
