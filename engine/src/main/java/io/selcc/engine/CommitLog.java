@@ -84,6 +84,14 @@ public interface CommitLog extends AutoCloseable {
         }
 
         /**
+         * Rows were bulk-loaded into the database (a load writes no log): a checkpoint taken before does
+         * not hold them, so it can no longer be a crashed node's repair base until a checkpoint taken
+         * after the load is published.
+         */
+        default void bulkLoaded() {
+        }
+
+        /**
          * What repairing a crashed node's lines reads, while the other nodes go on: a base state and every
          * logged change after it. Until the source is closed, nothing it reads is removed (a checkpoint
          * published meanwhile truncates nothing).

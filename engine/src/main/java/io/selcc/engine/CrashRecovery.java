@@ -359,13 +359,18 @@ public final class CrashRecovery {
 
         void change(long sequence, long recordId, byte[] image) {
             changed.raise(recordId, sequence);
+            boolean kept = false;
             if (image != null) {
                 buffer.view().setRowFrom(image, 0);
-                if (!inSomeRange(buffer.view())) {
-                    return;
-                }
+                kept = inSomeRange(buffer.view());
             }
-            images.merge(recordId, new LastImage(sequence, image), (old, now) -> now.sequence() >= old.sequence() ? now : old);
+            if (kept) {
+                images.merge(recordId, new LastImage(sequence, image), (old, now) -> now.sequence() >= old.sequence() ? now : old);
+            } else {
+                // A delete, or an image no lost leaf holds: it supersedes a kept image of this row up to its
+                // number (a later change of one transaction wins a tie); nothing is kept for it.
+                images.computeIfPresent(recordId, (rid, old) -> old.sequence() <= sequence ? null : old);
+            }
         }
 
         /** Drops kept images that a later change (a delete, or an image out of every range) superseded. */

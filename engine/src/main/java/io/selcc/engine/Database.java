@@ -70,7 +70,13 @@ public final class Database implements AutoCloseable {
         if (nodes[computeNode] == null) {
             nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes,
                 thomasWriteRule);
-            nodes[computeNode].bulkLoaded = () -> loadedSinceWriteBack = true;
+            nodes[computeNode].bulkLoaded = () -> {
+                loadedSinceWriteBack = true;
+                CommitLog.Factory logs = commitLogs;
+                if (logs != null) {
+                    logs.bulkLoaded();
+                }
+            };
             nodes[computeNode].awaitRepairs = this::awaitRunningRepairs;
             opened = nodes.clone();
             if (commitLogs != null) {
@@ -231,8 +237,8 @@ public final class Database implements AutoCloseable {
                 + " (start logging first)";
         }
         if (!commitLog().canReadBack()) {
-            return "this database's commit log cannot be sealed and read back from a checkpoint or from where logging"
-                + " started (log files past both were removed), which repairing a crashed node needs";
+            return "this database's commit log cannot be read back from a base a repair can start from: log files past"
+                + " it were removed, or rows were bulk-loaded since the newest checkpoint began (take a checkpoint)";
         }
         if (loadedSinceWriteBack) {
             return "rows were bulk-loaded since the caches were last written back, and are in no log: call"

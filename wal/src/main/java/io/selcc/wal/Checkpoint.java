@@ -157,6 +157,7 @@ public final class Checkpoint {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the data directory: directory=" + dataDir, e);
         }
+        long bulkLoadsBefore = wal == null ? 0 : wal.bulkLoads(); // a load after this is not in the scan for sure
         long replayFrom = db.checkpointStart(); // before the scan: see the class comment
         Optional<Path> existing = newest(dataDir);
         if (existing.isPresent() && replayFromOf(existing.get()) > replayFrom) {
@@ -204,7 +205,8 @@ public final class Checkpoint {
             removeOthers(dataDir, complete);
             logFilesRemoved = 0;
         } else {
-            logFilesRemoved = wal.checkpointPublished(complete, replayFrom, () -> removeOthers(dataDir, complete));
+            logFilesRemoved = wal.checkpointPublished(complete, replayFrom, bulkLoadsBefore,
+                () -> removeOthers(dataDir, complete));
         }
         return new Summary(complete, replayFrom, coveredThrough, rows, bytes, (System.nanoTime() - start) / 1_000_000,
             logFilesRemoved);

@@ -96,6 +96,10 @@ public final class Wal implements CommitLog.Factory {
     private int repairsOpen;
     /** The highest replay start a {@link #truncate} that removed files was given: records up to it may be gone. */
     private long truncatedThrough = -1;
+    /** Bulk loads into the database so far ({@link #bulkLoaded}); guarded by {@link #repairLock}. */
+    private long bulkLoads;
+    /** {@link #bulkLoads} when the base checkpoint's scan began: another load since makes the base incomplete. */
+    private long baseBulkLoads;
     /** No log opens any more; guarded by {@link #lock}. */
     private boolean closing;
     /** Every log is closed: nothing more will be forced. */
@@ -255,18 +259,40 @@ public final class Wal implements CommitLog.Factory {
      *
      * @return the log files removed
      */
-    public int checkpointPublished(Path checkpoint, long replayFrom, Runnable removeOlder) {
+    public int checkpointPublished(Path checkpoint, long replayFrom, long bulkLoadsBefore, Runnable removeOlder) {
         Objects.requireNonNull(checkpoint, "checkpoint");
         synchronized (repairLock) {
-            if (baseCheckpoint == null || replayFrom >= baseReplayFrom) {
+            if (baseCheckpoint != null && replayFrom < baseReplayFrom) {
+                // Published after a newer one (two writers at once): removing "the others" would remove the
+                // newer, and the newer one's truncation already went past this one's replay start.
+                return 0;
+            }
+            // A checkpoint of changes from before logging started cannot be repaired from: those are in no log.
+            if (loggingFrom >= 0 && replayFrom >= loggingFrom) {
                 baseCheckpoint = checkpoint;
                 baseReplayFrom = replayFrom;
+                baseBulkLoads = bulkLoadsBefore;
             }
             if (repairsOpen > 0) {
                 return 0;
             }
             removeOlder.run();
             return truncate(replayFrom);
+        }
+    }
+
+    /** How many bulk loads went into the database so far: {@link Checkpoint#write} reads it before its scan. */
+    public long bulkLoads() {
+        synchronized (repairLock) {
+            return bulkLoads;
+        }
+    }
+
+    /** See {@link CommitLog.Factory#bulkLoaded}. */
+    @Override
+    public void bulkLoaded() {
+        synchronized (repairLock) {
+            bulkLoads++;
         }
     }
 
@@ -342,8 +368,25 @@ public final class Wal implements CommitLog.Factory {
     @Override
     public boolean canReadBack() {
         synchronized (repairLock) {
-            return truncatedThrough <= repairFrom();
+            return whyNotReadable() == null;
         }
+    }
+
+    /** Why a repair cannot start now, or null; guarded by {@link #repairLock}. */
+    private String whyNotReadable() {
+        long from = repairFrom();
+        if (truncatedThrough > from) {
+            return "cannot read the logs back from " + from + ": log files through " + truncatedThrough
+                + " were removed (directory=" + directory + ")";
+        }
+        if (baseCheckpoint != null && bulkLoads != baseBulkLoads) {
+            return "rows were bulk-loaded after checkpoint " + baseCheckpoint.getFileName()
+                + " began, and are in no log: take a checkpoint first";
+        }
+        if (baseCheckpoint != null && !Files.isRegularFile(baseCheckpoint)) {
+            return "the repair's base checkpoint is gone: file=" + baseCheckpoint;
+        }
+        return null;
     }
 
     @Override
@@ -365,13 +408,12 @@ public final class Wal implements CommitLog.Factory {
     @Override
     public CommitLog.RepairSource openRepair() {
         synchronized (repairLock) {
-            long from = repairFrom();
-            if (truncatedThrough > from) {
-                throw new IllegalStateException("cannot read the logs back from " + from + ": log files through "
-                    + truncatedThrough + " were removed (directory=" + directory + ")");
+            String why = whyNotReadable();
+            if (why != null) {
+                throw new IllegalStateException(why);
             }
             repairsOpen++;
-            return new RepairSource(baseCheckpoint, from);
+            return new RepairSource(baseCheckpoint, repairFrom());
         }
     }
 

@@ -358,13 +358,13 @@ class LogTruncationTest {
                     continue;
                 }
                 int[] olderRemoved = {0};
-                assertEquals(1, wal.checkpointPublished(dir.resolve("checkpoint-5.ckpt"), 5, () -> olderRemoved[0]++));
+                assertEquals(1, wal.checkpointPublished(touch(dir.resolve("checkpoint-5.ckpt")), 5, 0, () -> olderRemoved[0]++));
                 assertEquals(1, olderRemoved[0]);
                 assertTrue(wal.canReadBack(), "the checkpoint is the base");
                 try (CommitLog.RepairSource source = wal.openRepair()) {
                     assertTrue(source.baseIsCheckpoint());
                     assertTrue(source.describeBase().contains("checkpoint-5.ckpt"), source.describeBase());
-                    assertEquals(0, wal.checkpointPublished(dir.resolve("checkpoint-10.ckpt"), 10, () -> olderRemoved[0]++),
+                    assertEquals(0, wal.checkpointPublished(touch(dir.resolve("checkpoint-10.ckpt")), 10, 0, () -> olderRemoved[0]++),
                         "nothing removed under an open repair");
                     assertEquals(1, olderRemoved[0], "the older checkpoint stays under an open repair");
                     source.forEachChange((sequence, kind, tableId, key, recordId, image) -> read.add(sequence));
@@ -376,7 +376,7 @@ class LogTruncationTest {
                     source.forEachChange((sequence, kind, tableId, key, recordId, image) -> read.add(sequence));
                     assertEquals(range(11, 15), List.copyOf(read));
                 }
-                assertEquals(1, wal.checkpointPublished(dir.resolve("checkpoint-10.ckpt"), 10, () -> olderRemoved[0]++),
+                assertEquals(1, wal.checkpointPublished(touch(dir.resolve("checkpoint-10.ckpt")), 10, 0, () -> olderRemoved[0]++),
                     "once the repair closed, t1 goes");
                 assertEquals(2, olderRemoved[0]);
             }
@@ -384,6 +384,18 @@ class LogTruncationTest {
     }
 
     // ------------------------------------------------------------------ helpers
+
+    /** An empty file at {@code path} (a checkpoint the repair would read: it must exist). */
+    private static Path touch(Path path) {
+        try {
+            if (!Files.exists(path)) {
+                Files.createFile(path);
+            }
+            return path;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
 
     /** A cycle file per second of {@code clock}. */
     private static UnaryOperator<SingleChronicleQueueBuilder> secondly(SetTimeProvider clock) {

@@ -126,6 +126,11 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             } else if (toWrite && row.readTimestamp() > ts) {
                 refused = AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction read it
             } else {
+                if (exclusive && row.hasWriteIntent() && !liveIntent(row)) {
+                    // A crashed node's intent: raising the read timestamp below would make it look like one
+                    // of this node's, which nobody would ever clear.
+                    row.writeIntent(false);
+                }
                 if (exclusive && !table.insertOnly() && row.readTimestamp() < ts) {
                     row.readTimestamp(ts);
                 }

@@ -26,8 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * can do to TO's stamps and marks, each shown failing on a planted bug:
  * <ul>
  *   <li>a write intent of a transaction of the crashed node, on a line a survivor holds, is nobody's:
- *       a survivor's writer goes past it (planted: intents' owners not checked; the update met
- *       LOCK_CONFLICT on every one of its attempts);</li>
+ *       survivors' readers and writers go past it (planted: intents' owners not checked; the update
+ *       met LOCK_CONFLICT on every one of its attempts), and a reader that raises the row's read
+ *       timestamp clears it rather than make it look like its own node's (planted: not cleared; the
+ *       second read met LOCK_CONFLICT on every attempt);</li>
  *   <li>a read timestamp the crashed cache raised for a committed reader comes back raised: an older
  *       writer aborts instead of writing under that read (planted: finishRestore not restamping read
  *       timestamps; the older writer committed);</li>
@@ -81,6 +83,8 @@ class CrashedNodeTimestampTest {
             assertEquals(0, valueOf(a, 2));
             db.crash(1);
             db.recoverCrashedNode(1);
+            assertEquals(0, valueOf(a, 1), "a younger reader goes past the dead intent");
+            assertEquals(0, valueOf(a, 1), "and does not make it its own node's");
             TxnResult<Boolean> update = a.run(new RetryPolicy(20, 0, 0, () -> 0L),
                 tx -> tx.update(a.table("row"), 1, row -> row.setLong(1, 7)));
             assertTrue(update.committed(), "a younger writer on a live node goes past the dead intent: " + update);

@@ -74,9 +74,10 @@ class CrashedComputeNodeTest {
      * holds (pages emptied by deletes, secondary leaves the scan does not read) are
      * {@code CrashRepairFromCheckpointTest}'s (wal module), shown failing there.
      */
-    @org.junit.jupiter.api.Test
-    void theRepairStartsFromACheckpointTakenDuringTheRun(@TempDir Path dir) throws Exception {
-        runCrashAndCheck("2pl", 1, 60, true, 20261124, dir);
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"2pl", "occ", "to"})
+    void theRepairStartsFromACheckpointTakenDuringTheRun(String cc, @TempDir Path dir) throws Exception {
+        runCrashAndCheck(cc, 1, 60, true, 20261124, dir);
     }
 
     /** Every node crashing, at three moments, under both algorithms, with and without a checkpoint (-Pstress). */
