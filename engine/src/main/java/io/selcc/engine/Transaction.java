@@ -714,7 +714,7 @@ public final class Transaction implements AutoCloseable {
                 total += rows.size();
             }
             List<IndexChange> changes = new ArrayList<>(total);
-            changes.addAll(secondaryChanges);
+            changes.addAll(secondaryChanges.size() > 1 ? net(secondaryChanges) : secondaryChanges);
             // Sized once: at most every change is done, then undone.
             doneIndexes = new Index[total];
             doneKeys = new long[total];
@@ -756,6 +756,29 @@ public final class Transaction implements AutoCloseable {
                 }
             }
             return null;
+        }
+
+        /**
+         * The secondary index changes with those that cancel out removed: a row whose key a transaction
+         * changed more than once (or inserted and then changed) records an addition and a later removal of
+         * the same entry, which applied in index order would remove an entry not yet there.
+         */
+        private List<IndexChange> net(List<IndexChange> recorded) {
+            Map<IndexChange, Integer> count = new java.util.LinkedHashMap<>();
+            for (IndexChange change : recorded) {
+                count.merge(new IndexChange(change.index(), change.key(), change.rid(), true), change.add() ? 1 : -1,
+                    Integer::sum);
+            }
+            List<IndexChange> net = new ArrayList<>(count.size());
+            for (Map.Entry<IndexChange, Integer> e : count.entrySet()) {
+                IndexChange entry = e.getKey();
+                if (e.getValue() > 0) {
+                    net.add(entry);
+                } else if (e.getValue() < 0) {
+                    net.add(new IndexChange(entry.index(), entry.key(), entry.rid(), false));
+                }
+            }
+            return net;
         }
 
         /** Adds changes [from, to), all additions to {@code index} in its order, recording each as done. */
