@@ -49,10 +49,12 @@ import java.util.stream.Stream;
  * The rows are a consistent state only once replay has passed coveredThrough.
  *
  * <p><b>Durability.</b> So that a published checkpoint never holds a transaction the log could still
- * lose (with the transactions it read from), {@link #write} waits, before publishing, until the log
- * is durable through coveredThrough ({@link Wal}'s watermark); if the log lost a number in that range
- * the checkpoint is abandoned. A {@link Wal.Mode#ASYNC} log is taken at its word: its wait returns at
- * once, and a crash of the machine can lose log records that the checkpoint partly holds.
+ * lose (with the transactions it read from), {@link #write} makes the logs durable through
+ * coveredThrough before publishing ({@link Wal#forceThrough}: a {@link Wal.Mode#SYNC} log's watermark;
+ * a {@link Wal.Mode#ASYNC} log, whose commits force nothing, is forced then, every node's); if the log
+ * lost a number in that range, or a force failed, the checkpoint is abandoned. Otherwise a crash of the
+ * machine could lose ASYNC log records the checkpoint partly holds, and recovery would refuse it (its
+ * replay could not reach coveredThrough).
  *
  * <p><b>Files.</b> A checkpoint is written to {@code checkpoint-<replayFrom, 20 digits>.tmp} in the
  * data directory, forced, renamed atomically to {@code .ckpt}, and the directory is forced. A
@@ -186,7 +188,7 @@ public final class Checkpoint {
                 bytes = out.length();
                 channel.force(true);
             }
-            awaitDurable(wal, coveredThrough, partial);
+            forceLogThrough(wal, coveredThrough, partial);
             Files.move(partial, complete, StandardCopyOption.ATOMIC_MOVE); // replaces a checkpoint of the same replayFrom
             published = true;
             forceDirectory(dataDir);
@@ -520,13 +522,16 @@ public final class Checkpoint {
         }
     }
 
-    /** Waits until the log is durable through {@code coveredThrough}; fails naming the log if it lost a number in range. */
-    private static void awaitDurable(Wal wal, long coveredThrough, Path file) {
+    /**
+     * Makes the log durable through {@code coveredThrough}, in either mode; fails naming the log if it
+     * lost a number in range or could not force.
+     */
+    private static void forceLogThrough(Wal wal, long coveredThrough, Path file) {
         if (wal == null || coveredThrough == 0) {
             return;
         }
         try {
-            wal.awaitDurable(coveredThrough);
+            wal.forceThrough(coveredThrough);
         } catch (IllegalStateException e) {
             throw new IllegalStateException("checkpoint abandoned, the log cannot make what it holds durable: file=" + file
                 + " coveredThrough=" + coveredThrough + " durable=" + wal.durable() + ": " + e.getMessage(), e);

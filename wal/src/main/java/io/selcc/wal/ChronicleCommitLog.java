@@ -39,6 +39,11 @@ import java.util.zip.CRC32C;
  * {@link InternalError} for a fault in an unsafe memory access when a write to the mapped (sparse)
  * file needs a block the file system does not have; both fail the log and are logged in one line.
  *
+ * <p><b>Forcing on demand.</b> {@link #requestForce} has the flusher force every cycle file appended
+ * to since its last force, in either mode, and {@link #awaitForced} waits for that force: an ASYNC log
+ * forces only then (a checkpoint must not hold a transaction the disk could lose), a SYNC log with
+ * every batch anyway.
+ *
  * <p><b>Truncation.</b> The log remembers, per Chronicle cycle file it appended to, the highest
  * sequence number in it. {@link #truncate} removes, oldest first, the files whose every record a
  * published checkpoint covers, but never the file the appender is on, nor one whose store Chronicle
@@ -70,8 +75,10 @@ final class ChronicleCommitLog implements CommitLog {
     private volatile Thread flusherThread;
 
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when the first append after a batch was taken lands, and on close. */
+    /** Signalled when the first append after a batch was taken lands, on a force request, and on close. */
     private final Condition appended = lock.newCondition();
+    /** Signalled when the flusher finished a force that was requested, and when it stopped. */
+    private final Condition forcedOnRequest = lock.newCondition();
 
     // Guarded by lock.
     private byte[] encodeBuffer = new byte[INITIAL_BUFFER];
@@ -79,8 +86,19 @@ final class ChronicleCommitLog implements CommitLog {
     /** Sequence numbers appended since the flusher last took a batch, in append (= ascending) order. */
     private long[] pending = new long[INITIAL_PENDING];
     private int pendingCount;
-    /** Cycle files appended to since the last batch, oldest first; the last is the appender's (SYNC only). */
+    /**
+     * Cycle files appended to since the last forced batch, oldest first; the last is the appender's
+     * (kept in ASYNC too, for a force on request).
+     */
     private final List<File> pendingFiles = new ArrayList<>();
+    /** Forces requested ({@link #requestForce}), handed to the flusher, and done; each counts up. */
+    private long forceRequests;
+    private long forceRequestsTaken;
+    private long forceRequestsDone;
+    /** The flusher ended (closed or failed): no requested force is done any more. */
+    private boolean flusherStopped;
+    /** Why the log failed (the first failure, one line), or null. */
+    private String failure;
     private int cycle = NO_CYCLE;
     /** Every cycle file appended to and not removed, by cycle; the appender's is {@link #cycleFile}. */
     private final TreeMap<Integer, CycleFile> cycles = new TreeMap<>();
@@ -95,6 +113,8 @@ final class ChronicleCommitLog implements CommitLog {
     private volatile long bytes;
     private volatile long forces;
     private volatile long lastAppended;
+    /** The highest sequence number a finished force covered: the last one appended when it began. */
+    private volatile long forcedThrough;
     private volatile long filesRemoved;
 
     /**
@@ -140,7 +160,7 @@ final class ChronicleCommitLog implements CommitLog {
         // Every committing thread appends through this appender, one at a time under our lock.
         appender.singleThreadedCheckDisabled(true);
         this.maxRecordLength = (int) Math.min(Integer.MAX_VALUE, queue.overlapSize());
-        this.flusher = new LogFlusher(this, group, directory, forcing);
+        this.flusher = new LogFlusher(this, group, directory);
     }
 
     void startFlusher() {
@@ -220,6 +240,42 @@ final class ChronicleCommitLog implements CommitLog {
         lock.lock();
         try {
             sealed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Asks the flusher to force every record appended so far, whatever the mode; returns the request
+     * to pass to {@link #awaitForced}.
+     */
+    long requestForce() {
+        lock.lock();
+        try {
+            long request = ++forceRequests;
+            appended.signal();
+            return request;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Returns once the force {@code request} asked for is done: every record this log appended before
+     * {@link #requestForce} returned it is on disk.
+     *
+     * @throws CommitLog.NotDurableException if the flusher stopped first (the log failed or closed)
+     */
+    void awaitForced(long request) {
+        lock.lock();
+        try {
+            while (forceRequestsDone < request) {
+                if (flusherStopped) {
+                    throw new CommitLog.NotDurableException("log not forced: computeNode=" + computeNode + " directory="
+                        + directory + (failure != null ? " because: " + failure : " (closed)"));
+                }
+                forcedOnRequest.awaitUninterruptibly();
+            }
         } finally {
             lock.unlock();
         }
@@ -332,6 +388,11 @@ final class ChronicleCommitLog implements CommitLog {
         }
     }
 
+    /** Tests: the highest sequence number a finished force covered (0 before the first). */
+    long forcedThroughForTest() {
+        return forcedThrough;
+    }
+
     /** The highest sequence number an append of this log has returned (0 before the first). */
     long lastAppended() {
         return lastAppended;
@@ -348,14 +409,15 @@ final class ChronicleCommitLog implements CommitLog {
     // ------------------------------------------------------------------ the flusher's side
 
     /**
-     * Waits until something was appended, then hands the flusher every sequence number appended so
-     * far and the files they are in (swapping its spare array in); false once the log is closing and
-     * nothing is left.
+     * Waits until something was appended or a force requested, then hands the flusher every sequence
+     * number appended so far (swapping its spare array in) and, when the batch is to be forced (SYNC,
+     * or a force was requested), the files they are in; false once the log is closing and nothing is
+     * left.
      */
     boolean takeBatch(LogFlusher.Batch batch) {
         lock.lock();
         try {
-            while (pendingCount == 0 && !closing) {
+            while (pendingCount == 0 && !closing && forceRequests == forceRequestsTaken) {
                 if (forcing) {
                     appended.awaitUninterruptibly();
                 } else {
@@ -364,7 +426,7 @@ final class ChronicleCommitLog implements CommitLog {
                     awaitUninterruptiblyNanos(ASYNC_PUBLISH_NANOS);
                 }
             }
-            if (pendingCount == 0) {
+            if (pendingCount == 0 && forceRequests == forceRequestsTaken) {
                 return false;
             }
             long[] taken = pending;
@@ -372,7 +434,14 @@ final class ChronicleCommitLog implements CommitLog {
             batch.sequences = taken;
             batch.count = pendingCount;
             pendingCount = 0;
+            batch.forceRequest = forceRequests > forceRequestsTaken ? forceRequests : 0;
+            forceRequestsTaken = forceRequests;
+            batch.forced = forcing || batch.forceRequest > 0;
+            batch.lastAppended = lastAppended;
             batch.files.clear();
+            if (!batch.forced) {
+                return true; // ASYNC: the files wait for a force that is asked for
+            }
             for (File file : pendingFiles) {
                 batch.files.add(file);
             }
@@ -402,6 +471,32 @@ final class ChronicleCommitLog implements CommitLog {
     /** One force call made (by the flusher thread only). */
     void countForce() {
         forces = forces + 1;
+    }
+
+    /** The flusher forced {@code batch}'s files: what was appended when it was taken is on disk. */
+    void batchForced(LogFlusher.Batch batch) {
+        forcedThrough = Math.max(forcedThrough, batch.lastAppended);
+        if (batch.forceRequest == 0) {
+            return;
+        }
+        lock.lock();
+        try {
+            forceRequestsDone = Math.max(forceRequestsDone, batch.forceRequest);
+            forcedOnRequest.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The flusher ended: a force requested from now on, or not done yet, never will be. */
+    void flusherStopped() {
+        lock.lock();
+        try {
+            flusherStopped = true;
+            forcedOnRequest.signalAll();
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** The flusher stopped: {@code sequence} and every later one appended here will never be forced. */
@@ -439,7 +534,7 @@ final class ChronicleCommitLog implements CommitLog {
 
     /**
      * Notes {@code sequence} in the cycle file just appended to; a cycle the appender moved to is
-     * remembered for truncation and (SYNC) for the flusher's next force. Under lock.
+     * remembered for truncation and for the flusher's next force. Under lock.
      */
     private void noteAppend(long sequence) {
         int current = appender.cycle();
@@ -448,9 +543,7 @@ final class ChronicleCommitLog implements CommitLog {
             File file = appender.currentFile();
             // A map, not a list: a wall clock stepped back makes Chronicle append to an earlier cycle again.
             cycleFile = cycles.computeIfAbsent(current, c -> new CycleFile(c, file));
-            if (forcing) {
-                pendingFiles.add(file);
-            }
+            pendingFiles.add(file);
         }
         cycleFile.highest = Math.max(cycleFile.highest, sequence);
     }
@@ -474,6 +567,7 @@ final class ChronicleCommitLog implements CommitLog {
             + " cause=" + IoFailures.describe(cause);
         if (!failed) {
             failed = true;
+            failure = because;
             String message = "wal log failed, no commit from now on is durable: " + because;
             if (IoFailures.isIoFailure(cause)) {
                 LOG.log(System.Logger.Level.ERROR, message); // the disk's (full, a size limit): one line

@@ -24,30 +24,35 @@ import java.util.List;
  * appender's current chunk only, must run on the appending side of the lock (it reads the
  * appender's position), and only logs a failed msync. When a new cycle file appears, Chronicle's
  * {@code metadata.cq4t} and the directory are forced too, so the file can be found after a crash.
- * ASYNC forces nothing: appended is published as is.
+ * ASYNC publishes what was appended as is and forces only when asked ({@link ChronicleCommitLog#requestForce}:
+ * a checkpoint), the same way.
  */
 final class LogFlusher implements Runnable {
     /** What one force covers, swapped with the log's pending array. */
     static final class Batch {
         long[] sequences = new long[256];
         int count;
+        /** Whether {@link #files} are to be forced (always in SYNC; in ASYNC when a force was requested). */
+        boolean forced;
+        /** The force request this batch serves, 0 if none. */
+        long forceRequest;
+        /** The log's last appended sequence number when the batch was taken: a force covers it. */
+        long lastAppended;
         final List<File> files = new ArrayList<>();
     }
 
     private final ChronicleCommitLog log;
     private final Wal group;
     private final Path directory;
-    private final boolean forcing;
     private final Batch batch = new Batch();
     /** The cycle file last forced, and a channel on it (volatile: a test closes it from outside). */
     private File channelFile;
     private volatile FileChannel channel;
 
-    LogFlusher(ChronicleCommitLog log, Wal group, Path directory, boolean forcing) {
+    LogFlusher(ChronicleCommitLog log, Wal group, Path directory) {
         this.log = log;
         this.group = group;
         this.directory = directory;
-        this.forcing = forcing;
     }
 
     @Override
@@ -61,19 +66,22 @@ final class LogFlusher implements Runnable {
             log.flusherFailed(batch.count > 0 ? batch.sequences[0] : log.lastAppended() + 1, e);
         } finally {
             closeChannel();
+            log.flusherStopped();
         }
     }
 
     /**
-     * One duty cycle: waits until something was appended, forces it (SYNC), publishes it; returns the
-     * number of sequence numbers published, or -1 once the log closed and nothing is left.
+     * One duty cycle: waits until something was appended or a force requested, forces it (SYNC, or
+     * requested), publishes it; returns the number of sequence numbers published, or -1 once the log
+     * closed and nothing is left.
      */
     int doWork() throws IOException {
         if (!log.takeBatch(batch)) {
             return -1;
         }
-        if (forcing) {
+        if (batch.forced) {
             force(batch.files);
+            log.batchForced(batch);
         }
         group.published(batch.sequences, batch.count);
         return batch.count;

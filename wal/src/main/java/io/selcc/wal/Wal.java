@@ -32,6 +32,9 @@ import java.util.function.UnaryOperator;
  * number throws {@link IllegalStateException} naming the failed log; earlier ones still become
  * durable as their logs force.
  *
+ * <p>In {@link Mode#ASYNC} the flushers publish what was appended without forcing it, and force
+ * only on demand: {@link #forceThrough}, which a checkpoint calls before it publishes.
+ *
  * <p>Each log rolls to a new Chronicle cycle file every five minutes ({@link #rollCycle}), so that
  * {@link #truncate} can remove the files a checkpoint covers while the database runs.
  *
@@ -210,6 +213,36 @@ public final class Wal implements CommitLog.Factory {
     /** The durable watermark W (every sequence number up to it is forced; in ASYNC mode, appended). */
     public long durable() {
         return durable;
+    }
+
+    /**
+     * Returns once every record numbered up to {@code sequence} is on disk in its log, in either mode:
+     * for a checkpoint, which must not hold a transaction the disk could still lose. SYNC: waits for
+     * the watermark, as a commit does. ASYNC, whose commits force nothing: waits until every number up
+     * to it was appended (the watermark), then has every log force what it appended and waits for
+     * those forces.
+     *
+     * @throws CommitLog.NotDurableException if a number up to {@code sequence} was lost, a force
+     *                                       failed, or the group closed first (the message names why)
+     */
+    public void forceThrough(long sequence) {
+        awaitWatermark(sequence);
+        if (mode == Mode.SYNC) {
+            return;
+        }
+        // Every number up to it is in a log now: a force of each log from here covers them.
+        ChronicleCommitLog[] current = logs;
+        long[] requests = new long[current.length];
+        for (int i = 0; i < current.length; i++) {
+            if (current[i] != null) {
+                requests[i] = current[i].requestForce(); // all first: the logs force at once
+            }
+        }
+        for (int i = 0; i < current.length; i++) {
+            if (current[i] != null) {
+                current[i].awaitForced(requests[i]);
+            }
+        }
     }
 
     public Mode mode() {
@@ -509,6 +542,11 @@ public final class Wal implements CommitLog.Factory {
             }
             return;
         }
+        awaitWatermark(sequence);
+    }
+
+    /** Waits until W reaches {@code sequence} (SYNC: forced; ASYNC: appended). */
+    private void awaitWatermark(long sequence) {
         if (durable >= sequence) {
             return;
         }

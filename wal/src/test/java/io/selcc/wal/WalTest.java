@@ -312,4 +312,38 @@ class WalTest {
             assertThrows(IllegalStateException.class, b::awaitAppendedDurable);
         }
     }
+
+    /**
+     * ASYNC on demand ({@link Wal#forceThrough}, a checkpoint's): every log forces what it appended
+     * (counted, each through its last append) while commits stay unforced; a number lost to a failed
+     * append cannot be forced through (the message names it), a number below it still can.
+     *
+     * <p>Shown to fail: with forceThrough only asking the logs to force (no wait for the numbers up to
+     * it to be appended), the force through the lost number 3 returned.
+     */
+    @Test
+    void asyncForcesOnDemandAndNotPastALostNumber(@TempDir Path dir) {
+        AtomicLong sequences = new AtomicLong();
+        try (Wal wal = Wal.open(dir, Mode.ASYNC)) {
+            ChronicleCommitLog a = (ChronicleCommitLog) wal.open(0, sequences::incrementAndGet);
+            ChronicleCommitLog b = (ChronicleCommitLog) wal.open(1, sequences::incrementAndGet);
+            Redo redo = new Redo();
+            assertEquals(1, a.append(Redos.numbered(redo, 1)));
+            assertEquals(2, b.append(Redos.numbered(redo, 2)));
+            a.awaitDurable(2);
+            assertEquals(0, wal.counters().forces(), "ASYNC commits force nothing");
+
+            wal.forceThrough(2);
+            assertTrue(wal.counters(0).forces() >= 1 && wal.counters(1).forces() >= 1, wal.counters().toString());
+            assertEquals(1, a.forcedThroughForTest());
+            assertEquals(2, b.forcedThroughForTest());
+
+            a.breakAppendsForTest();
+            assertEquals(CommitLog.FAILED, a.append(Redos.numbered(redo, 3)));
+            assertEquals(4, b.append(Redos.numbered(redo, 4)));
+            wal.forceThrough(2);
+            IllegalStateException e = assertThrows(CommitLog.NotDurableException.class, () -> wal.forceThrough(4));
+            assertTrue(e.getMessage().contains("lostFrom=3") && e.getMessage().contains("node-0"), e.getMessage());
+        }
+    }
 }
