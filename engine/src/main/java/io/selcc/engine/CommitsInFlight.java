@@ -4,6 +4,8 @@ import io.selcc.threads.PerThread;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 
 /**
@@ -12,6 +14,11 @@ import java.util.function.LongSupplier;
  * finished installing, so it starts its replay below the lowest of them ({@link Database#checkpointStart}).
  * One slot per thread (a thread commits one transaction at a time); a slot is set before the number is
  * drawn, so a scan of the slots never misses a commit that drew a number before the scan.
+ *
+ * <p>The same slots count each thread's transactions that began and have not ended ({@link #began},
+ * {@link #ended}), so {@link Database#startLogging} can refuse to start under a running one, and the
+ * gate {@link #closeForLoggingStart} holds back transactions that begin meanwhile. A slot's count is
+ * written by its own thread only; the gate is one volatile read per begin.
  */
 final class CommitsInFlight {
     /** A slot's value while its thread draws: the number is not known yet. */
@@ -22,8 +29,17 @@ final class CommitsInFlight {
     private final List<Slot> slots = new CopyOnWriteArrayList<>();
     private final PerThread<Slot> mine = PerThread.withInitial(this::register);
 
-    private static final class Slot {
+    /** Set while {@link Database#startLogging} runs: a transaction that begins waits for it to end. */
+    private volatile boolean loggingStarts;
+    private final ReentrantLock gate = new ReentrantLock();
+    /** Signalled when {@link #loggingStarts} is cleared. */
+    private final Condition gateOpened = gate.newCondition();
+
+    /** One thread's state on this node. */
+    static final class Slot {
         volatile long sequence = NONE;
+        /** Transactions of the thread that began and have not ended (two may be open at once). */
+        volatile int running;
     }
 
     private Slot register() {
@@ -52,6 +68,65 @@ final class CommitsInFlight {
         Slot slot = mine.get();
         if (slot.sequence != NONE) {
             slot.sequence = NONE;
+        }
+    }
+
+    /**
+     * A transaction begins on the calling thread: counts it in the thread's slot (returned, for
+     * {@link #ended}). While logging starts it waits until that is over: a transaction must not straddle
+     * the start (its writes before it would be in no log).
+     */
+    Slot began() {
+        Slot slot = mine.get();
+        while (true) {
+            // Counted before the gate is read, and the gate closed before the counts are read
+            // (both volatile): a begin either sees the gate or is seen by startLogging's count.
+            slot.running = slot.running + 1;
+            if (!loggingStarts) {
+                return slot;
+            }
+            slot.running = slot.running - 1;
+            awaitGateOpen();
+        }
+    }
+
+    /** The transaction {@link #began} counted in {@code slot} ended (on the thread that began it). */
+    void ended(Slot slot) {
+        slot.running = slot.running - 1;
+    }
+
+    /** Transactions that began on this node and have not ended, over every thread. */
+    int running() {
+        int running = 0;
+        for (Slot slot : slots) {
+            running += slot.running;
+        }
+        return running;
+    }
+
+    /** Logging starts: from now on a transaction that begins waits, until {@link #openAfterLoggingStart}. */
+    void closeForLoggingStart() {
+        loggingStarts = true;
+    }
+
+    void openAfterLoggingStart() {
+        gate.lock();
+        try {
+            loggingStarts = false;
+            gateOpened.signalAll();
+        } finally {
+            gate.unlock();
+        }
+    }
+
+    private void awaitGateOpen() {
+        gate.lock();
+        try {
+            while (loggingStarts) {
+                gateOpened.awaitUninterruptibly();
+            }
+        } finally {
+            gate.unlock();
         }
     }
 

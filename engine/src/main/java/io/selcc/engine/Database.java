@@ -89,9 +89,13 @@ public final class Database implements AutoCloseable {
     /**
      * Starts logging every committed writer into {@code logs} (closed with the database), as
      * {@link Builder#commitLog} does from the start: for a database recovered from a checkpoint and a
-     * log, whose replay must not be logged again. Call while no transaction runs.
+     * log, whose replay must not be logged again. Call while no transaction runs: a transaction that
+     * began before would commit its earlier writes into neither a checkpoint nor the log, so a running
+     * one is refused (below) rather than waited for. A transaction that begins while this runs waits
+     * until it returns.
      *
-     * @throws IllegalStateException if the database logs already
+     * @throws IllegalStateException if the database logs already, or a transaction is running (the
+     *                               message says how many, on which nodes; nothing was started)
      * @throws IllegalArgumentException with the Thomas write rule (see {@link Builder#build})
      */
     public synchronized void startLogging(CommitLog.Factory logs) {
@@ -101,12 +105,41 @@ public final class Database implements AutoCloseable {
         if (thomasWriteRule) {
             throw new IllegalArgumentException("the Thomas write rule cannot be combined with a commit log");
         }
-        commitLogs = java.util.Objects.requireNonNull(logs, "logs");
-        writeBackCaches(); // from here on memory plus the log is everything (see CrashRecovery)
-        for (int i = 0; i < nodes.length; i++) {
-            if (nodes[i] != null) {
-                nodes[i].startLogging(logs, i, loggingFrom());
+        java.util.Objects.requireNonNull(logs, "logs");
+        List<DatabaseNode> open = openedNodes(); // nodes open later log from their start (see node())
+        for (DatabaseNode n : open) {
+            n.commitsInFlight().closeForLoggingStart();
+        }
+        try {
+            refuseRunningTransactions();
+            commitLogs = logs;
+            writeBackCaches(); // from here on memory plus the log is everything (see CrashRecovery)
+            for (int i = 0; i < nodes.length; i++) {
+                if (nodes[i] != null) {
+                    nodes[i].startLogging(logs, i, loggingFrom());
+                }
             }
+        } finally {
+            for (DatabaseNode n : open) {
+                n.commitsInFlight().openAfterLoggingStart();
+            }
+        }
+    }
+
+    /** Throws naming the running transactions, per node, if any (the gate is closed: no new one starts). */
+    private void refuseRunningTransactions() {
+        int total = 0;
+        StringBuilder perNode = new StringBuilder();
+        for (int i = 0; i < nodes.length; i++) {
+            int running = nodes[i] == null ? 0 : nodes[i].commitsInFlight().running();
+            if (running > 0) {
+                total += running;
+                perNode.append(perNode.isEmpty() ? "" : ", ").append("node ").append(i).append(": ").append(running);
+            }
+        }
+        if (total > 0) {
+            throw new IllegalStateException("cannot start logging while transactions run: " + total + " running ("
+                + perNode + "); their writes before the start would be in no log. End them first.");
         }
     }
 

@@ -122,7 +122,10 @@ public final class DatabaseNode {
             () -> inFlight.draw(() -> node.faa(sequenceCounter, 1) + 1));
     }
 
-    /** The commits between drawing their sequence number and the end of their install, per thread. */
+    /**
+     * The commits between drawing their sequence number and the end of their install, and the
+     * transactions running, per thread.
+     */
     CommitsInFlight commitsInFlight() {
         return inFlight;
     }
@@ -207,9 +210,15 @@ public final class DatabaseNode {
         if (crashed) {
             throw new io.selcc.fabric.NodeFailedException(node.nodeId(), "compute node " + node.nodeId() + " has crashed");
         }
-        // Counted from before the algorithm starts: TO's timestamp FAA is part of the transaction.
-        CounterSnapshot start = node.counters().threadSnapshot();
-        return new Transaction(this, cc.begin(), start);
+        CommitsInFlight.Slot slot = inFlight.began(); // waits while logging starts
+        try {
+            // Counted from before the algorithm starts: TO's timestamp FAA is part of the transaction.
+            CounterSnapshot start = node.counters().threadSnapshot();
+            return new Transaction(this, cc.begin(), start, slot);
+        } catch (RuntimeException | Error e) {
+            inFlight.ended(slot);
+            throw e;
+        }
     }
 
     /** Runs {@code body} as a transaction, retrying conflict aborts with {@link RetryPolicy#defaults()}. */

@@ -46,6 +46,8 @@ public final class Transaction implements AutoCloseable {
     private final DatabaseNode db;
     private final CcTransaction cc;
     private final CounterSnapshot startCounters;
+    /** The beginning thread's slot, which counts this transaction until it ends ({@link #end}). */
+    private final CommitsInFlight.Slot runningOn;
     /** Rows this transaction inserted: table -> primary key -> record id. */
     private final Map<Table, SortedLongMap> inserted = new HashMap<>();
     /** Rows this transaction deleted (that existed before it): table -> primary key -> record id. */
@@ -67,10 +69,11 @@ public final class Transaction implements AutoCloseable {
     private record Entry(long key, long rid) {
     }
 
-    Transaction(DatabaseNode db, CcTransaction cc, CounterSnapshot startCounters) {
+    Transaction(DatabaseNode db, CcTransaction cc, CounterSnapshot startCounters, CommitsInFlight.Slot runningOn) {
         this.db = db;
         this.cc = cc;
         this.startCounters = startCounters;
+        this.runningOn = runningOn;
     }
 
     // ================================================================ reads
@@ -486,7 +489,7 @@ public final class Transaction implements AutoCloseable {
         checkActive();
         try {
             outcome = cc.commit(new IndexMaintenance());
-            state = outcome.committed() ? State.COMMITTED : State.ABORTED;
+            end(outcome.committed() ? State.COMMITTED : State.ABORTED);
             if (commitSequence != 0) {
                 db.commitsInFlight().done(); // installed and released: a checkpoint need not replay it
             }
@@ -534,7 +537,7 @@ public final class Transaction implements AutoCloseable {
         checkActive();
         returnRedo();
         cc.abort(AbortReason.USER_ABORT);
-        state = State.ABORTED;
+        end(State.ABORTED);
         outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
     }
 
@@ -542,7 +545,7 @@ public final class Transaction implements AutoCloseable {
         returnRedo();
         if (state == State.ACTIVE) {
             cc.abort(AbortReason.USER_ABORT);
-            state = State.ABORTED;
+            end(State.ABORTED);
             outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
         }
     }
@@ -639,6 +642,14 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
+    /** Leaves {@link State#ACTIVE} for {@code end}: the transaction no longer runs (counted once). */
+    private void end(State end) {
+        if (state == State.ACTIVE) {
+            db.commitsInFlight().ended(runningOn);
+        }
+        state = end;
+    }
+
     private void checkActive() {
         if (state != State.ACTIVE) {
             throw new IllegalStateException("transaction is over: outcome=" + outcome);
@@ -648,7 +659,7 @@ public final class Transaction implements AutoCloseable {
     /** The algorithm rolled back and threw: this transaction is over. */
     private AbortException ended(AbortException e) {
         returnRedo();
-        state = State.ABORTED;
+        end(State.ABORTED);
         outcome = CommitOutcome.aborted(e.reason());
         return e;
     }
