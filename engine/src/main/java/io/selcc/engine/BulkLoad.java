@@ -25,6 +25,9 @@ import java.util.function.Consumer;
  * partial database, as a failed loader transaction would leave the batches before it. Loaders on
  * several threads and compute nodes may fill the same tables at once, each with its own instance.
  *
+ * <p>While the node's secondary indexes are deferred ({@link DatabaseNode#deferSecondaryIndexes}) a load
+ * files its rows in the primary indexes only.
+ *
  * <p>One thread; close it to flush the last entries and link the last pages into their tables.
  */
 public final class BulkLoad implements AutoCloseable {
@@ -132,11 +135,10 @@ public final class BulkLoad implements AutoCloseable {
         TableLoad(Table table) {
             this.table = table;
             this.appender = table.heap().appender();
-            this.indexes = new Index[1 + table.secondaries().size()];
+            Index[] secondaries = table.maintainedSecondaries(); // none while deferred
+            this.indexes = new Index[1 + secondaries.length];
             indexes[0] = table.primaryIndex();
-            for (int i = 1; i < indexes.length; i++) {
-                indexes[i] = table.secondaries().get(i - 1);
-            }
+            System.arraycopy(secondaries, 0, indexes, 1, secondaries.length);
             this.batches = new IndexBatch[indexes.length];
             this.keys = new long[indexes.length];
             for (int i = 0; i < indexes.length; i++) {

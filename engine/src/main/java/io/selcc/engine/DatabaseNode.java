@@ -202,6 +202,17 @@ public final class DatabaseNode {
     }
 
     /**
+     * Leaves this node's secondary indexes empty until {@link DeferredIndexes#build} files every row in
+     * them (see {@link DeferredIndexes}): for loading rows that are consistent only as a whole, such as
+     * a fuzzy checkpoint before its log replay.
+     *
+     * @throws IllegalStateException if a secondary index has entries, or the indexes are deferred already
+     */
+    public DeferredIndexes deferSecondaryIndexes() {
+        return new DeferredIndexes(tables());
+    }
+
+    /**
      * Starts a transaction on the calling thread.
      *
      * @throws io.selcc.fabric.NodeFailedException if this compute node crashed ({@link Database#crash})

@@ -14,12 +14,19 @@ import java.util.function.Predicate;
 
 /** A table opened on one compute node: its heap, primary index and secondary indexes. */
 public final class Table {
+    private static final Index[] NO_INDEXES = new Index[0];
     private final TableDefinition definition;
     private final HeapTable heap;
     private final Index primary;
     private final List<Index> secondaries = new ArrayList<>();
     /** The same as an array, for the per-row loops (a list iterator per row was a fifteenth of what a New-Order allocated). */
     private Index[] secondaryArray = new Index[0];
+    /**
+     * True while this node's transactions and bulk loads leave the secondary indexes alone, to have them
+     * built from the heap afterwards ({@link DeferredIndexes}). Plain: set and cleared by the one thread
+     * that recovers, before and after any other runs transactions here.
+     */
+    private boolean secondariesDeferred;
     /** Per-thread hints from primary key to record id (see {@link RidHints}). */
     private final PerThread<RidHints> ridHints = PerThread.withInitial(RidHints::new);
     /** Per-thread row buffers for one statement at a time (see {@link #scratch()}). */
@@ -59,6 +66,19 @@ public final class Table {
 
     Index[] secondaryArray() {
         return secondaryArray;
+    }
+
+    /** The secondary indexes a change to a row must update: none while they are deferred. */
+    Index[] maintainedSecondaries() {
+        return secondariesDeferred ? NO_INDEXES : secondaryArray;
+    }
+
+    boolean secondariesDeferred() {
+        return secondariesDeferred;
+    }
+
+    void deferSecondaries(boolean deferred) {
+        secondariesDeferred = deferred;
     }
 
     /** The secondary indexes without the unmodifiable wrapper. */

@@ -186,10 +186,14 @@ public final class Transaction implements AutoCloseable {
     private int scan(Index index, long low, long high, int limit, boolean forward, boolean keepRows,
                      RowVisitor visitor) {
         checkActive();
+        Table table = index.table();
+        if (!index.isPrimary() && table.secondariesDeferred()) {
+            throw new IllegalStateException("index " + index.name() + " is not built yet: its entries are deferred"
+                + " until DeferredIndexes.build (recovery builds them after the log replay)");
+        }
         if (limit <= 0 || low > high) {
             return 0;
         }
-        Table table = index.table();
         Table.Scratch scratch = keepRows ? null : table.scratch();
         try {
             return scan(index, low, high, limit, forward, scratch, visitor);
@@ -357,7 +361,7 @@ public final class Transaction implements AutoCloseable {
             }
             inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
             logChange(Redo.INSERT, table, key, rid, image);
-            Index[] secondaries = table.secondaryArray();
+            Index[] secondaries = table.maintainedSecondaries();
             for (int i = 0; i < secondaries.length; i++) {
                 secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(row), rid, true));
             }
@@ -423,7 +427,7 @@ public final class Transaction implements AutoCloseable {
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
                 + " key=" + key + " newKey=" + table.primaryKey(newRow) + " (transaction aborted)");
         }
-        Index[] secondaries = table.secondaryArray();
+        Index[] secondaries = table.maintainedSecondaries();
         for (int i = 0; i < secondaries.length; i++) {
             Index index = secondaries[i];
             long oldKey = index.keyOf(oldRow);
@@ -474,7 +478,7 @@ public final class Transaction implements AutoCloseable {
             secondaryChanges.removeIf(c -> c.rid() == rid);
         } else {
             deleted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
-            Index[] secondaries = table.secondaryArray();
+            Index[] secondaries = table.maintainedSecondaries();
             for (int i = 0; i < secondaries.length; i++) {
                 secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(oldRow), rid, false));
             }

@@ -148,6 +148,14 @@ public final class Checkpoint {
      * @throws UncheckedIOException  if the file cannot be written, forced or renamed (nothing is published)
      */
     public static Summary write(Database db, Path dataDir, Wal wal, Map<String, String> properties) {
+        return write(db, dataDir, wal, properties, () -> { });
+    }
+
+    /**
+     * {@link #write} that runs {@code afterChunk} on the calling thread after each scan transaction's
+     * chunk is written: tests put a transaction between two chunks of a scan there, deterministically.
+     */
+    static Summary write(Database db, Path dataDir, Wal wal, Map<String, String> properties, Runnable afterChunk) {
         Objects.requireNonNull(db, "db");
         Objects.requireNonNull(dataDir, "dataDir");
         SortedMap<String, String> sorted = new TreeMap<>();
@@ -181,7 +189,7 @@ public final class Checkpoint {
                 CheckpointLayout.Output out = new CheckpointLayout.Output(partial, channel);
                 CheckpointLayout.writeHeader(out, replayFrom, sorted, descriptors);
                 for (int i = 0; i < tables.size(); i++) {
-                    rows += scan(node, tables.get(i), descriptors.get(i).rowBytes(), out);
+                    rows += scan(node, tables.get(i), descriptors.get(i).rowBytes(), out, afterChunk);
                 }
                 coveredThrough = db.commitSequence();
                 CheckpointLayout.writeTrailer(out, coveredThrough, rows);
@@ -439,7 +447,8 @@ public final class Checkpoint {
      * chunk that keeps aborting (a no-wait algorithm's locks lost to writers, again and again) is
      * retried with half as many rows, down to one; the next chunk starts at full size again.
      */
-    private static long scan(DatabaseNode node, Table table, int rowBytes, CheckpointLayout.Output out) {
+    private static long scan(DatabaseNode node, Table table, int rowBytes, CheckpointLayout.Output out,
+                             Runnable afterChunk) {
         ChunkScan chunk = new ChunkScan(table.primaryIndex(), rowBytes);
         CheckpointLayout.writeSectionStart(out, table.heap().tableId());
         long rows = 0;
@@ -464,6 +473,7 @@ public final class Checkpoint {
                 CheckpointLayout.writeChunk(out, chunk.rows, chunk.recordIds, chunk.count, rowBytes);
             }
             rows += chunk.count;
+            afterChunk.run();
             if (chunk.count < limit || chunk.lastKey == Long.MAX_VALUE) {
                 break;
             }

@@ -3,6 +3,7 @@ package io.selcc.wal;
 import io.selcc.engine.BulkLoad;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.DeferredIndexes;
 import io.selcc.engine.Redo;
 import io.selcc.engine.Table;
 import io.selcc.engine.TxnResult;
@@ -29,6 +30,10 @@ import java.util.stream.Stream;
  * start, as long as the numbers are dense: the first missing number (a record never forced before
  * the crash) ends the replay, because a later transaction may have read from the missing one. None
  * of the transactions past it was acknowledged (see {@link Wal}), so nothing acknowledged is lost.
+ *
+ * <p>The secondary indexes are built after the replay ({@link DeferredIndexes}): a fuzzy scan can hold
+ * a unique secondary key on two rows when a transaction moved it between them during the scan, and
+ * only the replay rewrites the row it left. A key still on two rows after the replay is a fault.
  *
  * <p>Replay is idempotent: inserts and updates put the logged image under the row's primary key
  * (whatever the checkpoint's fuzzy scan saw), deletes remove the key if present. Replaying twice gives
@@ -61,19 +66,21 @@ public final class Recovery {
      * @param lastReplayed the last sequence number replayed (replayFrom if none)
      * @param highestSeen the highest sequence number found in any log
      * @param logBytes bytes of the log records read
+     * @param indexEntries secondary index entries built once the replay was done
      * @param warnings damaged log tails cut, and a gap that ended the replay
      * @param compacted a new checkpoint, when one was written
      * @param seconds time the recovery took
      */
     public record Summary(Path checkpoint, long checkpointRows, long replayFrom, long recordsRead, long replayed,
-                          long lastReplayed, long highestSeen, long logBytes, List<String> warnings,
+                          long lastReplayed, long highestSeen, long logBytes, long indexEntries, List<String> warnings,
                           Checkpoint.Summary compacted, double seconds) {
         /** One line for a command's output. */
         public String describe() {
             return String.format(java.util.Locale.ROOT,
                 "recovered from %s (%,d rows, replay from sequence %,d): %,d log records read (%,d bytes),"
-                    + " %,d transactions replayed up to sequence %,d%s in %.1f s",
+                    + " %,d transactions replayed up to sequence %,d, %,d secondary index entries built%s in %.1f s",
                 checkpoint.getFileName(), checkpointRows, replayFrom, recordsRead, logBytes, replayed, lastReplayed,
+                indexEntries,
                 compacted == null ? "" : ", new checkpoint " + compacted.path().getFileName(), seconds);
         }
     }
@@ -89,7 +96,9 @@ public final class Recovery {
      * every number seen.
      *
      * @throws IllegalArgumentException if the directory holds no checkpoint, or one of another schema
-     * @throws IllegalStateException if a checkpoint or a log is damaged beyond a cut tail
+     * @throws IllegalStateException if a checkpoint or a log is damaged beyond a cut tail, or the rows
+     *                               replayed hold a unique secondary key twice (nothing in the directory
+     *                               is changed then)
      */
     public static Summary recover(Database db, Path dataDirectory) {
         long start = System.nanoTime();
@@ -101,6 +110,9 @@ public final class Recovery {
         long replayFrom;
         long coveredThrough;
         Map<String, String> properties;
+        // The fuzzy scan may hold a unique secondary key on two rows (moved during the scan); only the
+        // replay makes the rows consistent, so the secondary indexes are built after it.
+        DeferredIndexes secondaries = node.deferSecondaryIndexes();
         try (Checkpoint.Reader reader = Checkpoint.open(file)) {
             reader.verify(db);
             replayFrom = reader.replayFrom();
@@ -180,6 +192,7 @@ public final class Recovery {
                 + coveredThrough + ", which checkpoint " + file.getFileName() + " needs replayed to be consistent"
                 + (warnings.isEmpty() ? "" : ": " + String.join("; ", warnings)));
         }
+        long indexEntries = secondaries.build();
         db.raiseCommitSequence(highestSeen);
         Checkpoint.Summary compacted = null;
         if (highestSeen > replayFrom || !warnings.isEmpty()) {
@@ -193,7 +206,7 @@ public final class Recovery {
         // open.) So a log always opens empty, and truncation knows every cycle file of it.
         removeLogs(dataDirectory);
         return new Summary(file, rows, replayFrom, recordsRead, replayed, lastReplayed, highestSeen, logBytes,
-            List.copyOf(warnings), compacted, (System.nanoTime() - start) / 1e9);
+            indexEntries, List.copyOf(warnings), compacted, (System.nanoTime() - start) / 1e9);
     }
 
     /** One logged transaction, as one transaction: images put under their keys, deletes by key. */
