@@ -172,6 +172,9 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         if (handle.optimistic) {
             throw new IllegalArgumentException("an optimistic handle is validated, never unlocked: " + handle);
         }
+        if (handle.image) {
+            throw new IllegalArgumentException("an image is published, never unlocked: " + handle);
+        }
         if (handle.owner != this) {
             throw new IllegalArgumentException("handle belongs to another compute node: handle=" + handle
                 + " node=" + nodeId);
@@ -192,7 +195,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     @Override
     public final void writeThrough(GclHandle... handles) {
         for (GclHandle handle : handles) {
-            if (handle.owner != this || handle.optimistic || handle.released || !handle.exclusive) {
+            if (handle.owner != this || handle.optimistic || handle.image || handle.released || !handle.exclusive) {
                 throw new IllegalArgumentException("write-through needs an exclusive handle this node holds: handle="
                     + handle);
             }
@@ -280,6 +283,57 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     @Override
     public final long allocate() {
+        long taken = take();
+        long address = taken & ~REUSED;
+        initialize(address, (taken & REUSED) != 0);
+        return address;
+    }
+
+    @Override
+    public final GclHandle allocateImage(MemorySegment image) {
+        if (image.byteSize() != gclSize || image.isReadOnly()) {
+            throw new IllegalArgumentException("an image must be a writable buffer of one GCL: bytes=" + image.byteSize()
+                + " gclSize=" + gclSize);
+        }
+        long taken = take();
+        long address = taken & ~REUSED;
+        if ((taken & REUSED) != 0) { // it may still be cached somewhere: through the protocol
+            initialize(address, true);
+            return xLock(address);
+        }
+        image.fill((byte) 0);
+        image.set(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET, GclLayout.STATE_ALLOCATED);
+        GclHandle handle = new GclHandle(this, image, address);
+        handle.markHeaderDirty(GclLayout.STATE_OFFSET, 4);
+        return handle;
+    }
+
+    @Override
+    public final void publish(GclHandle handle) {
+        if (!handle.image) {
+            unlock(handle);
+            return;
+        }
+        if (handle.owner != this) {
+            throw new IllegalArgumentException("handle belongs to another compute node: handle=" + handle + " node=" + nodeId);
+        }
+        if (handle.released) {
+            throw new IllegalStateException("publish of an image already published: " + handle);
+        }
+        handle.released = true;
+        // Memory holds zeros past the last byte written: a never-used line is zero.
+        endpoint.remoteWrite(handle.address + GclLayout.COPY_OFFSET, handle.copy, GclLayout.COPY_OFFSET,
+            handle.dirtyHigh - GclLayout.COPY_OFFSET);
+    }
+
+    /** Marks an address {@link #take} took from the free list (GCL addresses are aligned, so bit 0 is free). */
+    private static final long REUSED = 1L;
+
+    /**
+     * A GCL address, round-robin over memory nodes: a freed one of this node's if it has one there, else
+     * a fresh one, with {@link #REUSED} set for a freed one.
+     */
+    private long take() {
         int memoryNodes = capacities.length;
         for (int attempt = 0; attempt < memoryNodes; attempt++) {
             int memoryNode = Math.floorMod(roundRobin.getAndIncrement(), memoryNodes);
@@ -291,8 +345,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
                 address = reused ? chunk.popFree() : chunk.next(memoryNode);
             }
             if (address != GlobalAddress.NULL) {
-                initialize(address, reused);
-                return address;
+                return reused ? address | REUSED : address;
             }
         }
         throw new SharedMemoryFullException("shared memory is full: every memory node is out of GCLs: memoryNodes="

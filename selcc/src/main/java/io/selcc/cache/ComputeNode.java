@@ -32,6 +32,25 @@ public interface ComputeNode {
     /** Allocates a GCL (round-robin over memory nodes) whose data region is zero. */
     long allocate();
 
+    /**
+     * Allocates a GCL for a writer that fills it before anyone can reach it (a loader's heap page), and
+     * returns an exclusive handle over {@code image}, a private buffer of {@link #gclSize()} bytes the
+     * caller owns and may reuse once {@link #publish} returned: zeroed, allocated, never latched or
+     * cached. {@link #publish} writes it to memory in one WRITE. A fresh line, filled once, gains nothing
+     * from the cache: through it, a load paid for a frame and an eviction's write-back per page. When this
+     * node has freed GCLs to reuse (another node may still have one cached), the handle is an ordinary
+     * latched one instead, and {@link #publish} unlocks it.
+     *
+     * @throws SharedMemoryFullException if every memory node is out of GCLs
+     */
+    GclHandle allocateImage(java.lang.foreign.MemorySegment image);
+
+    /**
+     * Writes a handle from {@link #allocateImage} to memory (its bytes up to the last one written) and
+     * releases it; from then on the line is read and latched like any other.
+     */
+    void publish(GclHandle image);
+
     /** Frees a GCL. Throws {@link IllegalStateException} if it is not allocated (double free). */
     void free(long address);
 

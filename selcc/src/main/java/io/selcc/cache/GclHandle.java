@@ -34,6 +34,8 @@ public final class GclHandle {
     boolean exclusive;
     /** A reusable handle for optimistic reads (see {@link ComputeNode#tryOptimisticRead}): never unlocked. */
     final boolean optimistic;
+    /** A private image of a never-used line ({@link ComputeNode#allocateImage}): published, never unlocked. */
+    final boolean image;
     long stamp;
     boolean released;
     /** The data-region view, made on first use (one per lock, not one per access). */
@@ -45,6 +47,7 @@ public final class GclHandle {
               long address, boolean exclusive, long stamp) {
         this.owner = owner;
         this.optimistic = false;
+        this.image = false;
         rebind(frame, copy, memory, base, address, exclusive, stamp);
     }
 
@@ -69,7 +72,16 @@ public final class GclHandle {
         this.owner = owner;
         this.exclusive = false;
         this.optimistic = true;
+        this.image = false;
         this.released = true; // unusable until bound
+    }
+
+    /** An exclusive handle over a private image of the never-used line at {@code address} (see {@link #image}). */
+    GclHandle(AbstractComputeNode owner, MemorySegment image, long address) {
+        this.owner = owner;
+        this.optimistic = false;
+        this.image = true;
+        rebind(null, image, image, 0, address, true, 0);
     }
 
     /** Binds an optimistic handle to a frame read under {@code stamp}. */

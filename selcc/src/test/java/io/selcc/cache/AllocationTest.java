@@ -116,4 +116,56 @@ class AllocationTest {
             assertEquals(allocated, full.gclsInUse());
         }
     }
+
+    /**
+     * A never-used line filled in a private image ({@code allocateImage}) costs one WRITE when published
+     * and nothing before (no latch, no frame); every node then reads what was written, the writer's own
+     * included (it fetches the line: nothing was cached), and the line latches as any other. A freed
+     * line, which another node may still cache, comes back as an ordinary latched handle instead.
+     *
+     * <p>Shown failing, each planted once: with publish writing only the allocation state, the other node
+     * read 0 for 4242; with a reused line filled as an image too, the other node still cached the line
+     * it had written last (SELCC's lazy release) and read 5 for 7.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void anImageIsWrittenOnceWhenPublished(AccessMode mode) {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).accessMode(mode).build()) {
+            ComputeNode node = cluster.node(0);
+            int gclSize = node.gclSize();
+            java.lang.foreign.MemorySegment image = java.lang.foreign.MemorySegment.ofArray(new long[gclSize / 8]);
+            node.allocate(); // the node's first chunk of addresses
+            cluster.resetCounters();
+            GclHandle h = node.allocateImage(image);
+            assertTrue(h.isExclusive());
+            assertEquals(0, h.getLong(0), "an image starts zeroed");
+            h.putLong(0, 4242);
+            h.putLong(node.dataSize() - 8, 99);
+            assertEquals(0, cluster.counters(0).get(io.selcc.fabric.Counter.ROUND_TRIPS), "nothing before publishing");
+            node.publish(h);
+            assertEquals(1, cluster.counters(0).get(io.selcc.fabric.Counter.ROUND_TRIPS), "one round trip to publish");
+            assertEquals(1, cluster.counters(0).get(io.selcc.fabric.Counter.VERB_WRITE));
+            assertEquals(4242, SequentialConsistencyTest.read(cluster.node(1), h.address()));
+            assertEquals(4242, SequentialConsistencyTest.read(node, h.address()));
+            GclHandle tail = node.sLock(h.address());
+            assertEquals(99, tail.getLong(node.dataSize() - 8), "the last bytes of the line too");
+            node.unlock(tail);
+            SequentialConsistencyTest.write(cluster.node(1), h.address(), 5);
+            assertEquals(5, SequentialConsistencyTest.read(node, h.address()));
+            node.free(h.address()); // the image's line is allocated like any other
+
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> node.publish(h), "published twice");
+            GclHandle second = node.allocateImage(image); // the freed line: latched through the protocol
+            assertEquals(h.address(), second.address(), "the freed line is reused first");
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> node.unlock(
+                node.allocateImage(java.lang.foreign.MemorySegment.ofArray(new long[gclSize / 8]))),
+                "an image is published, not unlocked");
+            assertEquals(0, second.getLong(0), "a reused line comes back zeroed");
+            second.putLong(0, 7);
+            node.publish(second);
+            assertEquals(7, SequentialConsistencyTest.read(cluster.node(1), second.address()));
+            org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> node.allocateImage(java.lang.foreign.MemorySegment.ofArray(new long[gclSize / 16])));
+        }
+    }
 }
