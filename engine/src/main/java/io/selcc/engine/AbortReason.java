@@ -35,7 +35,13 @@ public enum AbortReason {
      * The commit log could not take the transaction's record (its device failed or is full): the
      * transaction changed nothing. Retrying cannot help until the log's directory is fixed.
      */
-    LOG_FAILED(false);
+    LOG_FAILED(false),
+    /**
+     * A branch of a distributed transaction (partitioned mode) was ready to commit, but the transaction
+     * as a whole aborted: another participant voted no or did not answer, or the coordinator gave up.
+     * A conflict elsewhere, worth a retry of the whole transaction.
+     */
+    GLOBAL_ABORT(true);
 
     private final boolean retryable;
 

@@ -60,6 +60,8 @@ public final class Transaction implements AutoCloseable {
     private Redo redo;
     /** The commit sequence number the log gave this transaction at its commit point; 0 if none. */
     private long commitSequence;
+    /** Set by {@link #commit(BranchVote)}: this transaction is one branch of a distributed transaction. */
+    private BranchVote branchVote;
     /** The record id of the row a scan is handing to its visitor (see {@link #visitingRecordId}). */
     private long visitingRecordId = NONE;
 
@@ -490,7 +492,25 @@ public final class Transaction implements AutoCloseable {
 
     /** Commits; the outcome says whether it did. After this the transaction is over. */
     public CommitOutcome commit() {
+        return commitAs(null);
+    }
+
+    /**
+     * Commits this transaction as one branch of a distributed transaction (two-phase commit): once the
+     * algorithm has decided it can commit, with every write latch held and the index changes made, it
+     * calls {@code vote}, which prepares the branch (forces what it needs), votes, and returns the
+     * global decision. The branch installs and releases if that is to commit, and rolls back with
+     * {@link AbortReason#GLOBAL_ABORT} otherwise. A branch that fails before (a validation) never calls
+     * it: that is its "no". Its commit record goes to the commit log after the decision, as any
+     * commit's does.
+     */
+    public CommitOutcome commit(BranchVote vote) {
+        return commitAs(java.util.Objects.requireNonNull(vote, "vote"));
+    }
+
+    private CommitOutcome commitAs(BranchVote vote) {
         checkActive();
+        branchVote = vote;
         try {
             outcome = cc.commit(new IndexMaintenance());
             end(outcome.committed() ? State.COMMITTED : State.ABORTED);
@@ -845,6 +865,9 @@ public final class Transaction implements AutoCloseable {
 
         @Override
         public AbortReason commitPoint() {
+            if (branchVote != null && !branchVote.prepared(redo)) {
+                return AbortReason.GLOBAL_ABORT; // undone as a failed validation would be
+            }
             CommitLog log = db.commitLog();
             if (log == null || redo == null || redo.size() == 0) {
                 return null;

@@ -31,6 +31,8 @@ public final class LocalFabric implements Fabric {
     private final LocalEndpoint[] endpoints;
     private final LatencyModel latency;
     private volatile boolean closed;
+    /** Fault injection for messages; null delivers every message once. */
+    private volatile MessageInterceptor interceptor;
 
     /**
      * @param memoryNodeCount number of memory nodes
@@ -60,6 +62,15 @@ public final class LocalFabric implements Fabric {
         for (int i = 0; i < computeNodeCount; i++) {
             endpoints[i] = new LocalEndpoint(i);
         }
+    }
+
+    /**
+     * Installs (or with null removes) the fault injector that decides each message's fate from now on:
+     * lost requests and replies come back as {@link MessageLost#REPLY}, duplicates run the receiver's
+     * handler twice. Counters count what the network carried (a lost request was still sent).
+     */
+    public void interceptMessages(MessageInterceptor interceptor) {
+        this.interceptor = interceptor;
     }
 
     @Override
@@ -358,8 +369,20 @@ public final class LocalFabric implements Fabric {
                 VerbMarker m = receiver.enter();
                 try {
                     counters.increment(Counter.MESSAGES_SENT);
+                    MessageInterceptor faults = interceptor;
+                    MessageInterceptor.Fate fate = faults == null ? MessageInterceptor.Fate.DELIVER
+                        : faults.fate(nodeId, toNode, kind, request);
+                    if (fate == MessageInterceptor.Fate.LOSE_REQUEST) {
+                        return MessageLost.REPLY;
+                    }
                     receiver.counters.increment(Counter.MESSAGES_RECEIVED);
-                    return receiver.handler(kind).onMessage(nodeId, request);
+                    MessageHandler handler = receiver.handler(kind);
+                    Object reply = handler.onMessage(nodeId, request);
+                    if (fate == MessageInterceptor.Fate.DUPLICATE) {
+                        receiver.counters.increment(Counter.MESSAGES_RECEIVED);
+                        reply = handler.onMessage(nodeId, request);
+                    }
+                    return fate == MessageInterceptor.Fate.LOSE_REPLY ? MessageLost.REPLY : reply;
                 } finally {
                     exit(m);
                 }

@@ -16,13 +16,15 @@ import java.util.zip.CRC32C;
  * <pre>
  * offset  size  field
  *  0       2    format version, {@link #VERSION}
- *  2       1    record kind, {@link #KIND_COMMIT}
+ *  2       1    record kind: {@link #KIND_COMMIT} in a commit log; {@link #KIND_PREPARE} or
+ *               {@link #KIND_DECISION} in a two-phase-commit log ({@link TwoPhaseLog})
  *  3       1    reserved, 0
  *  4       4    total length: header, entries and images
  *  8       4    CRC32C of every byte after this field, [12, total length)
- * 12       8    commit sequence number (also the transaction id)
+ * 12       8    commit sequence number (also the transaction id); the global transaction id in a
+ *               two-phase-commit log
  * 20       4    compute node
- * 24       4    entry count
+ * 24       4    entry count (a prepare: the branch's changes; a decision: the coordinator's own)
  * 28            the entries, back to back, each:
  *   +0     1      kind: Redo.INSERT, Redo.UPDATE or Redo.DELETE
  *   +1     3      reserved, 0
@@ -42,6 +44,10 @@ final class LogRecordLayout {
     static final short VERSION = 2;
     /** A committed transaction's changes. */
     static final byte KIND_COMMIT = 1;
+    /** Two-phase commit: a participant's branch is prepared, with its changes (in doubt until decided). */
+    static final byte KIND_PREPARE = 2;
+    /** Two-phase commit: the coordinator decided to commit, with its own branch's changes. */
+    static final byte KIND_DECISION = 3;
 
     static final int VERSION_OFFSET = 0;
     static final int KIND_OFFSET = 2;
@@ -102,6 +108,10 @@ final class LogRecordLayout {
     }
 
     /** The encoded length of a record read back (what it took in the log). */
+    static int encodedLengthOrHeader(Redo redo) {
+        return redo == null ? HEADER_LENGTH : encodedLength(redo);
+    }
+
     static long encodedLength(LogRecord record) {
         long length = HEADER_LENGTH;
         for (LogRecord.Entry entry : record.entries()) {
@@ -116,8 +126,13 @@ final class LogRecordLayout {
      * {@code crc} is scratch (reset here), so a caller can keep one.
      */
     static int encode(Redo redo, long sequence, int computeNode, byte[] target, CRC32C crc) {
-        int count = redo.size();
-        byte[] images = redo.images();
+        return encode(KIND_COMMIT, redo, sequence, computeNode, target, crc);
+    }
+
+    /** {@link #encode(Redo, long, int, byte[], CRC32C)} for a record of {@code kind}; a null redo has no entries. */
+    static int encode(byte kind, Redo redo, long sequence, int computeNode, byte[] target, CRC32C crc) {
+        int count = redo == null ? 0 : redo.size();
+        byte[] images = redo == null ? null : redo.images();
         int at = HEADER_LENGTH;
         for (int i = 0; i < count; i++) {
             int imageLength = redo.imageLength(i);
@@ -133,7 +148,7 @@ final class LogRecordLayout {
             at += ENTRY_HEADER_LENGTH + imageLength;
         }
         SHORT.set(target, VERSION_OFFSET, VERSION);
-        target[KIND_OFFSET] = KIND_COMMIT;
+        target[KIND_OFFSET] = kind;
         target[RESERVED_OFFSET] = 0;
         INT.set(target, LENGTH_OFFSET, at);
         LONG.set(target, SEQUENCE_OFFSET, sequence);
@@ -148,13 +163,18 @@ final class LogRecordLayout {
      * entries fill it exactly. {@code crc} is scratch.
      */
     static Damage check(byte[] record, int length, CRC32C crc) {
+        return check(record, length, crc, KIND_COMMIT, KIND_COMMIT);
+    }
+
+    /** {@link #check(byte[], int, CRC32C)} for a log whose records are of kind {@code kindA} or {@code kindB}. */
+    static Damage check(byte[] record, int length, CRC32C crc, byte kindA, byte kindB) {
         if (length < HEADER_LENGTH) {
             return Damage.TOO_SHORT;
         }
         if ((short) SHORT.get(record, VERSION_OFFSET) != VERSION) {
             return Damage.UNKNOWN_VERSION;
         }
-        if (record[KIND_OFFSET] != KIND_COMMIT) {
+        if (record[KIND_OFFSET] != kindA && record[KIND_OFFSET] != kindB) {
             return Damage.UNKNOWN_KIND;
         }
         if (record[RESERVED_OFFSET] != 0) {

@@ -1,0 +1,30 @@
+package io.selcc.twopc;
+
+/**
+ * Faults injected into the protocol's decisions (messages are lost or duplicated by the fabric, see
+ * {@link io.selcc.fabric.LocalFabric#interceptMessages}). The default injects none.
+ */
+public interface TwoPcFaults {
+    TwoPcFaults NONE = new TwoPcFaults() {
+    };
+
+    /** Where a coordinator dies while it commits a distributed transaction. */
+    enum CoordinatorDeath {
+        /** It does not. */
+        NONE,
+        /** Every participant voted yes, no decision was logged: presumed abort once it recovers. */
+        BEFORE_DECISION,
+        /** The commit decision was forced, no participant told: they commit once it recovers. */
+        AFTER_DECISION
+    }
+
+    /** Whether {@code participant} votes no on {@code gtid} (as if its prepare record could not be forced). */
+    default boolean voteNo(int participant, long gtid) {
+        return false;
+    }
+
+    /** Whether and where the coordinator on {@code coordinator} dies while committing {@code gtid}. */
+    default CoordinatorDeath coordinatorDeath(int coordinator, long gtid) {
+        return CoordinatorDeath.NONE;
+    }
+}

@@ -1,0 +1,264 @@
+package io.selcc.twopc;
+
+import io.selcc.engine.AbortException;
+import io.selcc.engine.AbortReason;
+import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.Database;
+import io.selcc.engine.TxnResult;
+import io.selcc.fabric.LocalFabric;
+import io.selcc.fabric.MessageInterceptor;
+import io.selcc.fabric.MessageInterceptor.Fate;
+import io.selcc.wal.TwoPhaseLog;
+import io.selcc.wal.Wal;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Two-phase commit between two partitions, one case at a time, with the exact messages, round trips
+ * and forced records each costs, and every fault the protocol must survive: a no vote, a participant
+ * that never answers, lost and duplicated messages, a coordinator that dies before or after deciding.
+ */
+@Timeout(60)
+class TwoPhaseCommitTest {
+    private static final Duration SHORT = Duration.ofMillis(50);
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @TempDir
+    Path dir;
+
+    private static PartitionedDatabase partitioned(Database db, Path logs, TwoPcFaults faults) {
+        return PartitionedDatabase.builder(db).logDirectory(logs).timeout(SHORT).faults(faults).build();
+    }
+
+    private static CommitOutcome transfer(PartitionedDatabase p, int home, int from, int to, long cents) {
+        DistributedTransaction tx = p.begin(home);
+        Bank.transfer(tx, from, 0, to, 0, cents);
+        return tx.commit();
+    }
+
+    private static LocalFabric fabric(Database db) {
+        return (LocalFabric) db.cluster().fabric();
+    }
+
+    @Test
+    void aDistributedTransferCostsThreeMessagesAndTwoForcedRecords() throws Exception {
+        try (Wal wal = Wal.open(dir.resolve("wal"), Wal.Mode.SYNC); Database db = Bank.database(2, wal);
+             PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+            Bank.open(db, 1);
+            assertTrue(transfer(p, 0, 0, 1, 25_00).committed());
+            // read-for-update of the remote row, one prepare, one decision
+            TwoPcStats s = p.stats();
+            assertEquals(1, s.distributedCommits());
+            assertEquals(3, s.messages());
+            assertEquals(3, s.roundTrips());
+            assertEquals(1, s.prepareRecords());
+            assertEquals(1, s.decisionRecords());
+            assertTrue(s.logForces() >= 2, "each record forced: " + s);
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertEquals(Bank.START - 25_00, Bank.balance(db, 0, 0));
+            assertEquals(Bank.START + 25_00, Bank.balance(db, 1, 0));
+
+            // A local transfer is not distributed: no message, no 2PC record.
+            DistributedTransaction local = p.begin(1);
+            local.update(1, Bank.table(1), 0, row -> row.setMoney(1, row.getMoney(1) + 1));
+            assertTrue(local.commit().committed());
+            assertEquals(1, p.stats().singlePartitionCommits());
+            assertEquals(3, p.stats().messages());
+        }
+        // The decision is on disk: a log opened again knows it, and the participant's prepare record.
+        long gtid = (1L << 48) | 1;
+        try (TwoPhaseLog coordinatorLog = TwoPhaseLog.open(dir.resolve("twopc-node-0"), 0);
+             TwoPhaseLog participantLog = TwoPhaseLog.open(dir.resolve("twopc-node-1"), 1)) {
+            assertTrue(coordinatorLog.hasCommit(gtid));
+            assertEquals(1, participantLog.preparedAtOpen().size());
+            // the branch's changes: the read for update and the after-image the prepare installed
+            assertEquals(2, participantLog.preparedAtOpen().get(gtid).entries().size());
+        }
+    }
+
+    @Test
+    void aBranchThatOnlyReadDropsOutAtPrepare() throws Exception {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+            Bank.open(db, 1);
+            DistributedTransaction tx = p.begin(0);
+            long remote = tx.read(1, Bank.table(1), 0).getMoney(1);
+            tx.update(0, Bank.table(0), 0, row -> row.setMoney(1, row.getMoney(1) + remote));
+            assertTrue(tx.commit().committed());
+            TwoPcStats s = p.stats();
+            assertEquals(2, s.messages(), "a read and a prepare answered read-only: no decision sent");
+            assertEquals(0, s.prepareRecords());
+            assertEquals(0, s.decisionRecords(), "the home branch was the only writer: it committed alone");
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertEquals(2 * Bank.START, Bank.balance(db, 0, 0));
+        }
+    }
+
+    @Test
+    void aNoVoteAbortsEveryBranch() throws Exception {
+        TwoPcFaults no = new TwoPcFaults() {
+            @Override
+            public boolean voteNo(int participant, long gtid) {
+                return participant == 1;
+            }
+        };
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, no)) {
+            Bank.open(db, 1);
+            CommitOutcome outcome = transfer(p, 0, 0, 1, 10_00);
+            assertFalse(outcome.committed());
+            assertEquals(AbortReason.GLOBAL_ABORT, outcome.reason());
+            assertEquals(0, p.stats().prepareRecords());
+            assertEquals(0, p.stats().decisionRecords(), "presumed abort: nothing forced");
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertEquals(Bank.START, Bank.balance(db, 0, 0));
+            assertEquals(Bank.START, Bank.balance(db, 1, 0), "the participant's lock is released and nothing changed");
+        }
+    }
+
+    @Test
+    void aParticipantThatNeverAnswersAbortsTheTransaction() throws Exception {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+            Bank.open(db, 1);
+            fabric(db).interceptMessages((from, to, kind, request) -> to == 1 ? Fate.LOSE_REQUEST : Fate.DELIVER);
+            DistributedTransaction tx = p.begin(0);
+            AbortException e = assertThrows(AbortException.class, () -> Bank.transfer(tx, 0, 0, 1, 0, 10_00));
+            assertEquals(AbortReason.GLOBAL_ABORT, e.reason());
+            assertFalse(tx.isActive());
+            fabric(db).interceptMessages(null);
+            assertEquals(0, p.branches(1), "the request never arrived");
+            assertEquals(Bank.START, Bank.balance(db, 0, 0), "the home branch rolled back");
+        }
+    }
+
+    @Test
+    void aLostPrepareAbortsAndTheUnpreparedBranchIsReleased() throws Exception {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+            Bank.open(db, 1);
+            AtomicInteger lost = new AtomicInteger();
+            // The prepare and the abort that follows are both lost: only the branch's own timeout ends it.
+            fabric(db).interceptMessages((from, to, kind, request) ->
+                request instanceof Messages.Prepare || request instanceof Messages.Decide ? lose(lost) : Fate.DELIVER);
+            CommitOutcome outcome = transfer(p, 0, 0, 1, 10_00);
+            assertFalse(outcome.committed());
+            assertEquals(2, lost.get());
+            assertTrue(p.awaitIdle(1, WAIT));
+            fabric(db).interceptMessages(null);
+            assertEquals(1, p.stats().unilateralAborts());
+            assertEquals(Bank.START, Bank.balance(db, 1, 0));
+            assertTrue(transfer(p, 0, 0, 1, 10_00).committed(), "no lock left behind");
+        }
+    }
+
+    private static Fate lose(AtomicInteger lost) {
+        lost.incrementAndGet();
+        return Fate.LOSE_REQUEST;
+    }
+
+    @Test
+    void aLostDecisionIsLearnedByAskingTheCoordinator() throws Exception {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+            Bank.open(db, 1);
+            fabric(db).interceptMessages((from, to, kind, request) ->
+                request instanceof Messages.Decide ? Fate.LOSE_REQUEST : Fate.DELIVER);
+            assertTrue(transfer(p, 0, 0, 1, 10_00).committed());
+            assertTrue(p.awaitIdle(1, WAIT));
+            fabric(db).interceptMessages(null);
+            assertTrue(p.stats().inquiries() >= 1, "the participant asked: " + p.stats());
+            assertEquals(Bank.START + 10_00, Bank.balance(db, 1, 0));
+            assertEquals(Bank.START - 10_00, Bank.balance(db, 0, 0));
+        }
+    }
+
+    @Test
+    void duplicatedAndLostRepliesChangeNothingTwice() throws Exception {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+            Bank.open(db, 1);
+            fabric(db).interceptMessages((from, to, kind, request) -> Fate.DUPLICATE);
+            for (int i = 0; i < 5; i++) {
+                assertTrue(transfer(p, 0, 0, 1, 1_00).committed());
+            }
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertEquals(Bank.START + 5_00, Bank.balance(db, 1, 0), "each transfer applied once");
+            assertEquals(5, p.stats().prepareRecords(), "a duplicated prepare is answered, not prepared again");
+
+            // The yes vote's reply is lost: the coordinator aborts, and the prepared branch learns it.
+            fabric(db).interceptMessages((from, to, kind, request) ->
+                request instanceof Messages.Prepare ? Fate.LOSE_REPLY : Fate.DELIVER);
+            assertFalse(transfer(p, 0, 0, 1, 1_00).committed());
+            assertTrue(p.awaitIdle(1, WAIT));
+            fabric(db).interceptMessages(null);
+            assertEquals(Bank.START + 5_00, Bank.balance(db, 1, 0));
+            assertEquals(Bank.START - 5_00, Bank.balance(db, 0, 0));
+        }
+    }
+
+    @Test
+    void aCoordinatorThatDiesBeforeDecidingLeavesItsParticipantsBlockedUntilItRecovers() throws Exception {
+        coordinatorDeath(TwoPcFaults.CoordinatorDeath.BEFORE_DECISION, false);
+    }
+
+    @Test
+    void aCoordinatorThatDiesAfterDecidingHasItsParticipantsCommitOnRecovery() throws Exception {
+        coordinatorDeath(TwoPcFaults.CoordinatorDeath.AFTER_DECISION, true);
+    }
+
+    private void coordinatorDeath(TwoPcFaults.CoordinatorDeath where, boolean commits) throws Exception {
+        AtomicInteger deaths = new AtomicInteger();
+        TwoPcFaults dies = new TwoPcFaults() {
+            @Override
+            public CoordinatorDeath coordinatorDeath(int coordinator, long gtid) {
+                return deaths.getAndIncrement() == 0 ? where : CoordinatorDeath.NONE;
+            }
+        };
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, dies)) {
+            Bank.open(db, 1);
+            assertThrows(CoordinatorFailedException.class, () -> transfer(p, 0, 0, 1, 10_00));
+            // Blocked: the prepared branch holds its lock and keeps asking a coordinator that does not answer.
+            assertEquals(1, p.inDoubt(1));
+            var n1 = db.node(1);
+            TxnResult<Boolean> meanwhile = n1.run(new io.selcc.engine.RetryPolicy(1, 0, 0, () -> 0),
+                tx -> tx.update(n1.table(Bank.table(1)), 0, row -> row.setMoney(1, 0)));
+            assertFalse(meanwhile.committed(), "the in-doubt row stays locked");
+            assertEquals(AbortReason.LOCK_CONFLICT, meanwhile.outcome().reason());
+            assertFalse(p.awaitIdle(1, SHORT.multipliedBy(4)), "still blocked while the coordinator is down");
+
+            p.recoverCoordinator(0); // reads its decisions back from its log on disk
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertTrue(p.stats().inquiries() >= 1);
+            long moved = commits ? 10_00 : 0;
+            assertEquals(Bank.START - moved, Bank.balance(db, 0, 0));
+            assertEquals(Bank.START + moved, Bank.balance(db, 1, 0));
+            assertTrue(transfer(p, 0, 0, 1, 1).committed(), "the coordinator works again");
+        }
+    }
+
+    @Test
+    void partitionedModeRefusesOtherAlgorithmsAndBadNodes() {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, null, TwoPcFaults.NONE)) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.begin(2));
+            assertTrue(e.getMessage().contains("no such compute node: 2"), e.getMessage());
+            Bank.open(db, 1);
+            DistributedTransaction tx = p.begin(0);
+            e = assertThrows(IllegalArgumentException.class, () -> tx.read(5, Bank.table(0), 0));
+            assertTrue(e.getMessage().contains("no such partition: node=5"), e.getMessage());
+            tx.close();
+        }
+        try (Database occ = Database.builder().computeNodes(2).cc("occ").build()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PartitionedDatabase.builder(occ).build());
+            assertTrue(e.getMessage().contains("2pl only, not occ"), e.getMessage());
+        } catch (IllegalArgumentException | IllegalStateException noOcc) {
+            // occ is not on this module's test class path: the refusal is then the engine's
+            assertTrue(noOcc.getMessage().contains("occ"), noOcc.getMessage());
+        }
+    }
+}

@@ -1,0 +1,258 @@
+package io.selcc.wal;
+
+import io.selcc.engine.Redo;
+import net.openhft.chronicle.bytes.Bytes;
+import net.openhft.chronicle.queue.ExcerptAppender;
+import net.openhft.chronicle.queue.ExcerptTailer;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueue;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import net.openhft.chronicle.wire.DocumentContext;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.zip.CRC32C;
+
+/**
+ * One compute node's two-phase-commit log (partitioned mode): the records the protocol forces, beside
+ * the node's commit log. A participant forces a <em>prepare</em> record with its branch's changes
+ * before it votes yes; a coordinator forces its <em>commit decision</em>, with its own branch's changes,
+ * before it tells anyone. Presumed abort: an abort is never logged, so a transaction with no decision
+ * record aborted. A branch's commit record still goes to the commit log once the decision is known
+ * (recovery replays it from there); the prepare record is what a participant that crashed in doubt
+ * replays once its coordinator's log says commit.
+ *
+ * <p>Records are {@link LogRecordLayout}'s, kind {@code KIND_PREPARE} or {@code KIND_DECISION}, with the
+ * global transaction id where a commit record has its sequence number. Each is forced on its own
+ * ({@code fdatasync} of its cycle file; the file's directory entry and Chronicle's metadata too when
+ * the file is new) before its method returns: the baseline pays one force per record, which is what
+ * the comparison with fully-shared mode measures. {@link #inMemory} forces nothing and keeps nothing
+ * on disk (no {@code --data-dir}, {@code --wal off}).
+ *
+ * <p>Thread-safe: appends and forces are serialized.
+ */
+public final class TwoPhaseLog implements AutoCloseable {
+    private final int computeNode;
+    /** Null for an in-memory log. */
+    private final Path directory;
+    private final SingleChronicleQueue queue;
+    private final ExcerptAppender appender;
+    private final CRC32C crc = new CRC32C();
+    private byte[] buffer = new byte[4096];
+    /** Global ids with a durable commit decision that nobody may forget yet. */
+    private final Set<Long> committed = new HashSet<>();
+    /** Prepare records found when the log was opened, by global id (in doubt unless decided). */
+    private final Map<Long, LogRecord> preparedAtOpen = new HashMap<>();
+    private File forcedFile;
+    private FileChannel channel;
+    private long forces;
+    private long records;
+    private boolean closed;
+
+    private TwoPhaseLog(int computeNode, Path directory) {
+        this.computeNode = computeNode;
+        this.directory = directory;
+        if (directory == null) {
+            queue = null;
+            appender = null;
+            return;
+        }
+        try {
+            Files.createDirectories(directory);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create the two-phase-commit log directory: " + directory, e);
+        }
+        queue = SingleChronicleQueueBuilder.binary(directory).rollCycle(Wal.rollCycle()).build();
+        try {
+            readBack();
+            appender = queue.createAppender();
+            appender.singleThreadedCheckDisabled(true); // every thread of the node appends, under this object's lock
+        } catch (RuntimeException | Error e) {
+            queue.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Opens (or creates) the log of {@code computeNode} in {@code directory}, reading back what it holds:
+     * the commit decisions (what a recovered coordinator answers) and the prepare records.
+     */
+    public static TwoPhaseLog open(Path directory, int computeNode) {
+        return new TwoPhaseLog(computeNode, java.util.Objects.requireNonNull(directory, "directory"));
+    }
+
+    /** A log that forces nothing and keeps its decisions only in memory: a crash loses them. */
+    public static TwoPhaseLog inMemory(int computeNode) {
+        return new TwoPhaseLog(computeNode, null);
+    }
+
+    /** Forces a participant's prepare record for global transaction {@code gtid}; {@code changes} may be null. */
+    public synchronized void forcePrepare(long gtid, Redo changes) {
+        append(LogRecordLayout.KIND_PREPARE, gtid, changes);
+    }
+
+    /** Forces the coordinator's commit decision for {@code gtid}, with its own branch's changes (may be null). */
+    public synchronized void forceCommit(long gtid, Redo coordinatorChanges) {
+        append(LogRecordLayout.KIND_DECISION, gtid, coordinatorChanges);
+        committed.add(gtid);
+    }
+
+    /** Whether a commit decision for {@code gtid} is in this log (and not forgotten). */
+    public synchronized boolean hasCommit(long gtid) {
+        return committed.contains(gtid);
+    }
+
+    /**
+     * Every participant has applied the commit of {@code gtid}: nobody will ask about it any more, so
+     * this log stops answering for it (its record stays on disk until the log is truncated).
+     */
+    public synchronized void forget(long gtid) {
+        committed.remove(gtid);
+    }
+
+    /**
+     * Drops the decisions known in memory and reads them back from the disk, as a coordinator that
+     * restarted would (what {@link #forget} dropped comes back too). An in-memory log keeps its set.
+     */
+    public synchronized void rereadDecisions() {
+        if (queue == null) {
+            return;
+        }
+        committed.clear();
+        preparedAtOpen.clear();
+        readBack();
+    }
+
+    /** The prepare records this log held when it was opened, by global transaction id. */
+    public synchronized Map<Long, LogRecord> preparedAtOpen() {
+        return Map.copyOf(preparedAtOpen);
+    }
+
+    /** Forces done so far (each of a cycle file, its directory or Chronicle's metadata counts one). */
+    public synchronized long forces() {
+        return forces;
+    }
+
+    /** Records appended so far (prepares and decisions). */
+    public synchronized long records() {
+        return records;
+    }
+
+    public int computeNode() {
+        return computeNode;
+    }
+
+    private void append(byte kind, long gtid, Redo changes) {
+        if (closed) {
+            throw new IllegalStateException("two-phase-commit log closed: computeNode=" + computeNode);
+        }
+        records++;
+        if (queue == null) {
+            return;
+        }
+        int length = LogRecordLayout.encodedLengthOrHeader(changes);
+        if (length < 0) {
+            throw new IllegalArgumentException("branch too large for one record: computeNode=" + computeNode + " gtid=" + gtid);
+        }
+        if (buffer.length < length) {
+            buffer = new byte[Math.max(length, 2 * buffer.length)];
+        }
+        LogRecordLayout.encode(kind, changes, gtid, computeNode, buffer, crc);
+        try (DocumentContext document = appender.writingDocument()) {
+            document.wire().bytes().write(buffer, 0, length);
+        }
+        force(appender.currentFile());
+    }
+
+    private void force(File file) {
+        try {
+            boolean newFile = !file.equals(forcedFile);
+            if (newFile) {
+                if (channel != null) {
+                    channel.close();
+                }
+                channel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
+                forcedFile = file;
+            }
+            channel.force(false);
+            forces++;
+            if (newFile) {
+                forceFile(directory.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE), false);
+                forceFile(directory, true);
+            }
+        } catch (IOException e) {
+            // A record the disk may not hold: the protocol must not go on as if it did.
+            throw new UncheckedIOException("two-phase-commit log force failed: computeNode=" + computeNode
+                + " directory=" + directory, e);
+        }
+    }
+
+    private void forceFile(Path path, boolean metadata) throws IOException {
+        try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
+            c.force(metadata);
+            forces++;
+        }
+    }
+
+    /** Reads every good record; stops at the first damaged one (a torn tail). */
+    private void readBack() {
+        try (ExcerptTailer tailer = queue.createTailer()) {
+            while (true) {
+                try (DocumentContext document = tailer.readingDocument()) {
+                    if (!document.isPresent()) {
+                        return;
+                    }
+                    Bytes<?> bytes = document.wire().bytes();
+                    int length = (int) Math.min(bytes.readRemaining(), Integer.MAX_VALUE);
+                    if (buffer.length < length) {
+                        buffer = new byte[Math.max(length, 2 * buffer.length)];
+                    }
+                    bytes.read(buffer, 0, length);
+                    if (LogRecordLayout.check(buffer, length, crc, LogRecordLayout.KIND_PREPARE,
+                            LogRecordLayout.KIND_DECISION) != LogRecordLayout.Damage.NONE) {
+                        return;
+                    }
+                    byte kind = buffer[LogRecordLayout.KIND_OFFSET];
+                    LogRecord record = LogRecordLayout.decode(buffer, length);
+                    if (kind == LogRecordLayout.KIND_DECISION) {
+                        committed.add(record.sequence());
+                    } else {
+                        preparedAtOpen.put(record.sequence(), record);
+                    }
+                }
+            }
+        }
+    }
+
+    /** The global ids with a prepare record at open and no decision in this log: for tests and reports. */
+    public synchronized List<Long> undecidedAtOpen() {
+        return preparedAtOpen.keySet().stream().filter(g -> !committed.contains(g)).sorted().toList();
+    }
+
+    @Override
+    public synchronized void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            if (channel != null) {
+                channel.close();
+            }
+        } catch (IOException e) {
+            // a read channel used for forcing: closing it loses nothing
+        }
+        if (queue != null) {
+            queue.close();
+        }
+    }
+}
