@@ -31,7 +31,8 @@ public record RetryPolicy(int maxAttempts, long baseBackoffNanos, long maxBackof
         return DEFAULTS;
     }
 
-    long backoffNanos(int attempt) {
+    /** The pause before attempt {@code attempt + 1}, after {@code attempt} failed: jittered, doubling, capped. */
+    public long backoffNanos(int attempt) {
         long ceiling = Math.min(maxBackoffNanos, baseBackoffNanos << Math.min(attempt, 20));
         return ceiling == 0 ? 0 : Math.floorMod(random.getAsLong(), ceiling);
     }

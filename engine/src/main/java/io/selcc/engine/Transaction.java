@@ -62,6 +62,8 @@ public final class Transaction implements AutoCloseable {
     private long commitSequence;
     /** Set by {@link #commit(BranchVote)}: this transaction is one branch of a distributed transaction. */
     private BranchVote branchVote;
+    /** What the vote threw: the branch was rolled back, then it is rethrown to the committer. */
+    private Throwable voteFailure;
     /** The record id of the row a scan is handing to its visitor (see {@link #visitingRecordId}). */
     private long visitingRecordId = NONE;
 
@@ -502,7 +504,11 @@ public final class Transaction implements AutoCloseable {
      * global decision. The branch installs and releases if that is to commit, and rolls back with
      * {@link AbortReason#GLOBAL_ABORT} otherwise. A branch that fails before (a validation) never calls
      * it: that is its "no". Its commit record goes to the commit log after the decision, as any
-     * commit's does.
+     * commit's does; once the decision is to commit the branch installs even if that append fails
+     * (every other branch commits: the decision and this branch's prepare record hold it).
+     *
+     * @throws RuntimeException what the vote threw, after the branch was rolled back (latches released,
+     *                          index changes undone)
      */
     public CommitOutcome commit(BranchVote vote) {
         return commitAs(java.util.Objects.requireNonNull(vote, "vote"));
@@ -514,6 +520,12 @@ public final class Transaction implements AutoCloseable {
         try {
             outcome = cc.commit(new IndexMaintenance());
             end(outcome.committed() ? State.COMMITTED : State.ABORTED);
+            if (voteFailure != null) {
+                if (voteFailure instanceof Error error) {
+                    throw error;
+                }
+                throw (RuntimeException) voteFailure;
+            }
             if (commitSequence != 0) {
                 db.commitsInFlight().done(); // installed and released: a checkpoint need not replay it
             }
@@ -865,8 +877,17 @@ public final class Transaction implements AutoCloseable {
 
         @Override
         public AbortReason commitPoint() {
-            if (branchVote != null && !branchVote.prepared(redo)) {
-                return AbortReason.GLOBAL_ABORT; // undone as a failed validation would be
+            if (branchVote != null) {
+                boolean commit;
+                try {
+                    commit = branchVote.prepared(redo);
+                } catch (RuntimeException | Error e) {
+                    voteFailure = e; // rolled back below as for a no, then rethrown by commit
+                    return AbortReason.GLOBAL_ABORT;
+                }
+                if (!commit) {
+                    return AbortReason.GLOBAL_ABORT; // undone as a failed validation would be
+                }
             }
             CommitLog log = db.commitLog();
             if (log == null || redo == null || redo.size() == 0) {
@@ -883,7 +904,9 @@ public final class Transaction implements AutoCloseable {
             }
             if (sequence == CommitLog.FAILED) {
                 db.commitsInFlight().done(); // a number drawn for a record the log could not take
-                return AbortReason.LOG_FAILED;
+                // A branch decided to commit must: the other branches do. Its durability is the 2PC
+                // log's (prepare record and decision); the failed log stops the node's next local commit.
+                return branchVote != null ? null : AbortReason.LOG_FAILED;
             }
             commitSequence = sequence;
             return null;

@@ -239,47 +239,95 @@ public final class TpccSchema {
         }
     }
 
+    /** The partition number of fully-shared mode: one set of tables, every node reads and writes all of it. */
+    public static final int SHARED = -1;
+
     /**
-     * All table definitions, with their primary keys. ITEM and HISTORY are insert-only: no transaction
-     * profile updates or deletes them ([SPEC] 2.4-2.8), and TO then reads ITEM without writing read
-     * timestamps into pages every node reads.
+     * The name of table (or index) {@code base} in {@code partition}'s set: partitioned mode gives each
+     * compute node tables of its own ({@code stock@1}), so no GCL (heap page or B-link node) is ever
+     * shared between partitions; {@link #SHARED} keeps the plain name.
      */
+    public static String name(String base, int partition) {
+        return partition == SHARED ? base : base + "@" + partition;
+    }
+
+    /**
+     * The compute node that owns warehouse {@code w} in partitioned mode with {@code partitions} nodes:
+     * round robin, so every node owns about as many warehouses.
+     */
+    public static int owner(int w, int partitions) {
+        return (w - 1) % partitions;
+    }
+
+    /** {@link #tables(int)} of fully-shared mode. */
     public static List<TableDefinition> tables() {
+        return tables(SHARED);
+    }
+
+    /**
+     * All table definitions of one partition's set ({@link #SHARED}: the only set), with their primary keys.
+     * ITEM and HISTORY are insert-only: no transaction profile updates or deletes them ([SPEC] 2.4-2.8),
+     * and TO then reads ITEM without writing read timestamps into pages every node reads.
+     */
+    public static List<TableDefinition> tables(int partition) {
         return List.of(
-            TableDefinition.of(Warehouse.TABLE, Warehouse.SCHEMA, r -> Warehouse.key(r.getInt(Warehouse.W_ID)))
+            TableDefinition.of(name(Warehouse.TABLE, partition), Warehouse.SCHEMA, r -> Warehouse.key(r.getInt(Warehouse.W_ID)))
                 .withOnePerPage(),
-            TableDefinition.of(District.TABLE, District.SCHEMA,
+            TableDefinition.of(name(District.TABLE, partition), District.SCHEMA,
                 r -> District.key(r.getInt(District.D_W_ID), r.getInt(District.D_ID))).withOnePerPage(),
-            TableDefinition.of(Customer.TABLE, Customer.SCHEMA,
+            TableDefinition.of(name(Customer.TABLE, partition), Customer.SCHEMA,
                 r -> Customer.key(r.getInt(Customer.C_W_ID), r.getInt(Customer.C_D_ID), r.getInt(Customer.C_ID))),
-            TableDefinition.of(History.TABLE, History.SCHEMA, r -> r.getLong(History.H_ID)).withInsertOnly(),
-            TableDefinition.of(NewOrder.TABLE, NewOrder.SCHEMA,
+            TableDefinition.of(name(History.TABLE, partition), History.SCHEMA, r -> r.getLong(History.H_ID)).withInsertOnly(),
+            TableDefinition.of(name(NewOrder.TABLE, partition), NewOrder.SCHEMA,
                 r -> NewOrder.key(r.getInt(NewOrder.NO_W_ID), r.getInt(NewOrder.NO_D_ID), r.getInt(NewOrder.NO_O_ID))),
-            TableDefinition.of(Order.TABLE, Order.SCHEMA,
+            TableDefinition.of(name(Order.TABLE, partition), Order.SCHEMA,
                 r -> Order.key(r.getInt(Order.O_W_ID), r.getInt(Order.O_D_ID), r.getInt(Order.O_ID))),
-            TableDefinition.of(OrderLine.TABLE, OrderLine.SCHEMA,
+            TableDefinition.of(name(OrderLine.TABLE, partition), OrderLine.SCHEMA,
                 r -> OrderLine.key(r.getInt(OrderLine.OL_W_ID), r.getInt(OrderLine.OL_D_ID),
                     r.getInt(OrderLine.OL_O_ID), r.getInt(OrderLine.OL_NUMBER))),
-            TableDefinition.of(Item.TABLE, Item.SCHEMA, r -> Item.key(r.getInt(Item.I_ID))).withInsertOnly(),
-            TableDefinition.of(Stock.TABLE, Stock.SCHEMA,
+            TableDefinition.of(name(Item.TABLE, partition), Item.SCHEMA, r -> Item.key(r.getInt(Item.I_ID))).withInsertOnly(),
+            TableDefinition.of(name(Stock.TABLE, partition), Stock.SCHEMA,
                 r -> Stock.key(r.getInt(Stock.S_W_ID), r.getInt(Stock.S_I_ID))));
     }
 
-    /** The secondary indexes: customers by last name, orders by customer. */
+    /** {@link #indexes(int)} of fully-shared mode. */
     public static List<IndexDefinition> indexes() {
+        return indexes(SHARED);
+    }
+
+    /** The secondary indexes of one partition's set: customers by last name, orders by customer. */
+    public static List<IndexDefinition> indexes(int partition) {
         return List.of(
-            new IndexDefinition(Customer.BY_LAST_NAME, Customer.TABLE, false,
+            new IndexDefinition(name(Customer.BY_LAST_NAME, partition), name(Customer.TABLE, partition), false,
                 r -> Customer.lastNameKey(r.getInt(Customer.C_W_ID), r.getInt(Customer.C_D_ID),
                     LastNames.number(r, Customer.C_LAST))),
-            new IndexDefinition(Order.BY_CUSTOMER, Order.TABLE, true,
+            new IndexDefinition(name(Order.BY_CUSTOMER, partition), name(Order.TABLE, partition), true,
                 r -> Order.customerKey(r.getInt(Order.O_W_ID), r.getInt(Order.O_D_ID), r.getInt(Order.O_C_ID),
                     r.getInt(Order.O_ID))));
     }
 
-    /** Adds every table and index to a database builder. */
+    /** Adds every table and index of fully-shared mode to a database builder. */
     public static Database.Builder define(Database.Builder builder) {
-        tables().forEach(builder::table);
-        indexes().forEach(builder::index);
+        return define(builder, 0);
+    }
+
+    /**
+     * Adds every table and index to a database builder: one set for fully-shared mode ({@code partitions}
+     * 0), or one set per partition, each with its own copy of ITEM (read-only, so replicated).
+     */
+    public static Database.Builder define(Database.Builder builder, int partitions) {
+        if (partitions < 0) {
+            throw new IllegalArgumentException("partitions must be >= 0: " + partitions);
+        }
+        if (partitions == 0) {
+            tables(SHARED).forEach(builder::table);
+            indexes(SHARED).forEach(builder::index);
+            return builder;
+        }
+        for (int p = 0; p < partitions; p++) {
+            tables(p).forEach(builder::table);
+            indexes(p).forEach(builder::index);
+        }
         return builder;
     }
 }

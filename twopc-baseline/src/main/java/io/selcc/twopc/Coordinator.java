@@ -5,7 +5,6 @@ import io.selcc.wal.TwoPhaseLog;
 
 import java.nio.file.Path;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -20,7 +19,9 @@ final class Coordinator {
     private final int nodeId;
     private final TwoPhaseLog log;
     private final AtomicLong sequence = new AtomicLong();
-    private final Set<Long> deciding = ConcurrentHashMap.newKeySet();
+    private final Set<Long> deciding = new java.util.HashSet<>();
+    /** Counts deaths and recoveries: a transaction must decide within the epoch it began phase one in. */
+    private long epoch;
     private volatile boolean down;
 
     Coordinator(int nodeId, Path logDirectory) {
@@ -40,18 +41,44 @@ final class Coordinator {
         return down;
     }
 
-    /** Phase one is about to start: until {@link #decided}, an inquiry gets "unknown". */
-    void deciding(long gtid) {
+    /**
+     * Phase one is about to start: until {@link #decided}, an inquiry gets "unknown". Returns the
+     * coordinator's epoch, which {@link #decideCommit} checks: a death or a recovery in between (of
+     * another transaction's making) forgets this one, so it must not commit any more.
+     */
+    synchronized long deciding(long gtid) {
         deciding.add(gtid);
+        return epoch;
+    }
+
+    /**
+     * Forces the commit decision of {@code gtid}, unless the coordinator died or recovered since
+     * {@code since} (then false: it aborts, as a recovered coordinator that never logged it says). Under
+     * the coordinator's lock, so no inquiry, death or recovery falls between the check and the record.
+     *
+     * @throws RuntimeException if the record could not be forced; the coordinator is then down (its
+     *                          log failed; whether the record reached the disk is known only on recovery)
+     */
+    synchronized boolean decideCommit(long gtid, long since, io.selcc.engine.Redo ownChanges) {
+        if (down || epoch != since) {
+            return false;
+        }
+        try {
+            log.forceCommit(gtid, ownChanges);
+        } catch (RuntimeException | Error e) {
+            die();
+            throw e;
+        }
+        return true;
     }
 
     /** The outcome is settled (logged if commit): inquiries are answered from the log from now on. */
-    void decided(long gtid) {
+    synchronized void decided(long gtid) {
         deciding.remove(gtid);
     }
 
     /** What a participant in doubt is told. A coordinator that is down answers nothing (the asker asks again). */
-    Outcome onInquire(long gtid) {
+    synchronized Outcome onInquire(long gtid) {
         if (down || deciding.contains(gtid)) {
             return Outcome.UNKNOWN;
         }
@@ -59,18 +86,21 @@ final class Coordinator {
     }
 
     /** The fault: this coordinator dies; what it was deciding is forgotten, its log stays on disk. */
-    void die() {
+    synchronized void die() {
         down = true;
+        epoch++;
     }
 
     /**
      * Comes back: forgets what it knew and reads its decisions back from its log on disk (an in-memory
      * log keeps what it held, which no real crash would), then answers inquiries again. The log stays
-     * open: the node's participant side forces its prepare records into it meanwhile.
+     * open: the node's participant side forces its prepare records into it meanwhile. Transactions it
+     * was deciding before can no longer commit ({@link #decideCommit}).
      */
-    void recover() {
+    synchronized void recover() {
         log.rereadDecisions();
         deciding.clear();
+        epoch++;
         down = false;
     }
 

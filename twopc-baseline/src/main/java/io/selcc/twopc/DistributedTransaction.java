@@ -87,7 +87,7 @@ public final class DistributedTransaction implements AutoCloseable {
     public TupleView read(int node, String table, long key) {
         checkActive();
         if (node == home) {
-            return local.get(db.node(home).table(table), key);
+            return home(() -> local.get(db.node(home).table(table), key));
         }
         byte[] mine = pending(node, table, key);
         if (mine != null) {
@@ -101,7 +101,7 @@ public final class DistributedTransaction implements AutoCloseable {
     public boolean update(int node, String table, long key, Consumer<TupleView> updater) {
         checkActive();
         if (node == home) {
-            return local.update(db.node(home).table(table), key, updater);
+            return home(() -> local.update(db.node(home).table(table), key, updater));
         }
         Remote remote = remote(node);
         byte[] image = pending(node, table, key);
@@ -123,7 +123,7 @@ public final class DistributedTransaction implements AutoCloseable {
     public boolean insert(int node, String table, Consumer<TupleView> writer) {
         checkActive();
         if (node == home) {
-            return local.insert(db.node(home).table(table), writer);
+            return home(() -> local.insert(db.node(home).table(table), writer));
         }
         TupleView view = new TupleView(schema(table)).wrap(new TupleBuffer(schema(table)));
         writer.accept(view);
@@ -136,9 +136,14 @@ public final class DistributedTransaction implements AutoCloseable {
     public boolean delete(int node, String table, long key) {
         checkActive();
         if (node == home) {
-            return local.delete(db.node(home).table(table), key);
+            return home(() -> local.delete(db.node(home).table(table), key));
         }
-        Done done = (Done) send(node, remote(node), ops -> new Delete(gtid, ops, table, key), Done.class);
+        Remote remote = remote(node);
+        Map<Long, byte[]> mine = remote.writes.get(table);
+        if (mine != null) {
+            mine.remove(key); // the row goes: an after-image for it must not be installed at prepare
+        }
+        Done done = (Done) send(node, remote, ops -> new Delete(gtid, ops, table, key), Done.class);
         return done.changed();
     }
 
@@ -151,7 +156,7 @@ public final class DistributedTransaction implements AutoCloseable {
         checkActive();
         if (node == home) {
             io.selcc.engine.Index i = db.node(home).index(index);
-            return backward ? local.scanBackward(i, low, high, limit, visitor) : local.scan(i, low, high, limit, visitor);
+            return home(() -> backward ? local.scanBackward(i, low, high, limit, visitor) : local.scan(i, low, high, limit, visitor));
         }
         Rows rows = (Rows) send(node, remote(node), ops -> new Scan(gtid, ops, index, low, high, limit, backward), Rows.class);
         String table = db.node(home).index(index).table().name();
@@ -181,13 +186,20 @@ public final class DistributedTransaction implements AutoCloseable {
             return outcome;
         }
         Coordinator coordinator = db.coordinator(home);
-        coordinator.deciding(gtid);
+        long epoch = coordinator.deciding(gtid);
         TwoPcFaults.CoordinatorDeath[] death = {TwoPcFaults.CoordinatorDeath.NONE};
+        boolean[] voted = {false};
         try {
-            outcome = local.commit((Redo changes) -> decide(coordinator, changes, death));
+            outcome = local.commit((Redo changes) -> {
+                voted[0] = true;
+                return decide(coordinator, epoch, changes, death);
+            });
         } finally {
             if (death[0] == TwoPcFaults.CoordinatorDeath.NONE) {
                 coordinator.decided(gtid);
+            }
+            if (!voted[0]) {
+                tellRemotes(false); // the home branch failed before its commit point: nobody was asked
             }
         }
         if (death[0] != TwoPcFaults.CoordinatorDeath.NONE) {
@@ -202,7 +214,7 @@ public final class DistributedTransaction implements AutoCloseable {
      * The home branch's commit point, every local write latch held: phase one to every remote branch,
      * then the decision. Returns whether the home branch commits.
      */
-    private boolean decide(Coordinator coordinator, Redo localChanges, TwoPcFaults.CoordinatorDeath[] death) {
+    private boolean decide(Coordinator coordinator, long epoch, Redo localChanges, TwoPcFaults.CoordinatorDeath[] death) {
         int n = remotes.size();
         int[] nodes = new int[n];
         Object[] requests = new Object[n];
@@ -238,7 +250,12 @@ public final class DistributedTransaction implements AutoCloseable {
             coordinator.die();
             return false; // its own branch dies with it: recovery finds no decision, so it aborted
         }
-        coordinator.log().forceCommit(gtid, localChanges);
+        if (!coordinator.decideCommit(gtid, epoch, localChanges)) {
+            // It died or recovered meanwhile (another transaction's fault): this one was forgotten, and a
+            // recovered coordinator tells its participants abort. So it aborts.
+            tellAll(toTell, tell, false);
+            return false;
+        }
         db.counters().decisionRecords.increment();
         if (death[0] == TwoPcFaults.CoordinatorDeath.AFTER_DECISION) {
             coordinator.die();
@@ -299,14 +316,29 @@ public final class DistributedTransaction implements AutoCloseable {
         if (local.isActive()) {
             local.abort();
         }
+        if (tellRemotes(false)) {
+            db.counters().distributedAborts.increment();
+        }
+    }
+
+    /** Sends the decision to every remote branch; whether there was any. */
+    private boolean tellRemotes(boolean commit) {
         int[] nodes = new int[remotes.size()];
         int n = 0;
         for (int node : remotes.keySet()) {
             nodes[n++] = node;
         }
-        tellAll(nodes, n, false);
-        if (n > 0) {
-            db.counters().distributedAborts.increment();
+        tellAll(nodes, n, commit);
+        return n > 0;
+    }
+
+    /** A home-side operation: a conflict there rolls back the remote branches too, at once. */
+    private <T> T home(java.util.function.Supplier<T> operation) {
+        try {
+            return operation.get();
+        } catch (AbortException e) {
+            rollback();
+            throw e;
         }
     }
 

@@ -62,8 +62,18 @@ final class Participant {
     private final TwoPcFaults faults;
     private final long timeoutNanos;
     private final Map<Long, Branch> branches = new ConcurrentHashMap<>();
-    /** Branches that ended, so a late or duplicated request gets a consistent answer: gtid -> committed. */
-    private final Map<Long, Boolean> ended = new ConcurrentHashMap<>();
+    /**
+     * Branches that ended recently, so a late or duplicated request gets a consistent answer: gtid ->
+     * committed. Bounded: a duplicate arrives soon after its original or not at all.
+     */
+    private final Map<Long, Boolean> ended = java.util.Collections.synchronizedMap(
+        new java.util.LinkedHashMap<Long, Boolean>(1024, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Boolean> eldest) {
+                return size() > ENDED_REMEMBERED;
+            }
+        });
+    private static final int ENDED_REMEMBERED = 65_536;
     private volatile boolean closing;
     /** Notified whenever a branch ends ({@link #awaitIdle}). */
     private final Object idle = new Object();
@@ -150,12 +160,20 @@ final class Participant {
         return branch;
     }
 
-    /** Stops taking branches; a branch waiting for a decision stops waiting (the database is closing). */
+    /**
+     * Stops taking branches and rolls back those not prepared. A prepared branch is not touched: it never
+     * decides alone, so it keeps its locks and keeps asking its coordinator until it learns the outcome.
+     */
     void close() {
         closing = true;
         for (Branch b : branches.values()) {
-            b.tasks.add(new Task(new Decide(b.gtid, false), new CompletableFuture<>()));
-            b.decision.complete(false);
+            synchronized (b) {
+                if (b.state == State.ACTIVE) {
+                    // Taken only if it is still between operations; a branch already preparing never sees it
+                    // (its thread drains the queue when it ends).
+                    b.tasks.add(new Task(new Decide(b.gtid, false), new CompletableFuture<>()));
+                }
+            }
         }
     }
 
@@ -294,7 +312,16 @@ final class Participant {
                     return false;
                 }
                 if (request instanceof Prepare prepare) {
-                    return prepare(prepare, task.reply);
+                    try {
+                        return prepare(prepare, task.reply);
+                    } catch (RuntimeException e) {
+                        // A bug or a failed device after the vote, or before it: if the vote was given the
+                        // engine rolled back or installed as decided; either way the waiting sender gets an
+                        // answer (no, if none was given) instead of waiting forever.
+                        LOG.log(System.Logger.Level.ERROR, "branch " + gtid + " on node " + nodeId() + " failed in prepare", e);
+                        task.reply.complete(Vote.NO);
+                        return false;
+                    }
                 }
                 Op op = (Op) request;
                 Object reply;
@@ -302,6 +329,9 @@ final class Participant {
                     reply = run(op);
                 } catch (AbortException e) {
                     reply = new Refused(e.reason());
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.ERROR, "branch " + gtid + " on node " + nodeId() + " failed: " + op, e);
+                    reply = new Refused(AbortReason.GLOBAL_ABORT);
                 }
                 synchronized (this) {
                     opsRun = op.opNumber();
@@ -421,13 +451,20 @@ final class Participant {
 
         /** Waits for the decision message; asks the coordinator whenever it is late. Never decides alone. */
         private boolean awaitDecision() {
+            try {
+                return awaitDecisionUninterruptibly();
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+
+        private boolean awaitDecisionUninterruptibly() {
             while (true) {
                 try {
                     return decision.get(timeoutNanos, TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
-                    if (closing) {
-                        return false;
-                    }
                     Outcome outcome = inquire();
                     if (outcome == Outcome.COMMIT) {
                         return true;
@@ -436,13 +473,15 @@ final class Participant {
                         return false;
                     }
                 } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return false;
+                    interrupted = true; // a prepared branch does not give up: it keeps asking
                 } catch (ExecutionException e) {
                     throw new IllegalStateException(e.getCause());
                 }
             }
         }
+
+        /** Set when the thread was interrupted while in doubt; restored when the branch ends. */
+        private boolean interrupted;
 
         private Outcome inquire() {
             counters.inquiries.increment();

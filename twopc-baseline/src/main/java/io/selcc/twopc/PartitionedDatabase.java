@@ -1,7 +1,12 @@
 package io.selcc.twopc;
 
+import io.selcc.engine.AbortException;
+import io.selcc.engine.AbortReason;
+import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.RetryPolicy;
+import io.selcc.engine.TxnResult;
 import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.MessageKind;
 import io.selcc.twopc.Messages.Decide;
@@ -11,6 +16,8 @@ import io.selcc.twopc.Messages.Prepare;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -50,6 +57,7 @@ public final class PartitionedDatabase implements AutoCloseable {
     private final ExecutorService branchThreads;
     private final Counters counters = new Counters();
     private final TwoPcFaults faults;
+    private final long timeoutNanos;
     private volatile boolean closed;
 
     private PartitionedDatabase(Builder b) {
@@ -68,7 +76,7 @@ public final class PartitionedDatabase implements AutoCloseable {
         });
         this.coordinators = new Coordinator[n];
         this.participants = new Participant[n];
-        long timeoutNanos = b.timeout.toNanos();
+        this.timeoutNanos = b.timeout.toNanos();
         try {
             for (int i = 0; i < n; i++) {
                 coordinators[i] = new Coordinator(i, b.logRoot == null ? null : b.logRoot.resolve("twopc-node-" + i));
@@ -110,6 +118,52 @@ public final class PartitionedDatabase implements AutoCloseable {
             throw new IllegalStateException("the coordinator on node " + node + " is down: recoverCoordinator(" + node + ") first");
         }
         return new DistributedTransaction(this, node, db.node(node).begin(), coordinators[node].nextGlobalId());
+    }
+
+    /**
+     * Runs {@code body} as a transaction whose home is {@code node} and commits it, retrying conflict
+     * aborts with {@code policy}'s backoff, as {@link DatabaseNode#run(RetryPolicy, java.util.function.Function)}
+     * does for a local one. The body may roll the home branch back itself ({@code local().abort()}: no retry,
+     * the remote branches are rolled back too) or throw {@link AbortException} to have everything rolled
+     * back and retried. Other exceptions roll back and propagate.
+     */
+    public <T> TxnResult<T> run(int node, RetryPolicy policy, java.util.function.Function<DistributedTransaction, T> body) {
+        Map<AbortReason, Integer> aborts = new EnumMap<>(AbortReason.class);
+        for (int attempt = 1; ; attempt++) {
+            DistributedTransaction tx = begin(node);
+            T value = null;
+            CommitOutcome outcome;
+            try {
+                value = body.apply(tx);
+                if (tx.isActive() && !tx.local().isActive()) {
+                    outcome = tx.local().outcome(); // the body rolled its home branch back
+                    tx.close();
+                } else {
+                    outcome = tx.isActive() ? tx.commit() : tx.outcome();
+                }
+            } catch (AbortException e) {
+                tx.close();
+                outcome = CommitOutcome.aborted(e.reason());
+            } catch (RuntimeException | Error e) {
+                try {
+                    tx.close();
+                } catch (RuntimeException | Error cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                throw e;
+            }
+            if (outcome.committed()) {
+                return new TxnResult<>(value, outcome, attempt, aborts);
+            }
+            aborts.merge(outcome.reason(), 1, Integer::sum);
+            if (!outcome.reason().isRetryable() || attempt >= policy.maxAttempts()) {
+                return new TxnResult<>(null, outcome, attempt, aborts);
+            }
+            long pause = policy.backoffNanos(attempt);
+            if (pause > 0) {
+                java.util.concurrent.locks.LockSupport.parkNanos(pause);
+            }
+        }
     }
 
     public int nodeCount() {
@@ -188,8 +242,12 @@ public final class PartitionedDatabase implements AutoCloseable {
     }
 
     /**
-     * Stops: branches still waiting are rolled back, the branch threads end, the logs close. The
-     * database itself stays open (its owner closes it).
+     * Stops: branches not prepared are rolled back, prepared ones learn their outcome from their
+     * coordinators (they never decide alone), the branch threads end and the logs close. The database
+     * itself stays open (its owner closes it).
+     *
+     * @throws IllegalStateException if prepared branches still wait after a while: their coordinator is
+     *                               down ({@link #recoverCoordinator}); they keep their locks and their threads
      */
     @Override
     public void close() {
@@ -203,13 +261,20 @@ public final class PartitionedDatabase implements AutoCloseable {
             }
         }
         branchThreads.shutdown();
+        boolean ended;
         try {
-            if (!branchThreads.awaitTermination(30, TimeUnit.SECONDS)) {
-                branchThreads.shutdownNow();
-            }
+            ended = branchThreads.awaitTermination(Math.max(10_000_000_000L, 20 * timeoutNanos), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
-            branchThreads.shutdownNow();
             Thread.currentThread().interrupt();
+            ended = false;
+        }
+        if (!ended) {
+            int inDoubt = 0;
+            for (Participant p : participants) {
+                inDoubt += p.inDoubt();
+            }
+            throw new IllegalStateException(inDoubt + " prepared branch(es) still wait for their coordinator's decision"
+                + " and keep their locks: is a coordinator down? (recoverCoordinator)");
         }
         closeLogs();
     }
@@ -225,7 +290,7 @@ public final class PartitionedDatabase implements AutoCloseable {
     public static final class Builder {
         private final Database database;
         private Path logRoot;
-        private Duration timeout = Duration.ofSeconds(1);
+        private Duration timeout = Duration.ofSeconds(2);
         private TwoPcFaults faults = TwoPcFaults.NONE;
 
         private Builder(Database database) {

@@ -30,14 +30,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class TwoPhaseCommitTest {
+    /** For the cases that wait for a timeout (a lost message, a silent coordinator). */
     private static final Duration SHORT = Duration.ofMillis(50);
+    /** For exact counts: no branch times out and asks (an inquiry is a message too). */
+    private static final Duration LONG = Duration.ofSeconds(60);
     private static final Duration WAIT = Duration.ofSeconds(30);
 
     @TempDir
     Path dir;
 
     private static PartitionedDatabase partitioned(Database db, Path logs, TwoPcFaults faults) {
-        return PartitionedDatabase.builder(db).logDirectory(logs).timeout(SHORT).faults(faults).build();
+        return partitioned(db, logs, faults, SHORT);
+    }
+
+    private static PartitionedDatabase partitioned(Database db, Path logs, TwoPcFaults faults, Duration timeout) {
+        return PartitionedDatabase.builder(db).logDirectory(logs).timeout(timeout).faults(faults).build();
     }
 
     private static CommitOutcome transfer(PartitionedDatabase p, int home, int from, int to, long cents) {
@@ -53,7 +60,7 @@ class TwoPhaseCommitTest {
     @Test
     void aDistributedTransferCostsThreeMessagesAndTwoForcedRecords() throws Exception {
         try (Wal wal = Wal.open(dir.resolve("wal"), Wal.Mode.SYNC); Database db = Bank.database(2, wal);
-             PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+             PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
             Bank.open(db, 1);
             assertTrue(transfer(p, 0, 0, 1, 25_00).committed());
             // read-for-update of the remote row, one prepare, one decision
@@ -88,7 +95,7 @@ class TwoPhaseCommitTest {
 
     @Test
     void aBranchThatOnlyReadDropsOutAtPrepare() throws Exception {
-        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE)) {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
             Bank.open(db, 1);
             DistributedTransaction tx = p.begin(0);
             long remote = tx.read(1, Bank.table(1), 0).getMoney(1);
@@ -256,9 +263,47 @@ class TwoPhaseCommitTest {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> PartitionedDatabase.builder(occ).build());
             assertTrue(e.getMessage().contains("2pl only, not occ"), e.getMessage());
-        } catch (IllegalArgumentException | IllegalStateException noOcc) {
-            // occ is not on this module's test class path: the refusal is then the engine's
-            assertTrue(noOcc.getMessage().contains("occ"), noOcc.getMessage());
+        }
+    }
+
+    @Test
+    void aConflictOnTheHomeBranchReleasesTheRemoteBranchAtOnce() throws Exception {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            var n0 = db.node(0);
+            io.selcc.engine.Transaction holder = n0.begin();
+            assertTrue(holder.update(n0.table(Bank.table(0)), 0, row -> row.setLong(2, 7)));
+            DistributedTransaction tx = p.begin(0);
+            assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 0)));
+            assertEquals(1, p.branches(1));
+            AbortException e = assertThrows(AbortException.class,
+                () -> tx.update(0, Bank.table(0), 0, row -> row.setMoney(1, 0)));
+            assertEquals(AbortReason.LOCK_CONFLICT, e.reason());
+            assertEquals(0, p.branches(1), "the remote branch was rolled back with the home one, not at its timeout");
+            holder.abort();
+            assertEquals(Bank.START, Bank.balance(db, 1, 0));
+            assertEquals(0, p.stats().unilateralAborts());
+        }
+    }
+
+    @Test
+    void aVoteThatThrowsRollsTheHomeBranchBackAndTheParticipantsLearnAbort() throws Exception {
+        TwoPcFaults broken = new TwoPcFaults() {
+            @Override
+            public CoordinatorDeath coordinatorDeath(int coordinator, long gtid) {
+                throw new IllegalStateException("planted: the fault hook fails");
+            }
+        };
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, broken)) {
+            Bank.open(db, 1);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> transfer(p, 0, 0, 1, 10_00));
+            assertTrue(e.getMessage().contains("planted"), e.getMessage());
+            assertTrue(p.awaitIdle(1, WAIT), "the prepared participant asked and was told abort");
+            assertEquals(Bank.START, Bank.balance(db, 0, 0));
+            assertEquals(Bank.START, Bank.balance(db, 1, 0));
+            var n0 = db.node(0);
+            assertTrue(n0.run(tx -> tx.update(n0.table(Bank.table(0)), 0, row -> row.setLong(2, 1))).committed(),
+                "the home branch released its latch");
         }
     }
 }

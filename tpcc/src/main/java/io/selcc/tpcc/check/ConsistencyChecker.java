@@ -47,6 +47,8 @@ public final class ConsistencyChecker {
 
     private final DatabaseNode node;
     private final int warehouses;
+    /** The table sets to scan: {@link TpccSchema#SHARED}, or every partition's. */
+    private final int[] sets;
 
     private final Map<Integer, WarehouseAgg> warehouseAggs = new TreeMap<>();
     private final Map<Long, DistrictAgg> districtAggs = new TreeMap<>();
@@ -61,11 +63,31 @@ public final class ConsistencyChecker {
      * @param warehouses the warehouses 1..W that must exist
      */
     public ConsistencyChecker(DatabaseNode node, int warehouses) {
+        this(node, warehouses, 0);
+    }
+
+    /**
+     * A checker of partitioned mode's tables when {@code partitions} is above 0: the conditions hold over
+     * every partition's rows together (a Payment's HISTORY row lives in the paying warehouse's partition,
+     * its customer possibly in another's).
+     */
+    public ConsistencyChecker(DatabaseNode node, int warehouses, int partitions) {
         if (warehouses < 1) {
             throw new IllegalArgumentException("warehouses must be >= 1: warehouses=" + warehouses);
         }
+        if (partitions < 0) {
+            throw new IllegalArgumentException("partitions must be >= 0: partitions=" + partitions);
+        }
         this.node = node;
         this.warehouses = warehouses;
+        this.sets = partitions == 0 ? new int[] {TpccSchema.SHARED} : java.util.stream.IntStream.range(0, partitions).toArray();
+    }
+
+    /** Scans the heap of table {@code base} in every set. */
+    private void scanAll(String base, io.selcc.storage.HeapTable.TupleConsumer scanner) {
+        for (int set : sets) {
+            node.table(TpccSchema.name(base, set)).heap().scan(scanner);
+        }
     }
 
     /** Scans all tables, evaluates the twelve conditions and checks the indexes. Run on a quiesced database. */
@@ -98,7 +120,11 @@ public final class ConsistencyChecker {
         results.add(condition10());
         results.add(condition11());
         results.add(condition12());
-        results.add(new IndexHeapCheck(node, TpccSchema.tables().stream().map(TableDefinition::name).toList()).run());
+        List<String> names = new ArrayList<>();
+        for (int set : sets) {
+            TpccSchema.tables(set).forEach(t -> names.add(t.name()));
+        }
+        results.add(new IndexHeapCheck(node, names).run());
         CheckReport report = new CheckReport(results);
         clear();
         return report;
@@ -107,7 +133,7 @@ public final class ConsistencyChecker {
     // ------------------------------------------------------------------ scans
 
     private void scanWarehouses() {
-        node.table(Warehouse.TABLE).heap().scan((rid, row) -> {
+        scanAll(Warehouse.TABLE, (rid, row) -> {
             WarehouseAgg a = warehouse(row.getInt(Warehouse.W_ID));
             a.rows++;
             a.ytd = row.getMoney(Warehouse.W_YTD);
@@ -115,7 +141,7 @@ public final class ConsistencyChecker {
     }
 
     private void scanDistricts() {
-        node.table(District.TABLE).heap().scan((rid, row) -> {
+        scanAll(District.TABLE, (rid, row) -> {
             DistrictAgg a = district(row.getInt(District.D_W_ID), row.getInt(District.D_ID));
             a.rows++;
             a.ytd = row.getMoney(District.D_YTD);
@@ -124,7 +150,7 @@ public final class ConsistencyChecker {
     }
 
     private void scanCustomers() {
-        node.table(Customer.TABLE).heap().scan((rid, row) -> {
+        scanAll(Customer.TABLE, (rid, row) -> {
             CustomerAgg a = customer(row.getInt(Customer.C_W_ID), row.getInt(Customer.C_D_ID), row.getInt(Customer.C_ID));
             a.rows++;
             a.balance = row.getMoney(Customer.C_BALANCE);
@@ -133,7 +159,7 @@ public final class ConsistencyChecker {
     }
 
     private void scanOrders() {
-        node.table(Order.TABLE).heap().scan((rid, row) -> {
+        scanAll(Order.TABLE, (rid, row) -> {
             int w = row.getInt(Order.O_W_ID);
             int d = row.getInt(Order.O_D_ID);
             int o = row.getInt(Order.O_ID);
@@ -153,7 +179,7 @@ public final class ConsistencyChecker {
     }
 
     private void scanNewOrders() {
-        node.table(NewOrder.TABLE).heap().scan((rid, row) -> {
+        scanAll(NewOrder.TABLE, (rid, row) -> {
             int w = row.getInt(NewOrder.NO_W_ID);
             int d = row.getInt(NewOrder.NO_D_ID);
             int o = row.getInt(NewOrder.NO_O_ID);
@@ -171,7 +197,7 @@ public final class ConsistencyChecker {
     }
 
     private void scanOrderLines() {
-        node.table(OrderLine.TABLE).heap().scan((rid, row) -> {
+        scanAll(OrderLine.TABLE, (rid, row) -> {
             int w = row.getInt(OrderLine.OL_W_ID);
             int d = row.getInt(OrderLine.OL_D_ID);
             int o = row.getInt(OrderLine.OL_O_ID);
@@ -196,7 +222,7 @@ public final class ConsistencyChecker {
     }
 
     private void scanHistory() {
-        node.table(History.TABLE).heap().scan((rid, row) -> {
+        scanAll(History.TABLE, (rid, row) -> {
             long amount = row.getMoney(History.H_AMOUNT);
             int w = row.getInt(History.H_W_ID);
             warehouse(w).historyAmount += amount;

@@ -15,10 +15,23 @@ import io.selcc.tpcc.TpccRandom;
  * @param waitTimes whether terminals wait the spec's keying and think times (off: back to back)
  * @param constants NURand constants (the run's C values; C_LAST's load value is the loader's)
  * @param retry how conflict aborts are retried
+ * @param crossPartitionPercent the share of New-Orders with a line supplied by another compute node's
+ *                              warehouse ({@link io.selcc.tpcc.txn.InputGenerator#crossPartition}), or -1
+ *                              for the spec's 1% remote lines
  */
 public record DriverConfig(int warehouses, int terminalsPerNode, long durationNanos, long warmupNanos, long seed,
-                           Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry) {
+                           Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry,
+                           int crossPartitionPercent) {
+    /** A run with the spec's remote New-Order lines. */
+    public DriverConfig(int warehouses, int terminalsPerNode, long durationNanos, long warmupNanos, long seed,
+                        Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry) {
+        this(warehouses, terminalsPerNode, durationNanos, warmupNanos, seed, mix, waitTimes, constants, retry, -1);
+    }
+
     public DriverConfig {
+        if (crossPartitionPercent < -1 || crossPartitionPercent > 100) {
+            throw new IllegalArgumentException("cross-partition share must be 0..100 (or -1): " + crossPartitionPercent);
+        }
         if (warehouses < 1) {
             throw new IllegalArgumentException("warehouses must be >= 1: warehouses=" + warehouses);
         }

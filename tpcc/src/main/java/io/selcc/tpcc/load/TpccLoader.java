@@ -62,6 +62,8 @@ public final class TpccLoader {
     private final TpccRandom.Constants constants;
     private final int threadsPerNode;
     private final PrintStream progress;
+    /** 0: fully-shared mode's one set of tables; else partitioned mode with this many partitions. */
+    private final int partitions;
     private final LongAdder[] rows = new LongAdder[LoadTables.COUNT];
 
     /**
@@ -74,6 +76,26 @@ public final class TpccLoader {
      */
     public TpccLoader(Database db, int warehouses, long seed, TpccRandom.Constants constants, int threadsPerNode,
                       PrintStream progress) {
+        this(db, warehouses, seed, constants, threadsPerNode, progress, 0);
+    }
+
+    /**
+     * A loader for partitioned mode when {@code partitions} is above 0: compute node {@code p} loads the
+     * tables of partition {@code p} ({@link TpccSchema#define(Database.Builder, int)}) with the warehouses
+     * it owns ({@link TpccSchema#owner}) and its own copy of ITEM, so no node caches a line of another's
+     * partition. The rows are the same as fully-shared mode's.
+     */
+    public TpccLoader(Database db, int warehouses, long seed, TpccRandom.Constants constants, int threadsPerNode,
+                      PrintStream progress, int partitions) {
+        if (partitions < 0 || partitions > 0 && partitions != db.computeNodeCount()) {
+            throw new IllegalArgumentException("partitions must be 0 or the number of compute nodes ("
+                + db.computeNodeCount() + "): partitions=" + partitions);
+        }
+        if (partitions > warehouses) {
+            throw new IllegalArgumentException("more partitions than warehouses: partitions=" + partitions
+                + " warehouses=" + warehouses);
+        }
+        this.partitions = partitions;
         if (warehouses < 1 || warehouses > TpccSchema.MAX_WAREHOUSES) {
             throw new IllegalArgumentException("warehouses out of range: warehouses=" + warehouses + " (1.."
                 + TpccSchema.MAX_WAREHOUSES + ")");
@@ -103,15 +125,24 @@ public final class TpccLoader {
         long startNanos = System.nanoTime();
         long loadTimeMicros = System.currentTimeMillis() * 1_000;
         PopulationGenerator generator = new PopulationGenerator(seed, constants, loadTimeMicros);
-        Queue<LoadUnit> units = new ConcurrentLinkedQueue<>(units());
         int nodes = db.computeNodeCount();
+        List<Queue<LoadUnit>> queues = new ArrayList<>();
+        if (partitions == 0) {
+            queues.add(new ConcurrentLinkedQueue<>(units(TpccSchema.SHARED)));
+        } else {
+            for (int p = 0; p < partitions; p++) {
+                queues.add(new ConcurrentLinkedQueue<>(units(p)));
+            }
+        }
         int threads = nodes * threadsPerNode;
         CountDownLatch done = new CountDownLatch(threads);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             DatabaseNode node = db.node(t % nodes);
-            Worker worker = new Worker(node, generator, units, failure);
+            int partition = partitions == 0 ? TpccSchema.SHARED : t % nodes;
+            Queue<LoadUnit> units = queues.get(partitions == 0 ? 0 : partition);
+            Worker worker = new Worker(node, partition, generator, units, failure);
             workers.add(EngineThread.start("tpcc-load-n" + (t % nodes) + "-t" + (t / nodes), () -> {
                 try {
                     worker.run();
@@ -141,7 +172,7 @@ public final class TpccLoader {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             failure.compareAndSet(null, e);
-            units.clear();
+            queues.forEach(Queue::clear);
         }
         Throwable error = failure.get();
         if (error != null) {
@@ -154,7 +185,10 @@ public final class TpccLoader {
             throw new IllegalStateException("load failed: " + error, error);
         }
         long millis = (System.nanoTime() - startNanos) / 1_000_000;
-        long memory = heapBytes(db.node(0));
+        long memory = 0;
+        for (int p = partitions == 0 ? TpccSchema.SHARED : 0; p < Math.max(partitions, 0); p++) {
+            memory += heapBytes(db.node(0), p);
+        }
         long shared = db.cluster().gclsInUse() * db.node(0).computeNode().gclSize();
         long total = totalRows();
         print("load: done warehouses=%d rows=%,d in %.1f s (%,.0f rows/s); shared memory in use %.1f MiB: heap pages"
@@ -166,11 +200,19 @@ public final class TpccLoader {
 
     /** All units, biggest first so the small ones fill the tail. */
     List<LoadUnit> units() {
+        return units(TpccSchema.SHARED);
+    }
+
+    /** The units of {@code partition}'s tables (every one for {@link TpccSchema#SHARED}), biggest first. */
+    List<LoadUnit> units(int partition) {
         List<LoadUnit> units = new ArrayList<>();
         for (int chunk = 0; chunk < LoadUnit.ITEMS / LoadUnit.CHUNK; chunk++) {
             units.add(new LoadUnit(LoadUnit.Kind.ITEMS, 0, 0, chunk));
         }
         for (int w = 1; w <= warehouses; w++) {
+            if (partition != TpccSchema.SHARED && TpccSchema.owner(w, partitions) != partition) {
+                continue;
+            }
             units.add(new LoadUnit(LoadUnit.Kind.WAREHOUSE, w, 0, 0));
             for (int chunk = 0; chunk < LoadUnit.ITEMS / LoadUnit.CHUNK; chunk++) {
                 units.add(new LoadUnit(LoadUnit.Kind.STOCK, w, 0, chunk));
@@ -199,10 +241,10 @@ public final class TpccLoader {
         return total;
     }
 
-    private static long heapBytes(DatabaseNode node) {
+    private static long heapBytes(DatabaseNode node, int partition) {
         long pages = 0;
         for (String name : LoadTables.NAMES) {
-            pages += node.table(name).heap().pageCount();
+            pages += node.table(TpccSchema.name(name, partition)).heap().pageCount();
         }
         return pages * node.computeNode().gclSize();
     }
@@ -228,14 +270,14 @@ public final class TpccLoader {
         private BulkLoad load;
         private LoadUnit unit;
 
-        Worker(DatabaseNode node, PopulationGenerator generator, Queue<LoadUnit> units,
+        Worker(DatabaseNode node, int partition, PopulationGenerator generator, Queue<LoadUnit> units,
                AtomicReference<Throwable> failure) {
             this.node = node;
             this.generator = generator;
             this.units = units;
             this.failure = failure;
             for (int t = 0; t < LoadTables.COUNT; t++) {
-                tables[t] = node.table(LoadTables.NAMES[t]);
+                tables[t] = node.table(TpccSchema.name(LoadTables.NAMES[t], partition));
             }
         }
 

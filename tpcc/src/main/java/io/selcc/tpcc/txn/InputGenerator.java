@@ -17,6 +17,9 @@ public final class InputGenerator {
     static final int DISTRICTS = 10;
 
     private final TpccRandom random;
+    /** With {@link #crossPartition}: the compute nodes the warehouses are spread over, and the share; else -1. */
+    private int partitions = -1;
+    private int crossPercent = -1;
     private final int warehouses;
 
     /** @param warehouses the active warehouses, 1..W; remote choices range over them */
@@ -44,11 +47,59 @@ public final class InputGenerator {
         int[] quantities = new int[olCnt];
         for (int i = 0; i < olCnt; i++) {
             items[i] = i == olCnt - 1 && rbk == 1 ? UNUSED_ITEM_ID : random.itemId();
-            int x = random.uniform(1, 100);
-            supply[i] = x == 1 && warehouses > 1 ? otherWarehouse(homeW) : homeW;
+            if (crossPercent < 0) {
+                int x = random.uniform(1, 100);
+                supply[i] = x == 1 && warehouses > 1 ? otherWarehouse(homeW) : homeW;
+            } else {
+                supply[i] = homeW;
+            }
             quantities[i] = random.uniform(1, 10);
         }
+        if (crossPercent >= 0 && random.uniform(1, 100) <= crossPercent) {
+            supply[random.uniform(0, olCnt - 1)] = otherPartitionWarehouse(homeW);
+        }
         return new NewOrderInput(homeW, d, c, items, supply, quantities, nowMicros);
+    }
+
+    /**
+     * Replaces New-Order's remote lines ([SPEC] 2.4.1.5: each line remote with probability 1%) with the
+     * partitioning experiment's knob: {@code percent}% of New-Orders have one line (at a random position)
+     * supplied by a warehouse another of the {@code partitions} compute nodes owns
+     * ({@link io.selcc.tpcc.TpccSchema#owner}), the others are all local. Fully-shared and partitioned mode
+     * draw the same orders from the same seed. Call before the first input.
+     *
+     * @throws IllegalArgumentException if the percentage is outside 0..100, or a cross-partition order is
+     *                                  asked for while one node owns every warehouse
+     */
+    public InputGenerator crossPartition(int partitions, int percent) {
+        if (percent < 0 || percent > 100) {
+            throw new IllegalArgumentException("cross-partition share must be 0..100: " + percent);
+        }
+        if (partitions < 1 || percent > 0 && Math.min(partitions, warehouses) < 2) {
+            throw new IllegalArgumentException("cross-partition orders need warehouses on two compute nodes or more:"
+                + " partitions=" + partitions + " warehouses=" + warehouses);
+        }
+        this.partitions = partitions;
+        this.crossPercent = percent;
+        return this;
+    }
+
+    /** Uniform over the warehouses another partition than {@code homeW}'s owns. */
+    private int otherPartitionWarehouse(int homeW) {
+        int home = io.selcc.tpcc.TpccSchema.owner(homeW, partitions);
+        int others = 0;
+        for (int w = 1; w <= warehouses; w++) {
+            if (io.selcc.tpcc.TpccSchema.owner(w, partitions) != home) {
+                others++;
+            }
+        }
+        int pick = random.uniform(1, others);
+        for (int w = 1; w <= warehouses; w++) {
+            if (io.selcc.tpcc.TpccSchema.owner(w, partitions) != home && --pick == 0) {
+                return w;
+            }
+        }
+        throw new IllegalStateException("no warehouse of another partition: homeW=" + homeW);
     }
 
     /**

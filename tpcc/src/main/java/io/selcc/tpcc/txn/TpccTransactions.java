@@ -87,18 +87,27 @@ public final class TpccTransactions {
      */
     private final ConcurrentHashMap<Integer, Integer> deliveryFloors = new ConcurrentHashMap<>();
 
+    /** The profiles over fully-shared mode's tables. */
     public TpccTransactions(DatabaseNode node) {
-        this.warehouses = node.table(Warehouse.TABLE);
-        this.districts = node.table(District.TABLE);
-        this.customers = node.table(Customer.TABLE);
-        this.history = node.table(History.TABLE);
-        this.newOrders = node.table(NewOrder.TABLE);
-        this.orders = node.table(Order.TABLE);
-        this.orderLines = node.table(OrderLine.TABLE);
-        this.items = node.table(Item.TABLE);
-        this.stock = node.table(Stock.TABLE);
-        this.customersByLastName = node.index(Customer.BY_LAST_NAME);
-        this.ordersByCustomer = node.index(Order.BY_CUSTOMER);
+        this(node, TpccSchema.SHARED);
+    }
+
+    /**
+     * The profiles over {@code partition}'s set of tables ({@link TpccSchema#SHARED}: fully-shared mode's);
+     * rows of a warehouse outside it are reached through the {@link WarehouseRouter} each call gets.
+     */
+    public TpccTransactions(DatabaseNode node, int partition) {
+        this.warehouses = node.table(TpccSchema.name(Warehouse.TABLE, partition));
+        this.districts = node.table(TpccSchema.name(District.TABLE, partition));
+        this.customers = node.table(TpccSchema.name(Customer.TABLE, partition));
+        this.history = node.table(TpccSchema.name(History.TABLE, partition));
+        this.newOrders = node.table(TpccSchema.name(NewOrder.TABLE, partition));
+        this.orders = node.table(TpccSchema.name(Order.TABLE, partition));
+        this.orderLines = node.table(TpccSchema.name(OrderLine.TABLE, partition));
+        this.items = node.table(TpccSchema.name(Item.TABLE, partition));
+        this.stock = node.table(TpccSchema.name(Stock.TABLE, partition));
+        this.customersByLastName = node.index(TpccSchema.name(Customer.BY_LAST_NAME, partition));
+        this.ordersByCustomer = node.index(TpccSchema.name(Order.BY_CUSTOMER, partition));
         int nodeId = node.computeNode().nodeId();
         int instance = INSTANCES.getAndIncrement();
         if (nodeId < 0 || nodeId > 0x3FF || instance > 0xFFF) {
@@ -146,6 +155,14 @@ public final class TpccTransactions {
      * wrote stays, D_NEXT_O_ID included ([SPEC] 2.4.2.3).
      */
     public NewOrderResult newOrder(Transaction tx, NewOrderInput in) {
+        return newOrder(tx, null, in);
+    }
+
+    /**
+     * {@link #newOrder(Transaction, NewOrderInput)} with the stock of a supply warehouse that is not
+     * local reached through {@code router} (null: every warehouse is local).
+     */
+    public NewOrderResult newOrder(Transaction tx, WarehouseRouter router, NewOrderInput in) {
         int w = in.w();
         int d = in.d();
         int[] warehouseTax = new int[1];
@@ -213,7 +230,9 @@ public final class TpccTransactions {
 
             OrderLineWork work = lineWork;
             work.prepare(orderId, d, w, number, itemId, supplyW, quantity, remote);
-            found = tx.update(stock, Stock.key(supplyW, itemId), work.stockUpdate);
+            found = router == null || router.isLocal(supplyW)
+                ? tx.update(stock, Stock.key(supplyW, itemId), work.stockUpdate)
+                : router.update(Stock.TABLE, supplyW, Stock.key(supplyW, itemId), work.stockUpdate);
             requireFound(found, "stock", supplyW, itemId, 0);
             long amount = quantity * price;
             work.amount = amount;
@@ -332,6 +351,14 @@ public final class TpccTransactions {
      * H_DATA = W_NAME + 4 spaces + D_NAME.
      */
     public PaymentResult payment(Transaction tx, PaymentInput in) {
+        return payment(tx, null, in);
+    }
+
+    /**
+     * {@link #payment(Transaction, PaymentInput)} with a customer of a warehouse that is not local
+     * reached through {@code router} (null: every warehouse is local).
+     */
+    public PaymentResult payment(Transaction tx, WarehouseRouter router, PaymentInput in) {
         int w = in.w();
         int d = in.d();
         long amount = in.amountCents();
@@ -350,8 +377,10 @@ public final class TpccTransactions {
         int cW = in.customerW();
         int cD = in.customerD();
         // By id the update below finds the row (or reports it missing): no separate read of it first.
-        int c = in.byLastName() ? customerIdByLastName(tx, cW, cD, in.lastNameNumber()) : in.customerId();
-        found = tx.update(customers, Customer.key(cW, cD, c), row -> {
+        boolean localCustomer = router == null || router.isLocal(cW);
+        int c = in.byLastName() ? customerIdByLastName(tx, localCustomer ? null : router, cW, cD, in.lastNameNumber())
+            : in.customerId();
+        Consumer<TupleView> pay = row -> {
             row.setMoney(Customer.C_BALANCE, row.getMoney(Customer.C_BALANCE) - amount);
             row.setMoney(Customer.C_YTD_PAYMENT, row.getMoney(Customer.C_YTD_PAYMENT) + amount);
             row.setInt(Customer.C_PAYMENT_CNT, row.getInt(Customer.C_PAYMENT_CNT) + 1);
@@ -359,7 +388,9 @@ public final class TpccTransactions {
                 String data = paymentData(c, cD, cW, d, w, amount) + row.getString(Customer.C_DATA);
                 row.setString(Customer.C_DATA, data.length() > C_DATA_LENGTH ? data.substring(0, C_DATA_LENGTH) : data);
             }
-        });
+        };
+        found = localCustomer ? tx.update(customers, Customer.key(cW, cD, c), pay)
+            : router.update(Customer.TABLE, cW, Customer.key(cW, cD, c), pay);
         requireFound(found, "customer", cW, cD, c);
 
         long historyId = History.id(historyOrigin, historySequence.getAndIncrement());
@@ -377,7 +408,7 @@ public final class TpccTransactions {
         }, historyId, w, d);
 
         PaymentResult[] result = new PaymentResult[1];
-        found = tx.read(customers, Customer.key(cW, cD, c), customer -> {
+        RowReader show = customer -> {
             String credit = customer.getString(Customer.C_CREDIT);
             String shown = null;
             if ("BC".equals(credit)) {
@@ -389,7 +420,9 @@ public final class TpccTransactions {
                 customer.getMoney(Customer.C_CREDIT_LIM), customer.getInt(Customer.C_DISCOUNT),
                 customer.getMoney(Customer.C_BALANCE), customer.getMoney(Customer.C_YTD_PAYMENT),
                 customer.getInt(Customer.C_PAYMENT_CNT), shown, amount, historyId);
-        });
+        };
+        found = localCustomer ? tx.read(customers, Customer.key(cW, cD, c), show)
+            : router.read(Customer.TABLE, cW, Customer.key(cW, cD, c), show);
         requireFound(found, "customer", cW, cD, c);
         return result[0];
     }
@@ -598,14 +631,24 @@ public final class TpccTransactions {
      * (three on average, 650 bytes each) was most of what a Payment allocated.
      */
     int customerIdByLastName(Transaction tx, int w, int d, int lastNameNumber) {
+        return customerIdByLastName(tx, null, w, d, lastNameNumber);
+    }
+
+    /** {@link #customerIdByLastName(Transaction, int, int, int)} on another partition when {@code remote} is not null. */
+    private int customerIdByLastName(Transaction tx, WarehouseRouter remote, int w, int d, int lastNameNumber) {
         List<Namesake> matches = new ArrayList<>(4);
         long key = Customer.lastNameKey(w, d, lastNameNumber);
-        tx.readRange(customersByLastName, key, key, ALL, row -> {
+        io.selcc.engine.RowVisitor collect = row -> {
             if (LastNames.number(row, Customer.C_LAST) == lastNameNumber) {
                 matches.add(new Namesake(row.getString(Customer.C_FIRST), row.getInt(Customer.C_ID)));
             }
             return true;
-        });
+        };
+        if (remote == null) {
+            tx.readRange(customersByLastName, key, key, ALL, collect);
+        } else {
+            remote.scan(Customer.BY_LAST_NAME, w, key, key, ALL, collect);
+        }
         if (matches.isEmpty()) {
             throw new IllegalStateException("no customer with last name: w=" + w + " d=" + d + " c_last="
                 + LastNames.name(lastNameNumber));
