@@ -66,6 +66,19 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " Default: ${DEFAULT-VALUE}.")
     private String wal;
 
+    @Option(names = "--mode", paramLabel = "shared|partitioned", defaultValue = "shared",
+        description = "shared: every compute node reads and writes all data through its SELCC cache (no 2PC)."
+            + " partitioned: each compute node owns the warehouses w with (w-1) mod N = its id, in tables of its"
+            + " own; work on another node's rows is shipped to it and commits by two-phase commit (2pl only)."
+            + " Default: ${DEFAULT-VALUE}.")
+    private String mode;
+
+    @Option(names = "--distribution", paramLabel = "P",
+        description = "Percent (0-100) of New-Orders with one line supplied by a warehouse another compute node"
+            + " owns (cross-partition), the others all local; replaces the spec's 1% remote lines. Both --mode"
+            + " values draw the same orders. Default: the spec's remote lines.")
+    private Integer distribution;
+
     @Option(names = "--checkpoint-every", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
         description = "With --data-dir: also write a checkpoint every DURATION while the terminals run (recovery"
             + " then replays only the log after the newest). Default: only at the end.")
@@ -126,6 +139,32 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         RunSettings run = runOptions.settings(spec.commandLine());
+        boolean partitionedMode = switch (mode) {
+            case "shared" -> false;
+            case "partitioned" -> true;
+            default -> throw Flags.invalid(spec.commandLine(), "--mode", mode, "must be shared or partitioned");
+        };
+        if (distribution != null) {
+            Flags.require(distribution >= 0 && distribution <= 100, spec.commandLine(), "--distribution", distribution,
+                "must be a percentage, 0-100");
+            Flags.require(distribution == 0 || cluster.computeNodes() >= 2, spec.commandLine(), "--distribution",
+                distribution, "needs two or more compute nodes (--compute-nodes) to cross between");
+            Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--distribution", distribution,
+                "needs a warehouse per compute node: --warehouses " + tpcc.warehouses + " < --compute-nodes "
+                    + cluster.computeNodes());
+        }
+        if (partitionedMode) {
+            Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
+                "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
+                    + tpcc.warehouses);
+            Flags.require("2pl".equals(tpcc.cc), spec.commandLine(), "--mode", mode,
+                "runs --cc 2pl only (a read-only branch releases at prepare; OCC and TO branches would validate"
+                    + " at different moments), not " + tpcc.cc);
+            Flags.require(tpcc.dataDir == null, spec.commandLine(), "--mode", mode,
+                "does not keep a --data-dir yet: it runs on a fresh load");
+            Flags.require(crashNode == null, spec.commandLine(), "--mode", mode, "cannot be combined with --crash-node");
+        }
+        int partitions = partitionedMode ? cluster.computeNodes() : 0;
         if (crashAfter != null) {
             io.selcc.cli.Flags.require(crashNode != null, spec.commandLine(), "--crash-after", crashAfter,
                 "needs --crash-node");
@@ -161,7 +200,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
         });
         DriverConfig config = new DriverConfig(tpcc.warehouses, cluster.threads(), run.durationNanos(),
-            run.warmupNanos(), run.seed(), weights, waitTimes, constants, retry);
+            run.warmupNanos(), run.seed(), weights, waitTimes, constants, retry, distribution == null ? -1 : distribution);
         if (tpcc.memoryPerNode == 0) {
             tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc,
                 (run.durationNanos() + run.warmupNanos()) / 1e9);
@@ -174,11 +213,11 @@ public final class TpccRunCommand implements Callable<Integer> {
             throw new io.selcc.cli.CliFailure("cannot open the log: " + e.getMessage(), e);
         }
         boolean checkpointed = false;
-        try (log; Database db = TpccSetup.open(cluster, tpcc, null)) {
+        try (log; Database db = TpccSetup.open(cluster, tpcc, null, partitions)) {
             if (stored != null) {
                 DataDir.recover(db, tpcc.dataDir, out, err);
             } else {
-                TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out);
+                TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out, partitions);
             }
             if (log.wal() != null) {
                 db.startLogging(log.wal()); // after the load or the replay: neither is logged again
@@ -196,6 +235,20 @@ public final class TpccRunCommand implements Callable<Integer> {
                 long after = crashAfter != null ? crashAfter.toNanos() : (run.durationNanos() + run.warmupNanos()) / 3;
                 crash = new CrashAgent(db, crashNode, after);
             }
+            io.selcc.twopc.PartitionedDatabase partitioned = null;
+            if (partitionedMode) {
+                // Opening every table and the load's report cached other partitions' lines: empty the caches,
+                // so from here on no node holds a line of another's partition.
+                db.writeBackCaches();
+                io.selcc.twopc.PartitionedDatabase.Builder b = io.selcc.twopc.PartitionedDatabase.builder(db);
+                if (log.temporaryDirectory() != null) {
+                    b.logDirectory(log.temporaryDirectory()); // the 2PC records are forced beside the commit log
+                }
+                partitioned = b.build();
+                out.printf("partitioned mode: %d partitions, warehouse w on compute node (w-1) mod %d; 2PC records %s%n",
+                    partitions, partitions, log.temporaryDirectory() != null ? "forced into " + log.temporaryDirectory()
+                        : "kept in memory (--wal off)");
+            }
             db.cluster().resetCounters();
             out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
                 run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
@@ -204,6 +257,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             TpccDriver driver = new TpccDriver(db, config, progress);
             if (log.forces()) {
                 driver.reportDurableNewOrders();
+            }
+            if (partitioned != null) {
+                driver.partitioned(partitioned);
             }
             DriverResult result;
             if (crash != null) {
@@ -234,9 +290,17 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);
-            CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out) : null;
+            ModeReport modeReport = ModeReport.of(db, partitioned, mode, distribution);
+            if (partitioned != null) {
+                partitioned.close(); // every branch ended: the check reads a quiet database
+            }
+            modeReport.print(out);
+            CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out, partitions) : null;
             if (run.json() != null) {
-                JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check, log::json));
+                JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check, json -> {
+                    log.json(json);
+                    modeReport.json(json);
+                }));
                 out.println("wrote " + run.json());
             }
             if (stored != null) {

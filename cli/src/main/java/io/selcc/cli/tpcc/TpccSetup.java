@@ -113,7 +113,12 @@ final class TpccSetup {
 
     /** The database, logging its commits into {@code logs} unless it is null. */
     static Database open(ClusterSettings cluster, TpccOptions options, CommitLog.Factory logs) {
-        Database.Builder builder = TpccSchema.define(Database.builder()).cc(options.cc).commitLog(logs);
+        return open(cluster, options, logs, 0);
+    }
+
+    /** {@link #open(ClusterSettings, TpccOptions, CommitLog.Factory)} with one table set per compute node when {@code partitions} > 0. */
+    static Database open(ClusterSettings cluster, TpccOptions options, CommitLog.Factory logs, int partitions) {
+        Database.Builder builder = TpccSchema.define(Database.builder(), partitions).cc(options.cc).commitLog(logs);
         builder.clusterSettings()
             .accessMode(cluster.access())
             .computeNodes(cluster.computeNodes())
@@ -129,6 +134,12 @@ final class TpccSetup {
 
     static LoadReport load(Database db, ClusterSettings cluster, TpccOptions options, long seed,
                            TpccRandom.Constants constants, PrintWriter out) {
+        return load(db, cluster, options, seed, constants, out, 0);
+    }
+
+    /** Loads fully-shared mode's tables, or with {@code partitions} > 0 each compute node's partition. */
+    static LoadReport load(Database db, ClusterSettings cluster, TpccOptions options, long seed,
+                           TpccRandom.Constants constants, PrintWriter out, int partitions) {
         out.printf(Locale.ROOT, "loading %d warehouse(s) with cc=%s on %d compute node(s) x %d thread(s), seed %d,"
                 + " C_LAST load/run %d/%d, C_ID %d, OL_I_ID %d%n", options.warehouses, options.cc,
             cluster.computeNodes(), cluster.threads(), seed, constants.cLastLoad(), constants.cLastRun(),
@@ -137,7 +148,7 @@ final class TpccSetup {
         PrintStream progress = printStream(out);
         LoadReport report;
         try {
-            report = new TpccLoader(db, options.warehouses, seed, constants, cluster.threads(), progress).load();
+            report = new TpccLoader(db, options.warehouses, seed, constants, cluster.threads(), progress, partitions).load();
         } catch (SharedMemoryFullException e) {
             throw new CliFailure("shared memory is full while loading " + options.warehouses + " warehouse(s): raise"
                 + " --memory (now " + mebibytes(memoryPerNode(cluster, options)) + " per memory node)", e);
@@ -202,7 +213,12 @@ final class TpccSetup {
     }
 
     static CheckReport check(Database db, int warehouses, PrintWriter out) {
-        CheckReport report = new ConsistencyChecker(db.liveNode(), warehouses).check();
+        return check(db, warehouses, out, 0);
+    }
+
+    /** The consistency check over fully-shared mode's tables, or every partition's when {@code partitions} > 0. */
+    static CheckReport check(Database db, int warehouses, PrintWriter out, int partitions) {
+        CheckReport report = new ConsistencyChecker(db.liveNode(), warehouses, partitions).check();
         for (ConditionResult condition : report.conditions()) {
             String what = condition.condition().isSpecCondition()
                 ? String.format(Locale.ROOT, "consistency condition %2d", condition.number())

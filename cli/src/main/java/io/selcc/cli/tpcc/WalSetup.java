@@ -61,6 +61,11 @@ final class WalSetup implements AutoCloseable {
         return mode == Wal.Mode.SYNC;
     }
 
+    /** The temporary directory the logs go into, or null (none, or a data directory's). */
+    Path temporaryDirectory() {
+        return directory;
+    }
+
     /** The log group to give the database, or null with {@code --wal off}. */
     Wal wal() {
         return wal;

@@ -78,6 +78,8 @@ public final class TpccDriver {
     /** Whether progress lines end with durable=N (a commit returns only once durable: --wal sync). */
     private boolean durableProgress;
     private final Map<TxnType, LongAdder> liveAborts = new EnumMap<>(TxnType.class);
+    /** Partitioned mode: each node's terminals run in its partition and reach others through 2PC; null: shared. */
+    private io.selcc.twopc.PartitionedDatabase partitioned;
 
     /**
      * Ends each progress line with {@code durable=N}: the New-Orders (rollbacks excluded) committed since
@@ -86,6 +88,24 @@ public final class TpccDriver {
      */
     public TpccDriver reportDurableNewOrders() {
         this.durableProgress = true;
+        return this;
+    }
+
+    /**
+     * Runs in partitioned mode over {@code partitions} (of this driver's database, loaded with one table
+     * set per compute node): a terminal's home warehouse is one its node owns, its transactions begin
+     * there, and rows of another node's warehouses are reached through two-phase commit. Call before
+     * {@link #run}.
+     */
+    public TpccDriver partitioned(io.selcc.twopc.PartitionedDatabase partitions) {
+        if (partitions.database() != db) {
+            throw new IllegalArgumentException("partitioned mode of another database");
+        }
+        if (config.warehouses() < db.computeNodeCount()) {
+            throw new IllegalArgumentException("partitioned mode needs a warehouse per compute node: warehouses="
+                + config.warehouses() + " computeNodes=" + db.computeNodeCount());
+        }
+        this.partitioned = partitions;
         return this;
     }
 
@@ -247,6 +267,9 @@ public final class TpccDriver {
         private final Mix.Deck deck;
         private final InputGenerator inputs;
         private final TpccTransactions transactions;
+        /** Partitioned mode: the node's router and its own compute node id; null and -1 in shared mode. */
+        private final io.selcc.tpcc.txn.PartitionRouter router;
+        private final int nodeId;
         final Map<TxnType, TypeStats> stats = new EnumMap<>(TxnType.class);
         final InputShares shares = new InputShares();
         /** This thread's CPU time when its first measured transaction began; -1 before. */
@@ -259,12 +282,32 @@ public final class TpccDriver {
 
         Terminal(DatabaseNode node, int index, SplittableRandom random) {
             this.node = node;
-            this.homeW = index % config.warehouses() + 1;
-            this.homeD = index / config.warehouses() % 10 + 1;
+            this.nodeId = node.computeNode().nodeId();
+            int nodes = db.computeNodeCount();
+            if (partitioned != null || config.crossPartitionPercent() >= 0) {
+                // The warehouses node n owns in partitioned mode (n+1, n+1+N, ...); fully-shared mode with the
+                // cross-partition knob homes its terminals the same way, so both modes run the same work.
+                int owned = (config.warehouses() - nodeId - 1) / nodes + 1;
+                int t = index - nodeId * config.terminalsPerNode();
+                this.homeW = nodeId + 1 + nodes * (t % owned);
+                this.homeD = t / owned % 10 + 1;
+            } else {
+                this.homeW = index % config.warehouses() + 1;
+                this.homeD = index / config.warehouses() % 10 + 1;
+            }
             this.random = random;
             this.deck = new Mix.Deck(config.mix(), random.split());
             this.inputs = new InputGenerator(new TpccRandom(random.nextLong(), config.constants()), config.warehouses());
-            this.transactions = new TpccTransactions(node);
+            if (config.crossPartitionPercent() >= 0) {
+                inputs.crossPartition(nodes, config.crossPartitionPercent());
+            }
+            if (partitioned != null) {
+                this.transactions = new TpccTransactions(node, nodeId);
+                this.router = new io.selcc.tpcc.txn.PartitionRouter(nodes, nodeId);
+            } else {
+                this.transactions = new TpccTransactions(node);
+                this.router = null;
+            }
             for (TxnType type : TxnType.values()) {
                 stats.put(type, new TypeStats());
             }
@@ -310,25 +353,30 @@ public final class TpccDriver {
                 case NEW_ORDER -> {
                     NewOrderInput in = inputs.newOrder(homeW, nowMicros);
                     input = in;
-                    yield node.run(config.retry(), tx -> transactions.newOrder(tx, in));
+                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.newOrder(tx, in))
+                        : partitioned.run(nodeId, config.retry(), tx -> transactions.newOrder(tx.local(), router.bind(tx), in));
                 }
                 case PAYMENT -> {
                     PaymentInput in = inputs.payment(homeW, nowMicros);
                     input = in;
-                    yield node.run(config.retry(), tx -> transactions.payment(tx, in));
+                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.payment(tx, in))
+                        : partitioned.run(nodeId, config.retry(), tx -> transactions.payment(tx.local(), router.bind(tx), in));
                 }
                 case ORDER_STATUS -> {
                     OrderStatusInput in = inputs.orderStatus(homeW);
                     input = in;
-                    yield node.run(config.retry(), tx -> transactions.orderStatus(tx, in));
+                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.orderStatus(tx, in))
+                        : partitioned.run(nodeId, config.retry(), tx -> transactions.orderStatus(tx.local(), in));
                 }
                 case DELIVERY -> {
                     DeliveryInput in = inputs.delivery(homeW, nowMicros);
-                    yield node.run(config.retry(), tx -> transactions.delivery(tx, in));
+                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.delivery(tx, in))
+                        : partitioned.run(nodeId, config.retry(), tx -> transactions.delivery(tx.local(), in));
                 }
                 case STOCK_LEVEL -> {
                     StockLevelInput in = inputs.stockLevel(homeW, homeD);
-                    yield node.run(config.retry(), tx -> transactions.stockLevel(tx, in));
+                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.stockLevel(tx, in))
+                        : partitioned.run(nodeId, config.retry(), tx -> transactions.stockLevel(tx.local(), in));
                 }
             };
             long ended = clock.getAsLong();

@@ -179,4 +179,30 @@ class InputGeneratorTest {
         assertThrows(IllegalArgumentException.class, () -> g.stockLevel(1, 11));
         assertNotEquals(0, InputGenerator.UNUSED_ITEM_ID);
     }
+
+    @Test
+    void theCrossPartitionKnobSetsTheShareOfOrdersWithALineFromAnotherNode() {
+        int partitions = 2;
+        for (int percent : new int[] {0, 30, 100}) {
+            InputGenerator g = generator(SEED, 4).crossPartition(partitions, percent);
+            int cross = 0;
+            for (int n = 0; n < DRAWS; n++) {
+                NewOrderInput in = g.newOrder(3, n); // warehouse 3 is node 0's (with 1); 2 and 4 are node 1's
+                int foreign = 0;
+                for (int supply : in.supplyWarehouses()) {
+                    if (io.selcc.tpcc.TpccSchema.owner(supply, partitions) != 0) {
+                        foreign++;
+                    } else {
+                        assertEquals(3, supply, "a line not crossing is local, not another warehouse of the node");
+                    }
+                }
+                assertTrue(foreign <= 1, "one line crosses at most");
+                cross += foreign;
+            }
+            assertShare(percent / 100.0, 0.01, cross, DRAWS, "cross-partition orders at " + percent + "%");
+        }
+        assertThrows(IllegalArgumentException.class, () -> generator(SEED, 4).crossPartition(2, 101));
+        assertThrows(IllegalArgumentException.class, () -> generator(SEED, 4).crossPartition(1, 10));
+        assertThrows(IllegalArgumentException.class, () -> generator(SEED, 1).crossPartition(2, 10));
+    }
 }
