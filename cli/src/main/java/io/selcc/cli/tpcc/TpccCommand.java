@@ -8,7 +8,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code selcc tpcc}: groups load, run and check. */
 @Command(name = "tpcc", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
-    subcommands = {TpccLoadCommand.class, TpccRunCommand.class, TpccCheckCommand.class},
+    subcommands = {TpccLoadCommand.class, TpccRunCommand.class, TpccCheckCommand.class, TpccCompareCommand.class},
     description = "TPC-C (spec v5.11) on the embedded default: every compute and memory node in this process."
         + " The database lives as long as the command.")
 public final class TpccCommand implements Runnable {

@@ -94,6 +94,24 @@ public final class TpccRunCommand implements Callable<Integer> {
         description = "With --crash-node: when, from the start of the warm-up. Default: a third of warm-up plus run.")
     private java.time.Duration crashAfter;
 
+    /** The last run's figures, for {@code tpcc compare}, which runs this command once per mode and share. */
+    private DriverResult lastResult;
+    private ModeReport lastMode;
+
+    private long lastWalForces;
+
+    long lastWalForces() {
+        return lastWalForces;
+    }
+
+    DriverResult lastResult() {
+        return lastResult;
+    }
+
+    ModeReport lastMode() {
+        return lastMode;
+    }
+
     @Override
     public Integer call() throws InterruptedException {
         try {
@@ -295,6 +313,9 @@ public final class TpccRunCommand implements Callable<Integer> {
                 partitioned.close(); // every branch ended: the check reads a quiet database
             }
             modeReport.print(out);
+            lastResult = result;
+            lastMode = modeReport;
+            lastWalForces = log.wal() == null ? 0 : log.wal().counters().forces();
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out, partitions) : null;
             if (run.json() != null) {
                 JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check, json -> {

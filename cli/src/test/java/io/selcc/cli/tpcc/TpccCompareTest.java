@@ -1,0 +1,64 @@
+package io.selcc.cli.tpcc;
+
+import io.selcc.cli.CliRun;
+import io.selcc.cli.MiniJson;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code tpcc compare}: both modes at each share, the table, the JSON, the CSV and the plot. */
+@Timeout(300)
+class TpccCompareTest {
+    @Test
+    void comparesBothModesAtEachShare(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("cmp");
+        CliRun run = CliRun.of("tpcc", "compare", "--distribution", "0,100", "--warehouses", "2", "--compute-nodes", "2",
+            "--mix", "100,0,0,0,0", "--duration", "1s", "--warmup", "0s", "--out", out.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(out.resolve("compare.json")));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> runs = (List<Map<String, Object>>) report.get("runs");
+        assertEquals(4, runs.size(), report.toString());
+        for (Map<String, Object> r : runs) {
+            assertTrue(((Number) r.get("committed")).longValue() > 0, r.toString());
+            boolean partitioned = "partitioned".equals(r.get("mode"));
+            long share = ((Number) r.get("distribution")).longValue();
+            long distributed = ((Number) r.get("distributedCommits")).longValue();
+            if (partitioned) {
+                assertEquals(0L, ((Number) r.get("invalidationsBetweenNodes")).longValue(), r.toString());
+                assertTrue(share == 0 ? distributed == 0 : distributed > 0, "cross-partition orders commit by 2PC: " + r);
+            }
+        }
+        List<String> csv = Files.readAllLines(out.resolve("compare.csv"));
+        assertEquals(5, csv.size(), csv.toString());
+        assertTrue(csv.get(0).startsWith("mode,distribution,txnPerSec"), csv.get(0));
+        String svg = Files.readString(out.resolve("compare.svg"));
+        assertTrue(svg.contains("<svg"), "an SVG document");
+        assertTrue(run.out().contains("partitioned") && run.out().contains("dist%"), run.out());
+        assertTrue(Files.exists(out.resolve("runs").resolve("partitioned-100.txt")), "each run's output is kept");
+    }
+
+    @Test
+    void badSharesAndFlagsItSetsItselfAreRefused(@TempDir Path dir) {
+        String to = dir.resolve("x").toString();
+        CliRun run = CliRun.of("tpcc", "compare", "--distribution", "0,200", "--out", to);
+        assertEquals(2, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("--distribution") && run.err().contains("200"), run.toString());
+        run = CliRun.of("tpcc", "compare", "--mode", "shared", "--out", to);
+        assertEquals(2, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("--mode"), run.toString());
+        run = CliRun.of("tpcc", "compare", "--distribution", "10", "--compute-nodes", "3", "--warehouses", "2",
+            "--out", to);
+        assertEquals(2, run.exitCode(), run.toString());
+        assertEquals(1, run.err().strip().lines().count(), "one line: " + run);
+    }
+}
