@@ -24,9 +24,9 @@ final class Coordinator {
     private long epoch;
     private volatile boolean down;
 
-    Coordinator(int nodeId, Path logDirectory) {
+    Coordinator(int nodeId, Path logDirectory, boolean forcing) {
         this.nodeId = nodeId;
-        this.log = logDirectory == null ? TwoPhaseLog.inMemory(nodeId) : TwoPhaseLog.open(logDirectory, nodeId);
+        this.log = logDirectory == null ? TwoPhaseLog.inMemory(nodeId) : TwoPhaseLog.open(logDirectory, nodeId, forcing);
     }
 
     long nextGlobalId() {

@@ -79,7 +79,7 @@ public final class PartitionedDatabase implements AutoCloseable {
         this.timeoutNanos = b.timeout.toNanos();
         try {
             for (int i = 0; i < n; i++) {
-                coordinators[i] = new Coordinator(i, b.logRoot == null ? null : b.logRoot.resolve("twopc-node-" + i));
+                coordinators[i] = new Coordinator(i, b.logRoot == null ? null : b.logRoot.resolve("twopc-node-" + i), b.forcing);
                 Coordinator c = coordinators[i];
                 FabricEndpoint endpoint = db.cluster().fabric().endpoint(i);
                 participants[i] = new Participant(db.node(i), endpoint, c::log, branchThreads, counters, faults, timeoutNanos);
@@ -290,6 +290,7 @@ public final class PartitionedDatabase implements AutoCloseable {
     public static final class Builder {
         private final Database database;
         private Path logRoot;
+        private boolean forcing = true;
         private Duration timeout = Duration.ofSeconds(2);
         private TwoPcFaults faults = TwoPcFaults.NONE;
 
@@ -299,7 +300,8 @@ public final class PartitionedDatabase implements AutoCloseable {
 
         /**
          * Keep each node's two-phase-commit log on disk under {@code directory} ({@code twopc-node-N}),
-         * forced record by record; without it the logs live in memory and force nothing.
+         * forced record by record (unless {@link #forceRecords} says not to: {@code --wal async}); without it
+         * the logs live in memory and force nothing.
          */
         public Builder logDirectory(Path directory) {
             this.logRoot = directory;
@@ -315,6 +317,12 @@ public final class PartitionedDatabase implements AutoCloseable {
                 throw new IllegalArgumentException("timeout must be positive: " + timeout);
             }
             this.timeout = timeout;
+            return this;
+        }
+
+        /** Whether an on-disk log forces each record (true, the default) or only appends it ({@code --wal async}). */
+        public Builder forceRecords(boolean forcing) {
+            this.forcing = forcing;
             return this;
         }
 

@@ -7,7 +7,8 @@ package io.selcc.twopc;
  *
  * @param singlePartitionCommits transactions that touched one partition: committed without 2PC
  * @param distributedCommits     distributed transactions that committed
- * @param distributedAborts      distributed transactions that aborted (any reason)
+ * @param distributedAborts      attempts of distributed transactions that aborted (any reason, a retried
+ *                               conflict and a New-Order's rollback included)
  * @param messages               protocol messages sent (operations, prepares, decisions, inquiries)
  * @param roundTrips             waits for replies: one per operation, per prepare wave, per decision wave, per inquiry
  * @param prepareRecords         prepare records forced by participants
@@ -19,4 +20,12 @@ package io.selcc.twopc;
 public record TwoPcStats(long singlePartitionCommits, long distributedCommits, long distributedAborts, long messages,
                          long roundTrips, long prepareRecords, long decisionRecords, long logForces, long inquiries,
                          long unilateralAborts) {
+    /** What happened between {@code earlier} and this snapshot. */
+    public TwoPcStats minus(TwoPcStats earlier) {
+        return new TwoPcStats(singlePartitionCommits - earlier.singlePartitionCommits,
+            distributedCommits - earlier.distributedCommits, distributedAborts - earlier.distributedAborts,
+            messages - earlier.messages, roundTrips - earlier.roundTrips, prepareRecords - earlier.prepareRecords,
+            decisionRecords - earlier.decisionRecords, logForces - earlier.logForces, inquiries - earlier.inquiries,
+            unilateralAborts - earlier.unilateralAborts);
+    }
 }

@@ -45,6 +45,8 @@ public final class TwoPhaseLog implements AutoCloseable {
     /** Null for an in-memory log. */
     private final Path directory;
     private final SingleChronicleQueue queue;
+    /** Whether each record is forced before its method returns (false: appended, written back by the OS). */
+    private final boolean forcing;
     private final ExcerptAppender appender;
     private final CRC32C crc = new CRC32C();
     private byte[] buffer = new byte[4096];
@@ -58,9 +60,10 @@ public final class TwoPhaseLog implements AutoCloseable {
     private long records;
     private boolean closed;
 
-    private TwoPhaseLog(int computeNode, Path directory) {
+    private TwoPhaseLog(int computeNode, Path directory, boolean forcing) {
         this.computeNode = computeNode;
         this.directory = directory;
+        this.forcing = forcing;
         if (directory == null) {
             queue = null;
             appender = null;
@@ -87,12 +90,20 @@ public final class TwoPhaseLog implements AutoCloseable {
      * the commit decisions (what a recovered coordinator answers) and the prepare records.
      */
     public static TwoPhaseLog open(Path directory, int computeNode) {
-        return new TwoPhaseLog(computeNode, java.util.Objects.requireNonNull(directory, "directory"));
+        return open(directory, computeNode, true);
+    }
+
+    /**
+     * {@link #open(Path, int)}; with {@code forcing} false the records are appended and left to the OS to
+     * write back, as an ASYNC commit log's are (a machine crash may lose the newest).
+     */
+    public static TwoPhaseLog open(Path directory, int computeNode, boolean forcing) {
+        return new TwoPhaseLog(computeNode, java.util.Objects.requireNonNull(directory, "directory"), forcing);
     }
 
     /** A log that forces nothing and keeps its decisions only in memory: a crash loses them. */
     public static TwoPhaseLog inMemory(int computeNode) {
-        return new TwoPhaseLog(computeNode, null);
+        return new TwoPhaseLog(computeNode, null, false);
     }
 
     /** Forces a participant's prepare record for global transaction {@code gtid}; {@code changes} may be null. */
@@ -170,7 +181,9 @@ public final class TwoPhaseLog implements AutoCloseable {
         try (DocumentContext document = appender.writingDocument()) {
             document.wire().bytes().write(buffer, 0, length);
         }
-        force(appender.currentFile());
+        if (forcing) {
+            force(appender.currentFile());
+        }
     }
 
     private void force(File file) {

@@ -2,6 +2,7 @@ package io.selcc.cli.tpcc;
 
 import io.selcc.cli.JsonWriter;
 import io.selcc.engine.Database;
+import io.selcc.fabric.Counter;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.twopc.PartitionedDatabase;
 import io.selcc.twopc.TwoPcStats;
@@ -10,20 +11,40 @@ import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
- * What a {@code tpcc run}'s mode did, beside the driver's figures: the invalidations that crossed
- * compute nodes (none in partitioned mode) and, in partitioned mode, the two-phase commit's exact counts
- * per distributed transaction. Counted from the start of the warm-up.
+ * What a {@code tpcc run}'s mode did in the measured interval (warm-up excluded, like the driver's
+ * figures), counted on every node and thread: the invalidations that crossed compute nodes (none in
+ * partitioned mode), round trips and messages per committed transaction (in partitioned mode these
+ * include the work a remote branch did on its owner, which the terminal's own counters miss), and in
+ * partitioned mode the two-phase commit's exact counts.
+ *
+ * @param committed the driver's committed transactions of the measured interval
  */
-record ModeReport(String mode, Integer distribution, long invalidations, TwoPcStats twoPc) {
-    static ModeReport of(Database db, PartitionedDatabase partitioned, String mode, Integer distribution) {
+record ModeReport(String mode, Integer distribution, long committed, long invalidations, long roundTrips,
+                  long messages, TwoPcStats twoPc) {
+    /** The counters at the start of the measured interval. */
+    record Start(CounterSnapshot nodes, TwoPcStats twoPc) {
+        static Start of(Database db, PartitionedDatabase partitioned) {
+            return new Start(nodeCounters(db), partitioned == null ? null : partitioned.stats());
+        }
+    }
+
+    static ModeReport of(Database db, PartitionedDatabase partitioned, String mode, Integer distribution, Start start,
+                         long committed) {
+        CounterSnapshot nodes = nodeCounters(db).minus(start.nodes());
+        return new ModeReport(mode, distribution, committed, nodes.invalidationsSent(), nodes.get(Counter.ROUND_TRIPS),
+            nodes.get(Counter.MESSAGES_SENT), partitioned == null ? null : partitioned.stats().minus(start.twoPc()));
+    }
+
+    private static CounterSnapshot nodeCounters(Database db) {
         CounterSnapshot sum = CounterSnapshot.zero();
         for (int n = 0; n < db.computeNodeCount(); n++) {
             sum = sum.plus(db.node(n).computeNode().counters().snapshot());
         }
-        return new ModeReport(mode, distribution, sum.invalidationsSent(), partitioned == null ? null : partitioned.stats());
+        return sum;
     }
 
-    private long distributed() {
+    /** Distributed attempts: commits and aborts (a retried conflict counts each attempt). */
+    private long distributedAttempts() {
         return twoPc.distributedCommits() + twoPc.distributedAborts();
     }
 
@@ -31,18 +52,34 @@ record ModeReport(String mode, Integer distribution, long invalidations, TwoPcSt
         return of == 0 ? 0 : count / (double) of;
     }
 
+    double roundTripsPerTxn() {
+        return per(roundTrips, committed);
+    }
+
+    double messagesPerTxn() {
+        return per(messages, committed);
+    }
+
+    /** 2PC log forces per distributed commit (the forces of aborted attempts' prepares included). */
+    double forcesPerDistributedCommit() {
+        return twoPc == null ? 0 : per(twoPc.logForces(), twoPc.distributedCommits());
+    }
+
     void print(PrintWriter out) {
-        out.printf(Locale.ROOT, "mode %s%s: %,d invalidations between compute nodes (whole run)%n", mode,
-            distribution == null ? "" : ", distribution " + distribution + "%", invalidations);
+        out.printf(Locale.ROOT, "mode %s%s (measured interval, all nodes): %,d invalidations between compute nodes;"
+                + " %.2f round trips and %.2f messages per committed transaction%n", mode,
+            distribution == null ? "" : ", distribution " + distribution + "%", invalidations, roundTripsPerTxn(),
+            messagesPerTxn());
         if (twoPc != null) {
             long all = twoPc.singlePartitionCommits() + twoPc.distributedCommits();
-            out.printf(Locale.ROOT, "2pc (whole run): %,d distributed commits (%.1f%% of commits), %,d distributed aborts;"
-                    + " per distributed transaction %.2f messages, %.2f round trips; per distributed commit %.2f 2PC"
-                    + " records (prepares and decision), %.2f forces of them; %,d inquiries, %,d unilateral aborts%n",
+            out.printf(Locale.ROOT, "2pc (measured interval): %,d distributed commits (%.1f%% of commits), %,d aborted"
+                    + " distributed attempts; per distributed attempt %.2f 2PC messages, %.2f 2PC round trips; per"
+                    + " distributed commit %.2f 2PC records (prepares and decision), %.2f forces; %,d inquiries, %,d"
+                    + " unilateral aborts%n",
                 twoPc.distributedCommits(), 100.0 * per(twoPc.distributedCommits(), all), twoPc.distributedAborts(),
-                per(twoPc.messages(), distributed()), per(twoPc.roundTrips(), distributed()),
+                per(twoPc.messages(), distributedAttempts()), per(twoPc.roundTrips(), distributedAttempts()),
                 per(twoPc.prepareRecords() + twoPc.decisionRecords(), twoPc.distributedCommits()),
-                per(twoPc.logForces(), twoPc.distributedCommits()), twoPc.inquiries(), twoPc.unilateralAborts());
+                forcesPerDistributedCommit(), twoPc.inquiries(), twoPc.unilateralAborts());
         }
         out.flush();
     }
@@ -55,12 +92,14 @@ record ModeReport(String mode, Integer distribution, long invalidations, TwoPcSt
         } else {
             json.value(distribution);
         }
-        json.field("invalidationsBetweenNodes", invalidations);
+        json.field("invalidationsBetweenNodes", invalidations)
+            .field("roundTripsPerTxnAllNodes", roundTripsPerTxn())
+            .field("messagesPerTxnAllNodes", messagesPerTxn());
         if (twoPc != null) {
             json.name("twoPhaseCommit").beginObject()
                 .field("singlePartitionCommits", twoPc.singlePartitionCommits())
                 .field("distributedCommits", twoPc.distributedCommits())
-                .field("distributedAborts", twoPc.distributedAborts())
+                .field("distributedAbortedAttempts", twoPc.distributedAborts())
                 .field("messages", twoPc.messages())
                 .field("roundTrips", twoPc.roundTrips())
                 .field("prepareRecords", twoPc.prepareRecords())
@@ -68,11 +107,11 @@ record ModeReport(String mode, Integer distribution, long invalidations, TwoPcSt
                 .field("logForces", twoPc.logForces())
                 .field("inquiries", twoPc.inquiries())
                 .field("unilateralAborts", twoPc.unilateralAborts())
-                .field("messagesPerDistributedTxn", per(twoPc.messages(), distributed()))
-                .field("roundTripsPerDistributedTxn", per(twoPc.roundTrips(), distributed()))
+                .field("messagesPerDistributedAttempt", per(twoPc.messages(), distributedAttempts()))
+                .field("roundTripsPerDistributedAttempt", per(twoPc.roundTrips(), distributedAttempts()))
                 .field("recordsPerDistributedCommit",
                     per(twoPc.prepareRecords() + twoPc.decisionRecords(), twoPc.distributedCommits()))
-                .field("forcesPerDistributedCommit", per(twoPc.logForces(), twoPc.distributedCommits()))
+                .field("forcesPerDistributedCommit", forcesPerDistributedCommit())
                 .endObject();
         }
     }

@@ -76,7 +76,11 @@ public final class TpccCompareCommand implements Callable<Integer> {
         for (String arg : runArgs) {
             String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
             if (OWN.contains(flag)) {
-                throw Flags.invalid(cl, flag, arg, "compare sets it for each run; see --distribution and --out");
+                throw Flags.invalid(cl, flag, arg, switch (flag) {
+                    case "--json" -> "compare writes DIR/compare.json itself (see --out)";
+                    case "--data-dir" -> "compare loads afresh for every run";
+                    default -> "compare sets it for each run (see --distribution)";
+                });
             }
         }
         if (Files.exists(out) && !Files.isDirectory(out)) {
@@ -88,23 +92,35 @@ public final class TpccCompareCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw Flags.invalid(cl, "--out", out, "cannot create it: " + e.getMessage());
         }
-        PrintWriter say = cl.getOut();
-        List<Point> results = new ArrayList<>();
+        // Every flag checked as each run would, before the first one loads anything.
         for (int share : points) {
             for (String mode : MODES) {
+                int exit = validate(cl, mode, share);
+                if (exit != 0) {
+                    return exit;
+                }
+            }
+        }
+        PrintWriter say = cl.getOut();
+        List<Point> results = new ArrayList<>();
+        for (int i = 0; i < points.size(); i++) {
+            int share = points.get(i);
+            // Alternating which mode goes first: the JVM (JIT, heap) warms up over the runs.
+            List<String> order = i % 2 == 0 ? MODES : MODES.reversed();
+            for (String mode : order) {
                 Point p = runOnce(cl, mode, share, runs);
                 if (p == null) {
                     return lastExit;
                 }
                 results.add(p);
+                writeJson(results, points); // what ran so far survives a later failure
+                writeCsv(results);
                 say.printf(Locale.ROOT, "%-11s distribution %3d%%: %,10.1f txn/s, abort rate %.3f, NO p50 %.2f ms p99 %.2f ms%n",
                     mode, share, p.txnPerSec(), p.abortRate(), p.newOrderP50Millis(), p.newOrderP99Millis());
                 say.flush();
             }
         }
         printTable(say, results);
-        writeJson(results, points);
-        writeCsv(results);
         writePlot(results);
         say.println("wrote " + out.resolve("compare.json") + ", " + out.resolve("compare.csv") + ", "
             + out.resolve("compare.svg"));
@@ -114,11 +130,27 @@ public final class TpccCompareCommand implements Callable<Integer> {
 
     private int lastExit;
 
-    /** One {@code tpcc run}; null (and {@link #lastExit} set) if it did not succeed. */
-    private Point runOnce(CommandLine cl, String mode, int share, Path runs) throws IOException {
+    /** Runs tpcc run's flag checks for one (mode, share) without loading; its exit code. */
+    private int validate(CommandLine cl, String mode, int share) {
+        CommandLine run = SelccCli.commandLine();
+        run.setOut(new PrintWriter(java.io.Writer.nullWriter()));
+        run.setErr(cl.getErr());
+        return run.execute(runArguments(mode, share, true).toArray(String[]::new));
+    }
+
+    private List<String> runArguments(String mode, int share, boolean validateOnly) {
         List<String> args = new ArrayList<>(List.of("tpcc", "run"));
         args.addAll(runArgs);
         args.addAll(List.of("--mode", mode, "--distribution", Integer.toString(share)));
+        if (validateOnly) {
+            args.add("--validate-only");
+        }
+        return args;
+    }
+
+    /** One {@code tpcc run}; null (and {@link #lastExit} set) if it did not succeed. */
+    private Point runOnce(CommandLine cl, String mode, int share, Path runs) throws IOException {
+        List<String> args = runArguments(mode, share, false);
         Path log = runs.resolve(mode + "-" + share + ".txt");
         CommandLine run = SelccCli.commandLine();
         int exit;
@@ -140,22 +172,12 @@ public final class TpccCompareCommand implements Callable<Integer> {
         DriverResult r = command.lastResult();
         ModeReport m = command.lastMode();
         TypeStats newOrders = r.stats(TxnType.NEW_ORDER);
-        long ended = 0;
-        double messages = 0;
-        for (TxnType type : TxnType.values()) {
-            TypeStats s = r.stats(type);
-            ended += s.ended();
-            messages += s.messagesPerTxn() * s.ended();
-        }
         long attempts = r.committed() + r.aborted();
         return new Point(mode, share, r.txnPerSec(), r.committed(), r.aborted(),
             attempts == 0 ? 0 : r.aborted() / (double) attempts,
-            newOrders.percentileMicros(50) / 1000.0, newOrders.percentileMicros(99) / 1000.0, r.roundTripsPerTxn(),
-            ended == 0 ? 0 : messages / ended, m.invalidations(),
-            m.twoPc() == null ? 0 : m.twoPc().distributedCommits(),
-            m.twoPc() == null || m.twoPc().distributedCommits() == 0 ? 0
-                : m.twoPc().logForces() / (double) m.twoPc().distributedCommits(),
-            command.lastWalForces());
+            newOrders.percentileMicros(50) / 1000.0, newOrders.percentileMicros(99) / 1000.0, m.roundTripsPerTxn(),
+            m.messagesPerTxn(), m.invalidations(), m.twoPc() == null ? 0 : m.twoPc().distributedCommits(),
+            m.forcesPerDistributedCommit(), command.lastWalForces());
     }
 
     private List<Integer> parseShares(CommandLine cl) {
@@ -199,6 +221,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
         }
         json.endArray();
         json.field("load", "fresh per run, same seed");
+        json.field("window", "every figure covers the measured interval (warm-up excluded), counted on all nodes;"
+            + " walForcesWholeRun includes the warm-up");
         json.name("runs").beginArray();
         for (Point p : results) {
             json.beginObject()
@@ -210,8 +234,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
                 .field("abortRate", p.abortRate())
                 .field("newOrderP50Millis", p.newOrderP50Millis())
                 .field("newOrderP99Millis", p.newOrderP99Millis())
-                .field("roundTripsPerTxn", p.roundTripsPerTxn())
-                .field("messagesPerTxn", p.messagesPerTxn())
+                .field("roundTripsPerTxnAllNodes", p.roundTripsPerTxn())
+                .field("messagesPerTxnAllNodes", p.messagesPerTxn())
                 .field("invalidationsBetweenNodes", p.invalidations())
                 .field("distributedCommits", p.distributedCommits())
                 .field("twoPcForcesPerDistributedCommit", p.forcesPerDistributedCommit())
@@ -224,7 +248,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
 
     private void writeCsv(List<Point> results) throws IOException {
         StringBuilder csv = new StringBuilder("mode,distribution,txnPerSec,committed,aborted,abortRate,newOrderP50Millis,"
-            + "newOrderP99Millis,roundTripsPerTxn,messagesPerTxn,invalidationsBetweenNodes,distributedCommits,"
+            + "newOrderP99Millis,roundTripsPerTxnAllNodes,messagesPerTxnAllNodes,invalidationsBetweenNodes,distributedCommits,"
             + "twoPcForcesPerDistributedCommit,walForcesWholeRun\n");
         for (Point p : results) {
             csv.append(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.5f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3f,%d%n", p.mode(),

@@ -45,7 +45,7 @@ final class TpccReport {
             newOrder.committed() == 0 ? 0 : 100.0 * newOrder.rolledBack() / newOrder.committed(),
             delivery.skippedDistricts());
         StringBuilder checks = new StringBuilder("input variability (5.5.1.5):");
-        for (InputShares.Check check : result.inputShares().checks(result.config().warehouses())) {
+        for (InputShares.Check check : result.inputShares().checks(result.config().warehouses(), result.config().crossPartitionPercent() >= 0)) {
             checks.append(String.format(Locale.ROOT, " %s %.2f%s;", check.name(), check.value(),
                 check.sample() == 0 ? " (n/a)" : check.within() ? "" : " OUTSIDE [" + check.min() + ", " + check.max() + "]"));
         }
@@ -132,7 +132,7 @@ final class TpccReport {
         }
         json.endObject();
         json.name("inputVariability").beginArray();
-        for (InputShares.Check c : result.inputShares().checks(config.warehouses())) {
+        for (InputShares.Check c : result.inputShares().checks(config.warehouses(), config.crossPartitionPercent() >= 0)) {
             json.beginObject().field("name", c.name()).field("value", c.value()).field("min", c.min())
                 .field("max", c.max()).field("sample", c.sample()).field("within", c.within()).endObject();
         }

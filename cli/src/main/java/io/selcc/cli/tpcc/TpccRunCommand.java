@@ -79,6 +79,10 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " values draw the same orders. Default: the spec's remote lines.")
     private Integer distribution;
 
+    /** For tpcc compare: check every flag as a run would, then stop before loading (exit 0 if all are good). */
+    @Option(names = "--validate-only", hidden = true)
+    private boolean validateOnly;
+
     @Option(names = "--checkpoint-every", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
         description = "With --data-dir: also write a checkpoint every DURATION while the terminals run (recovery"
             + " then replays only the log after the newest). Default: only at the end.")
@@ -139,6 +143,9 @@ public final class TpccRunCommand implements Callable<Integer> {
     }
 
     private Integer runLocked() throws InterruptedException {
+        // Before anything takes a data directory's lock: a refused mode must not look like a missing database.
+        ClusterSettings early = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
+        boolean partitionedMode = modeChecks(early);
         if (checkpointEvery != null) {
             io.selcc.cli.Flags.require(tpcc.dataDir != null, spec.commandLine(), "--checkpoint-every", checkpointEvery,
                 "needs --data-dir");
@@ -157,31 +164,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         RunSettings run = runOptions.settings(spec.commandLine());
-        boolean partitionedMode = switch (mode) {
-            case "shared" -> false;
-            case "partitioned" -> true;
-            default -> throw Flags.invalid(spec.commandLine(), "--mode", mode, "must be shared or partitioned");
-        };
-        if (distribution != null) {
-            Flags.require(distribution >= 0 && distribution <= 100, spec.commandLine(), "--distribution", distribution,
-                "must be a percentage, 0-100");
-            Flags.require(distribution == 0 || cluster.computeNodes() >= 2, spec.commandLine(), "--distribution",
-                distribution, "needs two or more compute nodes (--compute-nodes) to cross between");
-            Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--distribution", distribution,
-                "needs a warehouse per compute node: --warehouses " + tpcc.warehouses + " < --compute-nodes "
-                    + cluster.computeNodes());
-        }
-        if (partitionedMode) {
-            Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
-                "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
-                    + tpcc.warehouses);
-            Flags.require("2pl".equals(tpcc.cc), spec.commandLine(), "--mode", mode,
-                "runs --cc 2pl only (a read-only branch releases at prepare; OCC and TO branches would validate"
-                    + " at different moments), not " + tpcc.cc);
-            Flags.require(tpcc.dataDir == null, spec.commandLine(), "--mode", mode,
-                "does not keep a --data-dir yet: it runs on a fresh load");
-            Flags.require(crashNode == null, spec.commandLine(), "--mode", mode, "cannot be combined with --crash-node");
-        }
+        warehouseChecks(cluster, partitionedMode);
         int partitions = partitionedMode ? cluster.computeNodes() : 0;
         if (crashAfter != null) {
             io.selcc.cli.Flags.require(crashNode != null, spec.commandLine(), "--crash-after", crashAfter,
@@ -223,6 +206,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc,
                 (run.durationNanos() + run.warmupNanos()) / 1e9);
         }
+        if (validateOnly) {
+            return 0;
+        }
         WalSetup log;
         try {
             log = WalSetup.open(wal, spec.commandLine(),
@@ -230,7 +216,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         } catch (java.io.UncheckedIOException e) {
             throw new io.selcc.cli.CliFailure("cannot open the log: " + e.getMessage(), e);
         }
-        boolean checkpointed = false;
+        boolean[] checkpointed = {false};
         try (log; Database db = TpccSetup.open(cluster, tpcc, null, partitions)) {
             if (stored != null) {
                 DataDir.recover(db, tpcc.dataDir, out, err);
@@ -260,13 +246,34 @@ public final class TpccRunCommand implements Callable<Integer> {
                 db.writeBackCaches();
                 io.selcc.twopc.PartitionedDatabase.Builder b = io.selcc.twopc.PartitionedDatabase.builder(db);
                 if (log.temporaryDirectory() != null) {
-                    b.logDirectory(log.temporaryDirectory()); // the 2PC records are forced beside the commit log
+                    // Beside the commit log, forced as its commits are: each record with sync, none with async.
+                    b.logDirectory(log.temporaryDirectory()).forceRecords(log.forces());
                 }
                 partitioned = b.build();
                 out.printf("partitioned mode: %d partitions, warehouse w on compute node (w-1) mod %d; 2PC records %s%n",
-                    partitions, partitions, log.temporaryDirectory() != null ? "forced into " + log.temporaryDirectory()
-                        : "kept in memory (--wal off)");
+                    partitions, partitions, log.temporaryDirectory() == null ? "kept in memory (--wal off)"
+                        : (log.forces() ? "forced into " : "appended (not forced) to ") + log.temporaryDirectory());
             }
+            try {
+                return runWith(db, log, cluster, run, config, weights, stored, crash, partitioned, partitions, checkpointed,
+                    out, err);
+            } finally {
+                if (partitioned != null) {
+                    partitioned.close(); // idempotent: after a failure too, so no branch thread outlives the run
+                }
+            }
+        } finally {
+            if (checkpointed[0]) {
+                io.selcc.wal.Recovery.removeLogs(tpcc.dataDir); // the log is closed, the checkpoint covers it
+            }
+        }
+    }
+
+    private Integer runWith(Database db, WalSetup log, ClusterSettings cluster, RunSettings run, DriverConfig config,
+                            Mix weights, java.util.Map<String, String> stored, CrashAgent crash,
+                            io.selcc.twopc.PartitionedDatabase partitioned, int partitions, boolean[] checkpointed,
+                            PrintWriter out, PrintWriter err) throws InterruptedException {
+        {
             db.cluster().resetCounters();
             out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
                 run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
@@ -279,6 +286,8 @@ public final class TpccRunCommand implements Callable<Integer> {
             if (partitioned != null) {
                 driver.partitioned(partitioned);
             }
+            ModeReport.Start[] measured = {null};
+            driver.atMeasureStart(() -> measured[0] = ModeReport.Start.of(db, partitioned));
             DriverResult result;
             if (crash != null) {
                 crash.start();
@@ -308,7 +317,8 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);
-            ModeReport modeReport = ModeReport.of(db, partitioned, mode, distribution);
+            ModeReport modeReport = ModeReport.of(db, partitioned, mode, distribution,
+                measured[0] != null ? measured[0] : ModeReport.Start.of(db, partitioned), result.committed());
             if (partitioned != null) {
                 partitioned.close(); // every branch ended: the check reads a quiet database
             }
@@ -326,7 +336,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             if (stored != null) {
                 DataDir.checkpoint(db, tpcc.dataDir, log.wal(), stored, out);
-                checkpointed = true;
+                checkpointed[0] = true;
             }
             out.flush();
             if (result.sharedMemoryFull()) {
@@ -338,10 +348,44 @@ public final class TpccRunCommand implements Callable<Integer> {
                 return 1;
             }
             return check == null || check.passed() ? 0 : 1;
-        } finally {
-            if (checkpointed) {
-                io.selcc.wal.Recovery.removeLogs(tpcc.dataDir); // the log is closed, the checkpoint covers it
-            }
+        }
+    }
+
+    /** Checks --mode and --distribution against the cluster; whether the mode is partitioned. */
+    private boolean modeChecks(ClusterSettings early) {
+        boolean partitionedMode = switch (mode) {
+            case "shared" -> false;
+            case "partitioned" -> true;
+            default -> throw Flags.invalid(spec.commandLine(), "--mode", mode, "must be shared or partitioned");
+        };
+        if (distribution != null) {
+            Flags.require(distribution >= 0 && distribution <= 100, spec.commandLine(), "--distribution", distribution,
+                "must be a percentage, 0-100");
+            Flags.require(distribution == 0 || early.computeNodes() >= 2, spec.commandLine(), "--distribution",
+                distribution, "needs two or more compute nodes (--compute-nodes) to cross between");
+        }
+        if (partitionedMode) {
+            Flags.require("2pl".equals(tpcc.cc), spec.commandLine(), "--mode", mode,
+                "runs --cc 2pl only (a read-only branch releases at prepare; OCC and TO branches would validate"
+                    + " at different moments), not " + tpcc.cc);
+            Flags.require(tpcc.dataDir == null, spec.commandLine(), "--mode", mode,
+                "does not keep a --data-dir yet: it runs on a fresh load");
+            Flags.require(crashNode == null, spec.commandLine(), "--mode", mode, "cannot be combined with --crash-node");
+        }
+        return partitionedMode;
+    }
+
+    /** The checks that need the warehouse count (a data directory's, once it was read). */
+    private void warehouseChecks(ClusterSettings cluster, boolean partitionedMode) {
+        if (distribution != null) {
+            Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--distribution", distribution,
+                "needs a warehouse per compute node: --warehouses " + tpcc.warehouses + " < --compute-nodes "
+                    + cluster.computeNodes());
+        }
+        if (partitionedMode) {
+            Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
+                "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
+                    + tpcc.warehouses);
         }
     }
 

@@ -60,5 +60,10 @@ class TpccCompareTest {
             "--out", to);
         assertEquals(2, run.exitCode(), run.toString());
         assertEquals(1, run.err().strip().lines().count(), "one line: " + run);
+        // Refused before the first run: the shared run at 0% would have worked, the partitioned one not.
+        run = CliRun.of("tpcc", "compare", "--distribution", "0", "--warehouses", "2", "--cc", "occ", "--out", to);
+        assertEquals(2, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("2pl only"), run.toString());
+        assertTrue(!Files.exists(dir.resolve("x").resolve("runs").resolve("shared-0.txt")), "no run started");
     }
 }

@@ -78,6 +78,8 @@ public final class TpccDriver {
     /** Whether progress lines end with durable=N (a commit returns only once durable: --wal sync). */
     private boolean durableProgress;
     private final Map<TxnType, LongAdder> liveAborts = new EnumMap<>(TxnType.class);
+    /** Called once when the measured interval starts (after the warm-up), on the driver's thread. */
+    private Runnable atMeasureStart = () -> { };
     /** Partitioned mode: each node's terminals run in its partition and reach others through 2PC; null: shared. */
     private io.selcc.twopc.PartitionedDatabase partitioned;
 
@@ -106,6 +108,16 @@ public final class TpccDriver {
                 + config.warehouses() + " computeNodes=" + db.computeNodeCount());
         }
         this.partitioned = partitions;
+        return this;
+    }
+
+    /**
+     * Runs {@code hook} once, on the driver's thread, when the measured interval starts (after the
+     * warm-up): a caller snapshots there the counters it reports for the measured interval. Call before
+     * {@link #run}.
+     */
+    public TpccDriver atMeasureStart(Runnable hook) {
+        this.atMeasureStart = hook;
         return this;
     }
 
@@ -151,6 +163,10 @@ public final class TpccDriver {
      */
     public DriverResult run() throws InterruptedException {
         int nodes = db.computeNodeCount();
+        if ((partitioned != null || config.crossPartitionPercent() >= 0) && config.warehouses() < nodes) {
+            throw new IllegalArgumentException("terminals homed by partition need a warehouse per compute node:"
+                + " warehouses=" + config.warehouses() + " computeNodes=" + nodes);
+        }
         List<Terminal> terminals = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
@@ -189,6 +205,7 @@ public final class TpccDriver {
         try {
             phase("warmup", start, measuredStart);
             gclsAtStart = db.cluster().gclsInUse();
+            atMeasureStart.run(); // what other counters count from here belongs to the measured interval
             phase("run", measuredStart, measuredStart + config.durationNanos());
         } finally {
             stop = true;

@@ -49,7 +49,8 @@ import java.util.function.Consumer;
  *
  * <p>Each instance is its own HISTORY origin: H_ID = {@link History#id}(origin, sequence) with
  * origin = {@code nodeId << 12 | instance}, always below {@link History#LOADER_ORIGIN_BASE} (the loader's
- * origins start there), and a per-instance sequence; at most 4,096 instances per JVM and 1,024 compute nodes.
+ * origins start there), and a per-instance sequence; at most 4,096 instances per compute node and 1,024
+ * compute nodes.
  */
 public final class TpccTransactions {
     /** The number of districts per warehouse ([SPEC] 4.2.2). */
@@ -66,7 +67,12 @@ public final class TpccTransactions {
     private static final int ALL = 1 << 20;
     private static final long RATE_SCALE = 10_000;
     static final int HISTORY_ORIGIN_BASE = 0;
-    private static final AtomicInteger INSTANCES = new AtomicInteger();
+    /**
+     * Instances per compute node (of any database in this JVM, weakly held): an origin needs to be unique
+     * only within one database, and runs in one JVM ({@code tpcc compare}) each open a new one.
+     */
+    private static final java.util.Map<Object, AtomicInteger> INSTANCES =
+        java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     private final Table warehouses;
     private final Table districts;
@@ -109,7 +115,7 @@ public final class TpccTransactions {
         this.customersByLastName = node.index(TpccSchema.name(Customer.BY_LAST_NAME, partition));
         this.ordersByCustomer = node.index(TpccSchema.name(Order.BY_CUSTOMER, partition));
         int nodeId = node.computeNode().nodeId();
-        int instance = INSTANCES.getAndIncrement();
+        int instance = INSTANCES.computeIfAbsent(node.computeNode(), n -> new AtomicInteger()).getAndIncrement();
         if (nodeId < 0 || nodeId > 0x3FF || instance > 0xFFF) {
             throw new IllegalStateException("no HISTORY origin left: nodeId=" + nodeId + " (0..1023) instance="
                 + instance + " (0..4095)");
