@@ -60,11 +60,21 @@ public final class TpccCompareCommand implements Callable<Integer> {
         description = "Directory for compare.json, compare.csv, compare.svg and each run's output (created if missing).")
     private Path out;
 
+    @Option(names = "--compare-access",
+        description = "Compare SELCC with SEL instead of the modes: run every algorithm of --ccs with --access selcc"
+            + " and with --access sel (the paper's first experiment; pass --rtt and --gbps for its latency model)"
+            + " and write DIR/compare-access.json, .csv and .svg (txn/s per algorithm, one bar per access mode).")
+    private boolean compareAccess;
+
+    @Option(names = "--ccs", paramLabel = "CC,CC,...", defaultValue = "2pl,occ,to",
+        description = "With --compare-access: the algorithms to run. Default: ${DEFAULT-VALUE}.")
+    private String ccs;
+
     @Unmatched
     private List<String> runArgs = new ArrayList<>();
 
-    /** One run's figures. */
-    record Point(String mode, int share, double txnPerSec, long committed, long aborted, double abortRate,
+    /** One run's figures: {@code mode} is the series (a mode, or an access mode), {@code x} its label on the x axis. */
+    record Point(String mode, String x, int share, double txnPerSec, long committed, long aborted, double abortRate,
                  double newOrderP50Millis, double newOrderP99Millis, double roundTripsPerTxn, double messagesPerTxn,
                  long invalidations, long distributedCommits, double forcesPerDistributedCommit, long walForces) {
     }
@@ -72,6 +82,9 @@ public final class TpccCompareCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         CommandLine cl = spec.commandLine();
+        if (compareAccess) {
+            return compareAccess(cl);
+        }
         List<Integer> points = parseShares(cl);
         for (String arg : runArgs) {
             String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
@@ -83,19 +96,11 @@ public final class TpccCompareCommand implements Callable<Integer> {
                 });
             }
         }
-        if (Files.exists(out) && !Files.isDirectory(out)) {
-            throw Flags.invalid(cl, "--out", out, "is a file, not a directory");
-        }
-        Path runs = out.resolve("runs");
-        try {
-            Files.createDirectories(runs);
-        } catch (IOException e) {
-            throw Flags.invalid(cl, "--out", out, "cannot create it: " + e.getMessage());
-        }
+        Path runs = prepareOut(cl);
         // Every flag checked as each run would, before the first one loads anything.
         for (int share : points) {
             for (String mode : MODES) {
-                int exit = validate(cl, mode, share);
+                int exit = validate(cl, modeArgs(mode, share));
                 if (exit != 0) {
                     return exit;
                 }
@@ -108,7 +113,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
             // Alternating which mode goes first: the JVM (JIT, heap) warms up over the runs.
             List<String> order = i % 2 == 0 ? MODES : MODES.reversed();
             for (String mode : order) {
-                Point p = runOnce(cl, mode, share, runs);
+                Point p = runOnce(cl, modeArgs(mode, share), mode, Integer.toString(share), share,
+                    runs.resolve(mode + "-" + share + ".txt"));
                 if (p == null) {
                     return lastExit;
                 }
@@ -130,18 +136,152 @@ public final class TpccCompareCommand implements Callable<Integer> {
 
     private int lastExit;
 
-    /** Runs tpcc run's flag checks for one (mode, share) without loading; its exit code. */
-    private int validate(CommandLine cl, String mode, int share) {
+    /** {@code --compare-access}: every algorithm with SELCC and with SEL. */
+    private int compareAccess(CommandLine cl) throws IOException {
+        List<String> algorithms = new ArrayList<>();
+        for (String cc : ccs.split(",", -1)) {
+            String name = cc.strip().toLowerCase(Locale.ROOT);
+            Flags.require(List.of("2pl", "occ", "to").contains(name), cl, "--ccs", ccs, "each must be 2pl, occ or to");
+            Flags.require(!algorithms.contains(name), cl, "--ccs", ccs, name + " is listed twice");
+            algorithms.add(name);
+        }
+        Flags.require(!spec.commandLine().getParseResult().hasMatchedOption("--distribution"), cl, "--distribution",
+            shares, "is for the modes' comparison, not with --compare-access");
+        for (String arg : runArgs) {
+            String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+            if (List.of("--access", "--cc", "--json", "--data-dir", "--mode").contains(flag)) {
+                throw Flags.invalid(cl, flag, arg, "compare --compare-access sets it for each run (see --ccs)");
+            }
+        }
+        Path runs = prepareOut(cl);
+        List<String> accesses = List.of("selcc", "sel");
+        for (String cc : algorithms) {
+            for (String access : accesses) {
+                int exit = validate(cl, List.of("--cc", cc, "--access", access));
+                if (exit != 0) {
+                    return exit;
+                }
+            }
+        }
+        PrintWriter say = cl.getOut();
+        List<Point> results = new ArrayList<>();
+        for (int i = 0; i < algorithms.size(); i++) {
+            String cc = algorithms.get(i);
+            for (String access : i % 2 == 0 ? accesses : accesses.reversed()) {
+                Point p = runOnce(cl, List.of("--cc", cc, "--access", access), access, cc, -1,
+                    runs.resolve("access-" + cc + "-" + access + ".txt"));
+                if (p == null) {
+                    return lastExit;
+                }
+                results.add(p);
+                writeAccessJson(results);
+                say.printf(Locale.ROOT, "%-3s %-5s: %,10.1f txn/s, abort rate %.3f, %.2f round trips per transaction%n",
+                    cc, access, p.txnPerSec(), p.abortRate(), p.roundTripsPerTxn());
+                say.flush();
+            }
+        }
+        say.printf(Locale.ROOT, "%n%-4s %14s %14s %8s%n", "cc", "SELCC txn/s", "SEL txn/s", "ratio");
+        for (String cc : algorithms) {
+            double selcc = throughput(results, cc, "selcc");
+            double sel = throughput(results, cc, "sel");
+            say.printf(Locale.ROOT, "%-4s %14.1f %14.1f %8.2f%n", cc, selcc, sel, sel == 0 ? 0 : selcc / sel);
+        }
+        writeAccessPlot(results, algorithms);
+        say.println("wrote " + out.resolve("compare-access.json") + ", " + out.resolve("compare-access.csv") + ", "
+            + out.resolve("compare-access.svg"));
+        say.flush();
+        return 0;
+    }
+
+    private static double throughput(List<Point> results, String cc, String access) {
+        for (Point p : results) {
+            if (p.x().equals(cc) && p.mode().equals(access)) {
+                return p.txnPerSec();
+            }
+        }
+        return 0;
+    }
+
+    private Path prepareOut(CommandLine cl) {
+        if (Files.exists(out) && !Files.isDirectory(out)) {
+            throw Flags.invalid(cl, "--out", out, "is a file, not a directory");
+        }
+        Path runs = out.resolve("runs");
+        try {
+            Files.createDirectories(runs);
+        } catch (IOException e) {
+            throw Flags.invalid(cl, "--out", out, "cannot create it: " + e.getMessage());
+        }
+        return runs;
+    }
+
+    private void writeAccessJson(List<Point> results) throws IOException {
+        JsonWriter json = new JsonWriter().beginObject().field("benchmark", "tpcc-compare-access");
+        json.name("runArguments").beginArray();
+        for (String arg : runArgs) {
+            json.value(arg);
+        }
+        json.endArray();
+        json.field("load", "fresh per run, same seed");
+        json.name("runs").beginArray();
+        StringBuilder csv = new StringBuilder("cc,access,txnPerSec,committed,aborted,abortRate,newOrderP50Millis,"
+            + "newOrderP99Millis,roundTripsPerTxnAllNodes,messagesPerTxnAllNodes,invalidationsBetweenNodes\n");
+        for (Point p : results) {
+            json.beginObject().field("cc", p.x()).field("access", p.mode()).field("txnPerSec", p.txnPerSec())
+                .field("committed", p.committed()).field("aborted", p.aborted()).field("abortRate", p.abortRate())
+                .field("newOrderP50Millis", p.newOrderP50Millis()).field("newOrderP99Millis", p.newOrderP99Millis())
+                .field("roundTripsPerTxnAllNodes", p.roundTripsPerTxn()).field("messagesPerTxnAllNodes", p.messagesPerTxn())
+                .field("invalidationsBetweenNodes", p.invalidations()).endObject();
+            csv.append(String.format(Locale.ROOT, "%s,%s,%.1f,%d,%d,%.5f,%.3f,%.3f,%.3f,%.3f,%d%n", p.x(), p.mode(),
+                p.txnPerSec(), p.committed(), p.aborted(), p.abortRate(), p.newOrderP50Millis(), p.newOrderP99Millis(),
+                p.roundTripsPerTxn(), p.messagesPerTxn(), p.invalidations()));
+        }
+        json.endArray().endObject();
+        JsonFile.write(out.resolve("compare-access.json"), json.toString());
+        Files.writeString(out.resolve("compare-access.csv"), csv.toString(), StandardCharsets.UTF_8);
+    }
+
+    private void writeAccessPlot(List<Point> results, List<String> algorithms) {
+        System.setProperty("java.awt.headless", "true");
+        org.knowm.xchart.CategoryChart chart = new org.knowm.xchart.CategoryChartBuilder().width(800).height(500)
+            .title("TPC-C: SELCC (coherent cache) vs SEL (no cache)").xAxisTitle("concurrency control")
+            .yAxisTitle("committed txn/s").build();
+        for (String access : List.of("selcc", "sel")) {
+            List<Double> values = new ArrayList<>();
+            for (String cc : algorithms) {
+                values.add(throughput(results, cc, access));
+            }
+            chart.addSeries(access.toUpperCase(Locale.ROOT), algorithms, values);
+        }
+        save(chart, "compare-access");
+    }
+
+    private void save(org.knowm.xchart.internal.chartpart.Chart<?, ?> chart, String name) {
+        try {
+            // The encoder adds the ".svg" extension itself.
+            VectorGraphicsEncoder.saveVectorGraphic(chart, out.resolve(name).toString(),
+                VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
+        } catch (IOException | RuntimeException | Error e) {
+            throw new CliFailure("cannot write the plot " + out.resolve(name + ".svg") + ": " + e, e);
+        }
+    }
+
+    private static List<String> modeArgs(String mode, int share) {
+        return List.of("--mode", mode, "--distribution", Integer.toString(share));
+    }
+
+    /** Runs tpcc run's flag checks for one run without loading; its exit code. */
+    private int validate(CommandLine cl, List<String> extra) {
         CommandLine run = SelccCli.commandLine();
         run.setOut(new PrintWriter(java.io.Writer.nullWriter()));
         run.setErr(cl.getErr());
-        return run.execute(runArguments(mode, share, true).toArray(String[]::new));
+        return run.execute(runArguments(extra, true).toArray(String[]::new));
     }
 
-    private List<String> runArguments(String mode, int share, boolean validateOnly) {
+    private List<String> runArguments(List<String> extra, boolean validateOnly) {
         List<String> args = new ArrayList<>(List.of("tpcc", "run"));
         args.addAll(runArgs);
-        args.addAll(List.of("--mode", mode, "--distribution", Integer.toString(share)));
+        args.addAll(extra);
         if (validateOnly) {
             args.add("--validate-only");
         }
@@ -149,9 +289,9 @@ public final class TpccCompareCommand implements Callable<Integer> {
     }
 
     /** One {@code tpcc run}; null (and {@link #lastExit} set) if it did not succeed. */
-    private Point runOnce(CommandLine cl, String mode, int share, Path runs) throws IOException {
-        List<String> args = runArguments(mode, share, false);
-        Path log = runs.resolve(mode + "-" + share + ".txt");
+    private Point runOnce(CommandLine cl, List<String> extra, String series, String x, int share, Path log)
+            throws IOException {
+        List<String> args = runArguments(extra, false);
         CommandLine run = SelccCli.commandLine();
         int exit;
         try (PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
@@ -161,7 +301,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
         }
         if (exit != 0) {
             if (exit != CommandLine.ExitCode.USAGE) { // bad input was named in one line already
-                cl.getErr().println("selcc tpcc compare: the " + mode + " run at distribution " + share + "% failed"
+                cl.getErr().println("selcc tpcc compare: the run " + String.join(" ", extra) + " failed"
                     + " (its output: " + log + ")");
                 cl.getErr().flush();
             }
@@ -173,7 +313,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
         ModeReport m = command.lastMode();
         TypeStats newOrders = r.stats(TxnType.NEW_ORDER);
         long attempts = r.committed() + r.aborted();
-        return new Point(mode, share, r.txnPerSec(), r.committed(), r.aborted(),
+        return new Point(series, x, share, r.txnPerSec(), r.committed(), r.aborted(),
             attempts == 0 ? 0 : r.aborted() / (double) attempts,
             newOrders.percentileMicros(50) / 1000.0, newOrders.percentileMicros(99) / 1000.0, m.roundTripsPerTxn(),
             m.messagesPerTxn(), m.invalidations(), m.twoPc() == null ? 0 : m.twoPc().distributedCommits(),
@@ -284,12 +424,6 @@ public final class TpccCompareCommand implements Callable<Integer> {
             abortSeries.setYAxisGroup(1);
             abortSeries.setMarker(SeriesMarkers.DIAMOND);
         }
-        try {
-            // The encoder adds the ".svg" extension itself.
-            VectorGraphicsEncoder.saveVectorGraphic(chart, out.resolve("compare").toString(),
-                VectorGraphicsEncoder.VectorGraphicsFormat.SVG);
-        } catch (IOException | RuntimeException | Error e) {
-            throw new CliFailure("cannot write the plot " + out.resolve("compare.svg") + ": " + e, e);
-        }
+        save(chart, "compare");
     }
 }

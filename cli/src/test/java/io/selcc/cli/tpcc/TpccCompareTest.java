@@ -66,4 +66,34 @@ class TpccCompareTest {
         assertTrue(run.err().contains("2pl only"), run.toString());
         assertTrue(!Files.exists(dir.resolve("x").resolve("runs").resolve("shared-0.txt")), "no run started");
     }
+
+    @Test
+    void comparesSelccWithSelPerAlgorithm(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("access");
+        CliRun run = CliRun.of("tpcc", "compare", "--compare-access", "--ccs", "2pl,occ", "--warehouses", "1",
+            "--mix", "50,50,0,0,0", "--duration", "1s", "--warmup", "0s", "--out", out.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(out.resolve("compare-access.json")));
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> runs = (List<Map<String, Object>>) report.get("runs");
+        assertEquals(4, runs.size(), report.toString());
+        for (Map<String, Object> r : runs) {
+            assertTrue(((Number) r.get("committed")).longValue() > 0, r.toString());
+            if ("sel".equals(r.get("access"))) {
+                // SEL keeps no cache, so nothing is ever invalidated.
+                assertEquals(0L, ((Number) r.get("invalidationsBetweenNodes")).longValue(), r.toString());
+            }
+        }
+        assertEquals(5, Files.readAllLines(out.resolve("compare-access.csv")).size());
+        assertTrue(Files.readString(out.resolve("compare-access.svg")).contains("<svg"));
+        assertTrue(run.out().contains("ratio"), run.out());
+
+        CliRun bad = CliRun.of("tpcc", "compare", "--compare-access", "--ccs", "2pl,mvcc", "--out", out.toString());
+        assertEquals(2, bad.exitCode(), bad.toString());
+        assertTrue(bad.err().contains("--ccs"), bad.toString());
+        bad = CliRun.of("tpcc", "compare", "--compare-access", "--access", "sel", "--out", out.toString());
+        assertEquals(2, bad.exitCode(), bad.toString());
+        assertTrue(bad.err().contains("--access"), bad.toString());
+    }
 }
