@@ -20,19 +20,30 @@ import java.util.Locale;
  * @param committed the driver's committed transactions of the measured interval
  */
 record ModeReport(String mode, Integer distribution, long committed, long invalidations, long roundTrips,
-                  long messages, TwoPcStats twoPc) {
+                  long messages, long walForces, TwoPcStats twoPc) {
     /** The counters at the start of the measured interval. */
-    record Start(CounterSnapshot nodes, TwoPcStats twoPc) {
-        static Start of(Database db, PartitionedDatabase partitioned) {
-            return new Start(nodeCounters(db), partitioned == null ? null : partitioned.stats());
+    record Start(CounterSnapshot nodes, long walForces, TwoPcStats twoPc) {
+        static Start of(Database db, io.selcc.wal.Wal wal, PartitionedDatabase partitioned) {
+            return new Start(nodeCounters(db), wal == null ? 0 : wal.counters().forces(),
+                partitioned == null ? null : partitioned.stats());
         }
     }
 
-    static ModeReport of(Database db, PartitionedDatabase partitioned, String mode, Integer distribution, Start start,
-                         long committed) {
+    static ModeReport of(Database db, io.selcc.wal.Wal wal, PartitionedDatabase partitioned, String mode,
+                         Integer distribution, Start start, long committed) {
         CounterSnapshot nodes = nodeCounters(db).minus(start.nodes());
+        long walForces = (wal == null ? 0 : wal.counters().forces()) - start.walForces();
         return new ModeReport(mode, distribution, committed, nodes.invalidationsSent(), nodes.get(Counter.ROUND_TRIPS),
-            nodes.get(Counter.MESSAGES_SENT), partitioned == null ? null : partitioned.stats().minus(start.twoPc()));
+            nodes.get(Counter.MESSAGES_SENT), walForces,
+            partitioned == null ? null : partitioned.stats().minus(start.twoPc()));
+    }
+
+    /**
+     * Forced writes per committed transaction: the commit logs' forces and the 2PC logs' (a force covers a
+     * group of commits in the commit log, one record in a 2PC log).
+     */
+    double forcedWritesPerTxn() {
+        return per(walForces + (twoPc == null ? 0 : twoPc.logForces()), committed);
     }
 
     private static CounterSnapshot nodeCounters(Database db) {
@@ -67,9 +78,9 @@ record ModeReport(String mode, Integer distribution, long committed, long invali
 
     void print(PrintWriter out) {
         out.printf(Locale.ROOT, "mode %s%s (measured interval, all nodes): %,d invalidations between compute nodes;"
-                + " %.2f round trips and %.2f messages per committed transaction%n", mode,
+                + " %.2f round trips, %.2f messages and %.3f forced writes per committed transaction%n", mode,
             distribution == null ? "" : ", distribution " + distribution + "%", invalidations, roundTripsPerTxn(),
-            messagesPerTxn());
+            messagesPerTxn(), forcedWritesPerTxn());
         if (twoPc != null) {
             long all = twoPc.singlePartitionCommits() + twoPc.distributedCommits();
             out.printf(Locale.ROOT, "2pc (measured interval): %,d distributed commits (%.1f%% of commits), %,d aborted"
@@ -94,7 +105,8 @@ record ModeReport(String mode, Integer distribution, long committed, long invali
         }
         json.field("invalidationsBetweenNodes", invalidations)
             .field("roundTripsPerTxnAllNodes", roundTripsPerTxn())
-            .field("messagesPerTxnAllNodes", messagesPerTxn());
+            .field("messagesPerTxnAllNodes", messagesPerTxn())
+            .field("forcedWritesPerTxn", forcedWritesPerTxn());
         if (twoPc != null) {
             json.name("twoPhaseCommit").beginObject()
                 .field("singlePartitionCommits", twoPc.singlePartitionCommits())

@@ -76,7 +76,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
     /** One run's figures: {@code mode} is the series (a mode, or an access mode), {@code x} its label on the x axis. */
     record Point(String mode, String x, int share, double txnPerSec, long committed, long aborted, double abortRate,
                  double newOrderP50Millis, double newOrderP99Millis, double roundTripsPerTxn, double messagesPerTxn,
-                 long invalidations, long distributedCommits, double forcesPerDistributedCommit, long walForces) {
+                 long invalidations, long distributedCommits, double forcesPerDistributedCommit, long walForces,
+                 double forcedWritesPerTxn) {
     }
 
     @Override
@@ -317,7 +318,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
             attempts == 0 ? 0 : r.aborted() / (double) attempts,
             newOrders.percentileMicros(50) / 1000.0, newOrders.percentileMicros(99) / 1000.0, m.roundTripsPerTxn(),
             m.messagesPerTxn(), m.invalidations(), m.twoPc() == null ? 0 : m.twoPc().distributedCommits(),
-            m.forcesPerDistributedCommit(), command.lastWalForces());
+            m.forcesPerDistributedCommit(), command.lastWalForces(), m.forcedWritesPerTxn());
     }
 
     private List<Integer> parseShares(CommandLine cl) {
@@ -337,13 +338,13 @@ public final class TpccCompareCommand implements Callable<Integer> {
     }
 
     private static void printTable(PrintWriter say, List<Point> results) {
-        say.printf(Locale.ROOT, "%n%-11s %5s %12s %8s %10s %10s %9s %9s %13s %12s %11s%n", "mode", "dist%", "txn/s",
-            "abort%", "NO p50 ms", "NO p99 ms", "RT/txn", "msg/txn", "invalidations", "dist.commits", "forces/dc");
+        say.printf(Locale.ROOT, "%n%-11s %5s %12s %8s %10s %10s %9s %9s %13s %12s %11s %10s%n", "mode", "dist%", "txn/s",
+            "abort%", "NO p50 ms", "NO p99 ms", "RT/txn", "msg/txn", "invalidations", "dist.commits", "forces/dc", "forced/txn");
         for (Point p : results) {
-            say.printf(Locale.ROOT, "%-11s %5d %12.1f %8.2f %10.2f %10.2f %9.2f %9.2f %13d %12d %11.2f%n", p.mode(),
+            say.printf(Locale.ROOT, "%-11s %5d %12.1f %8.2f %10.2f %10.2f %9.2f %9.2f %13d %12d %11.2f %10.3f%n", p.mode(),
                 p.share(), p.txnPerSec(), 100 * p.abortRate(), p.newOrderP50Millis(), p.newOrderP99Millis(),
                 p.roundTripsPerTxn(), p.messagesPerTxn(), p.invalidations(), p.distributedCommits(),
-                p.forcesPerDistributedCommit());
+                p.forcesPerDistributedCommit(), p.forcedWritesPerTxn());
         }
         say.flush();
     }
@@ -379,6 +380,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
                 .field("invalidationsBetweenNodes", p.invalidations())
                 .field("distributedCommits", p.distributedCommits())
                 .field("twoPcForcesPerDistributedCommit", p.forcesPerDistributedCommit())
+                .field("forcedWritesPerTxn", p.forcedWritesPerTxn())
                 .field("walForcesWholeRun", p.walForces())
                 .endObject();
         }
@@ -389,12 +391,12 @@ public final class TpccCompareCommand implements Callable<Integer> {
     private void writeCsv(List<Point> results) throws IOException {
         StringBuilder csv = new StringBuilder("mode,distribution,txnPerSec,committed,aborted,abortRate,newOrderP50Millis,"
             + "newOrderP99Millis,roundTripsPerTxnAllNodes,messagesPerTxnAllNodes,invalidationsBetweenNodes,distributedCommits,"
-            + "twoPcForcesPerDistributedCommit,walForcesWholeRun\n");
+            + "twoPcForcesPerDistributedCommit,forcedWritesPerTxn,walForcesWholeRun\n");
         for (Point p : results) {
-            csv.append(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.5f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3f,%d%n", p.mode(),
-                p.share(), p.txnPerSec(), p.committed(), p.aborted(), p.abortRate(), p.newOrderP50Millis(),
+            csv.append(String.format(Locale.ROOT, "%s,%d,%.1f,%d,%d,%.5f,%.3f,%.3f,%.3f,%.3f,%d,%d,%.3f,%.4f,%d%n",
+                p.mode(), p.share(), p.txnPerSec(), p.committed(), p.aborted(), p.abortRate(), p.newOrderP50Millis(),
                 p.newOrderP99Millis(), p.roundTripsPerTxn(), p.messagesPerTxn(), p.invalidations(), p.distributedCommits(),
-                p.forcesPerDistributedCommit(), p.walForces()));
+                p.forcesPerDistributedCommit(), p.forcedWritesPerTxn(), p.walForces()));
         }
         Files.writeString(out.resolve("compare.csv"), csv.toString(), StandardCharsets.UTF_8);
     }

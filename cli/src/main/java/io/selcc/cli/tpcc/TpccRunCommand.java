@@ -287,7 +287,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 driver.partitioned(partitioned);
             }
             ModeReport.Start[] measured = {null};
-            driver.atMeasureStart(() -> measured[0] = ModeReport.Start.of(db, partitioned));
+            driver.atMeasureStart(() -> measured[0] = ModeReport.Start.of(db, log.wal(), partitioned));
             DriverResult result;
             if (crash != null) {
                 crash.start();
@@ -317,8 +317,8 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9);
-            ModeReport modeReport = ModeReport.of(db, partitioned, mode, distribution,
-                measured[0] != null ? measured[0] : ModeReport.Start.of(db, partitioned), result.committed());
+            ModeReport modeReport = ModeReport.of(db, log.wal(), partitioned, mode, distribution,
+                measured[0] != null ? measured[0] : ModeReport.Start.of(db, log.wal(), partitioned), result.committed());
             if (partitioned != null) {
                 partitioned.close(); // every branch ended: the check reads a quiet database
             }

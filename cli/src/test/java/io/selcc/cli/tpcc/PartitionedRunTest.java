@@ -69,6 +69,7 @@ class PartitionedRunTest {
         long records = ((Number) twoPc.get("prepareRecords")).longValue() + ((Number) twoPc.get("decisionRecords")).longValue();
         assertTrue(Math.abs(records - 2 * commits) <= 8, twoPc.toString());
         assertTrue(((Number) twoPc.get("logForces")).longValue() >= records, "every record forced: " + twoPc);
+        assertTrue(((Number) report.get("forcedWritesPerTxn")).doubleValue() > 0, report.toString());
     }
 
     @Test

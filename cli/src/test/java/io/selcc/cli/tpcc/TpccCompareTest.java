@@ -30,6 +30,7 @@ class TpccCompareTest {
         assertEquals(4, runs.size(), report.toString());
         for (Map<String, Object> r : runs) {
             assertTrue(((Number) r.get("committed")).longValue() > 0, r.toString());
+            assertEquals(0.0, ((Number) r.get("forcedWritesPerTxn")).doubleValue(), "--wal off forces nothing: " + r);
             boolean partitioned = "partitioned".equals(r.get("mode"));
             long share = ((Number) r.get("distribution")).longValue();
             long distributed = ((Number) r.get("distributedCommits")).longValue();
