@@ -74,6 +74,13 @@ public final class JsonWriter {
         return this;
     }
 
+    /** A value that is already JSON text (another writer's finished object), written as is. */
+    public JsonWriter raw(String json) {
+        startElement();
+        out.append(json);
+        return this;
+    }
+
     public JsonWriter field(String name, String value) {
         return name(name).value(value);
     }

@@ -136,6 +136,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
     }
 
     private int lastExit;
+    /** The first run's parameters as a JSON object (every run has the same but for the compared ones). */
+    private String parameters;
 
     /** {@code --compare-access}: every algorithm with SELCC and with SEL. */
     private int compareAccess(CommandLine cl) throws IOException {
@@ -224,6 +226,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
         }
         json.endArray();
         json.field("load", "fresh per run, same seed");
+        json.name("parameters").raw(parameters == null ? "null" : parameters);
+        json.field("runReports", "runs/access-<cc>-<access>.json: each run's own report, every parameter included");
         json.name("runs").beginArray();
         StringBuilder csv = new StringBuilder("cc,access,txnPerSec,committed,aborted,abortRate,newOrderP50Millis,"
             + "newOrderP99Millis,roundTripsPerTxnAllNodes,messagesPerTxnAllNodes,invalidationsBetweenNodes\n");
@@ -293,6 +297,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
     private Point runOnce(CommandLine cl, List<String> extra, String series, String x, int share, Path log)
             throws IOException {
         List<String> args = runArguments(extra, false);
+        String report = log.getFileName().toString().replaceFirst("\\.txt$", ".json");
+        args.addAll(List.of("--json", log.resolveSibling(report).toString())); // every parameter and figure of the run
         CommandLine run = SelccCli.commandLine();
         int exit;
         try (PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
@@ -310,6 +316,11 @@ public final class TpccCompareCommand implements Callable<Integer> {
             return null;
         }
         TpccRunCommand command = run.getSubcommands().get("tpcc").getSubcommands().get("run").getCommand();
+        if (parameters == null) {
+            JsonWriter p = new JsonWriter().beginObject();
+            command.parameters(p);
+            parameters = p.endObject().toString();
+        }
         DriverResult r = command.lastResult();
         ModeReport m = command.lastMode();
         TypeStats newOrders = r.stats(TxnType.NEW_ORDER);
@@ -362,6 +373,8 @@ public final class TpccCompareCommand implements Callable<Integer> {
         }
         json.endArray();
         json.field("load", "fresh per run, same seed");
+        json.name("parameters").raw(parameters == null ? "null" : parameters);
+        json.field("runReports", "runs/<mode>-<share>.json: each run's own report, every parameter included");
         json.field("window", "every figure covers the measured interval (warm-up excluded), counted on all nodes;"
             + " walForcesWholeRun includes the warm-up");
         json.name("runs").beginArray();

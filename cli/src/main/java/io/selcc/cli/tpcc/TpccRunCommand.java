@@ -103,6 +103,29 @@ public final class TpccRunCommand implements Callable<Integer> {
     private ModeReport lastMode;
 
     private long lastWalForces;
+    private ClusterSettings lastCluster;
+
+    /** The last run's parameters as its own JSON report names them (for tpcc compare's). */
+    void parameters(io.selcc.cli.JsonWriter json) {
+        DriverConfig config = lastResult.config();
+        json.field("cc", tpcc.cc)
+            .field("access", lastCluster.access().name().toLowerCase(Locale.ROOT))
+            .field("warehouses", config.warehouses())
+            .field("computeNodes", lastCluster.computeNodes())
+            .field("memoryNodes", lastCluster.memoryNodes())
+            .field("threads", lastCluster.threads())
+            .field("gclSize", lastCluster.gclSize())
+            .field("cacheFrames", lastCluster.cacheFrames())
+            .field("rttNanos", lastCluster.rttNanos())
+            .field("gbps", lastCluster.gbps())
+            .field("wal", wal.toLowerCase(Locale.ROOT))
+            .field("mix", config.mix().toString())
+            .field("waitTimes", config.waitTimes())
+            .field("durationMillis", config.durationNanos() / 1_000_000)
+            .field("warmupMillis", config.warmupNanos() / 1_000_000)
+            .field("seed", config.seed())
+            .field("maxAttempts", config.retry().maxAttempts());
+    }
 
     long lastWalForces() {
         return lastWalForces;
@@ -325,6 +348,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             modeReport.print(out);
             lastResult = result;
             lastMode = modeReport;
+            lastCluster = cluster;
             lastWalForces = log.wal() == null ? 0 : log.wal().counters().forces();
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out, partitions) : null;
             if (run.json() != null) {

@@ -28,6 +28,12 @@ class TpccCompareTest {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> runs = (List<Map<String, Object>>) report.get("runs");
         assertEquals(4, runs.size(), report.toString());
+        @SuppressWarnings("unchecked")
+        Map<String, Object> parameters = (Map<String, Object>) report.get("parameters");
+        assertEquals(2L, ((Number) parameters.get("warehouses")).longValue(), parameters.toString());
+        assertEquals(2L, ((Number) parameters.get("computeNodes")).longValue(), parameters.toString());
+        assertEquals("off", parameters.get("wal"));
+        assertTrue(Files.exists(out.resolve("runs").resolve("partitioned-100.json")), "each run's own report");
         for (Map<String, Object> r : runs) {
             assertTrue(((Number) r.get("committed")).longValue() > 0, r.toString());
             assertEquals(0.0, ((Number) r.get("forcedWritesPerTxn")).doubleValue(), "--wal off forces nothing: " + r);
