@@ -11,9 +11,14 @@ import java.util.Arrays;
  *
  * <p>Reusable and not thread-safe: one per thread. Adding a verb allocates nothing once the batch has
  * grown to its working size.
+ *
+ * <p>A fabric outside this package reads the verbs through {@link #kind}, {@link #address},
+ * {@link #segment}, {@link #segmentOffset}, {@link #length}, {@link #operand} and {@link #update}, and
+ * reports each atomic's previous value with {@link #complete}.
  */
 public final class VerbBatch {
-    enum Kind { READ, WRITE, CAS, FAA }
+    /** The one-sided verbs. */
+    public enum Kind { READ, WRITE, CAS, FAA }
 
     Kind[] kinds = new Kind[4];
     long[] addresses = new long[4];
@@ -57,14 +62,58 @@ public final class VerbBatch {
 
     /** The value an atomic verb found (valid after the batch was posted). */
     public long result(int index) {
+        return results[check(index)];
+    }
+
+    /** Verb {@code index}'s kind. */
+    public Kind kind(int index) {
+        return kinds[check(index)];
+    }
+
+    /** The global address verb {@code index} acts on. */
+    public long address(int index) {
+        return addresses[check(index)];
+    }
+
+    /** READ: the local segment the bytes go to; WRITE: the one they come from; atomics: null. */
+    public MemorySegment segment(int index) {
+        return segments[check(index)];
+    }
+
+    /** Where in {@link #segment} the bytes start. */
+    public long segmentOffset(int index) {
+        return segmentOffsets[check(index)];
+    }
+
+    /** Bytes read or written (8 for an atomic). */
+    public int length(int index) {
+        return lengths[check(index)];
+    }
+
+    /** CAS: the expected value; FAA: the delta; 0 otherwise. */
+    public long operand(int index) {
+        return operands[check(index)];
+    }
+
+    /** CAS: the value swapped in; 0 otherwise. */
+    public long update(int index) {
+        return updates[check(index)];
+    }
+
+    /** For a fabric executing the batch: atomic verb {@code index} found {@code previous}. */
+    public void complete(int index, long previous) {
+        results[check(index)] = previous;
+    }
+
+    private int check(int index) {
         if (index < 0 || index >= size) {
             throw new IndexOutOfBoundsException("verb index=" + index + " size=" + size);
         }
-        return results[index];
+        return index;
     }
 
     /** Bytes that travel with this batch (payloads of READ and WRITE, 8 per atomic). */
-    long payloadBytes() {
+    public long payloadBytes() {
         long bytes = 0;
         for (int i = 0; i < size; i++) {
             bytes += lengths[i];
