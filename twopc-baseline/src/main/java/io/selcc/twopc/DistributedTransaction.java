@@ -73,11 +73,6 @@ public final class DistributedTransaction implements AutoCloseable {
         return home;
     }
 
-    /** The global transaction id (the home node's coordinator drew it). */
-    public long globalId() {
-        return gtid;
-    }
-
     /** Whether work was shipped to another partition so far. */
     public boolean isDistributed() {
         return !remotes.isEmpty();

@@ -9,7 +9,6 @@ import io.selcc.engine.Table;
 import io.selcc.engine.Transaction;
 import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.MessageKind;
-import io.selcc.fabric.MessageLost;
 import io.selcc.storage.TupleView;
 import io.selcc.twopc.Messages.Decide;
 import io.selcc.twopc.Messages.Delete;
@@ -403,49 +402,39 @@ final class Participant {
             }
             CommitOutcome outcome = txn.commit((Redo changes) -> prepared(changes, reply));
             if (!reply.isDone()) {
-                reply.complete(Vote.NO); // it failed before its commit point
-            }
-            synchronized (this) {
-                if (vote == null) {
-                    vote = Vote.NO;
-                }
+                answer(Vote.NO, reply); // it failed before its commit point
             }
             return outcome.committed();
         }
 
         private boolean voteNo(CompletableFuture<Object> reply) {
-            synchronized (this) {
-                vote = Vote.NO;
-            }
-            reply.complete(Vote.NO);
+            answer(Vote.NO, reply);
             return false;
+        }
+
+        /** Records the vote (a duplicated prepare gets it again) and sends it. */
+        private void answer(Vote given, CompletableFuture<Object> reply) {
+            synchronized (this) {
+                vote = given;
+            }
+            reply.complete(given);
         }
 
         /** The commit point: every write latch held. */
         private boolean prepared(Redo changes, CompletableFuture<Object> reply) {
             if (!wrote) {
-                synchronized (this) {
-                    vote = Vote.READ_ONLY;
-                }
-                reply.complete(Vote.READ_ONLY); // nothing to decide: it drops out and releases its read locks
+                answer(Vote.READ_ONLY, reply); // nothing to decide: it drops out and releases its read locks
                 return true;
             }
             try {
                 log.get().forcePrepare(gtid, changes);
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.WARNING, "prepare record not forced, voting no: node=" + nodeId() + " gtid=" + gtid, e);
-                synchronized (this) {
-                    vote = Vote.NO;
-                }
-                reply.complete(Vote.NO);
-                return false;
+                return voteNo(reply);
             }
             counters.prepareRecords.increment();
             state = State.PREPARED;
-            synchronized (this) {
-                vote = Vote.YES;
-            }
-            reply.complete(Vote.YES);
+            answer(Vote.YES, reply);
             return awaitDecision();
         }
 
@@ -496,9 +485,5 @@ final class Participant {
         byte[] image = new byte[row.rowBytes()];
         row.copyRowTo(image, 0);
         return image;
-    }
-
-    static boolean lost(Object reply) {
-        return reply == MessageLost.REPLY;
     }
 }

@@ -67,6 +67,9 @@ public final class PartitionedDatabase implements AutoCloseable {
             throw new IllegalArgumentException("partitioned mode runs 2pl only, not " + db.concurrencyControl()
                 + ": an OCC or TO branch validates at its own moment, and a read-only branch releases at prepare");
         }
+        // Every node opened every table (reading its root line), and a load's report reads every partition:
+        // emptied caches hold no line of another node's partition, so no invalidation crosses nodes from here.
+        db.writeBackCaches();
         int n = db.computeNodeCount();
         AtomicInteger threadNumber = new AtomicInteger();
         this.branchThreads = Executors.newCachedThreadPool(r -> {
@@ -98,7 +101,10 @@ public final class PartitionedDatabase implements AutoCloseable {
         }
     }
 
-    /** Partitioned mode over {@code database}'s compute nodes (which the caller keeps and closes). */
+    /**
+     * Partitioned mode over {@code database}'s compute nodes (which the caller keeps and closes). Build it
+     * after loading, while no transaction runs: building writes back and empties every cache.
+     */
     public static Builder builder(Database database) {
         return new Builder(database);
     }

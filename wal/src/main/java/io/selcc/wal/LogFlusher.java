@@ -117,16 +117,25 @@ final class LogFlusher implements Runnable {
             channel.force(false);
             log.countForce();
             if (newFile) {
-                forceFile(directory.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE), false);
-                forceFile(directory, true);
+                forceFindable(directory);
+                log.countForce();
+                log.countForce();
             }
         }
     }
 
-    private void forceFile(Path path, boolean metadata) throws IOException {
+    /**
+     * Forces what makes a new cycle file of the queue in {@code directory} findable after a crash:
+     * Chronicle's metadata file and the directory entry. Two forces.
+     */
+    static void forceFindable(Path directory) throws IOException {
+        forceFile(directory.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE), false);
+        forceFile(directory, true);
+    }
+
+    private static void forceFile(Path path, boolean metadata) throws IOException {
         try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
             c.force(metadata);
-            log.countForce();
         }
     }
 }

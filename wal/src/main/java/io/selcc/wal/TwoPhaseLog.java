@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.zip.CRC32C;
@@ -57,7 +56,6 @@ public final class TwoPhaseLog implements AutoCloseable {
     private File forcedFile;
     private FileChannel channel;
     private long forces;
-    private long records;
     private boolean closed;
 
     private TwoPhaseLog(int computeNode, Path directory, boolean forcing) {
@@ -153,20 +151,11 @@ public final class TwoPhaseLog implements AutoCloseable {
         return forces;
     }
 
-    /** Records appended so far (prepares and decisions). */
-    public synchronized long records() {
-        return records;
-    }
-
-    public int computeNode() {
-        return computeNode;
-    }
 
     private void append(byte kind, long gtid, Redo changes) {
         if (closed) {
             throw new IllegalStateException("two-phase-commit log closed: computeNode=" + computeNode);
         }
-        records++;
         if (queue == null) {
             return;
         }
@@ -199,20 +188,13 @@ public final class TwoPhaseLog implements AutoCloseable {
             channel.force(false);
             forces++;
             if (newFile) {
-                forceFile(directory.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE), false);
-                forceFile(directory, true);
+                LogFlusher.forceFindable(directory);
+                forces += 2;
             }
         } catch (IOException e) {
             // A record the disk may not hold: the protocol must not go on as if it did.
             throw new UncheckedIOException("two-phase-commit log force failed: computeNode=" + computeNode
                 + " directory=" + directory, e);
-        }
-    }
-
-    private void forceFile(Path path, boolean metadata) throws IOException {
-        try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
-            c.force(metadata);
-            forces++;
         }
     }
 
@@ -244,11 +226,6 @@ public final class TwoPhaseLog implements AutoCloseable {
                 }
             }
         }
-    }
-
-    /** The global ids with a prepare record at open and no decision in this log: for tests and reports. */
-    public synchronized List<Long> undecidedAtOpen() {
-        return preparedAtOpen.keySet().stream().filter(g -> !committed.contains(g)).sorted().toList();
     }
 
     @Override

@@ -264,9 +264,6 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             io.selcc.twopc.PartitionedDatabase partitioned = null;
             if (partitionedMode) {
-                // Opening every table and the load's report cached other partitions' lines: empty the caches,
-                // so from here on no node holds a line of another's partition.
-                db.writeBackCaches();
                 io.selcc.twopc.PartitionedDatabase.Builder b = io.selcc.twopc.PartitionedDatabase.builder(db);
                 if (log.temporaryDirectory() != null) {
                     // Beside the commit log, forced as its commits are: each record with sync, none with async.

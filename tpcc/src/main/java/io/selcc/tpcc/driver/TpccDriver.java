@@ -370,30 +370,25 @@ public final class TpccDriver {
                 case NEW_ORDER -> {
                     NewOrderInput in = inputs.newOrder(homeW, nowMicros);
                     input = in;
-                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.newOrder(tx, in))
-                        : partitioned.run(nodeId, config.retry(), tx -> transactions.newOrder(tx.local(), router.bind(tx), in));
+                    yield run((tx, router) -> transactions.newOrder(tx, router, in));
                 }
                 case PAYMENT -> {
                     PaymentInput in = inputs.payment(homeW, nowMicros);
                     input = in;
-                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.payment(tx, in))
-                        : partitioned.run(nodeId, config.retry(), tx -> transactions.payment(tx.local(), router.bind(tx), in));
+                    yield run((tx, router) -> transactions.payment(tx, router, in));
                 }
                 case ORDER_STATUS -> {
                     OrderStatusInput in = inputs.orderStatus(homeW);
                     input = in;
-                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.orderStatus(tx, in))
-                        : partitioned.run(nodeId, config.retry(), tx -> transactions.orderStatus(tx.local(), in));
+                    yield run((tx, router) -> transactions.orderStatus(tx, in));
                 }
                 case DELIVERY -> {
                     DeliveryInput in = inputs.delivery(homeW, nowMicros);
-                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.delivery(tx, in))
-                        : partitioned.run(nodeId, config.retry(), tx -> transactions.delivery(tx.local(), in));
+                    yield run((tx, router) -> transactions.delivery(tx, in));
                 }
                 case STOCK_LEVEL -> {
                     StockLevelInput in = inputs.stockLevel(homeW, homeD);
-                    yield partitioned == null ? node.run(config.retry(), tx -> transactions.stockLevel(tx, in))
-                        : partitioned.run(nodeId, config.retry(), tx -> transactions.stockLevel(tx.local(), in));
+                    yield run((tx, router) -> transactions.stockLevel(tx, in));
                 }
             };
             long ended = clock.getAsLong();
@@ -457,6 +452,17 @@ public final class TpccDriver {
             s.gclAccesses += cost(Counter.CACHE_HITS) + cost(Counter.CACHE_MISSES) + cost(Counter.OPTIMISTIC_READS);
             s.bytesRead += cost(Counter.BYTES_READ);
             s.allocatedBytes += allocated;
+        }
+
+        /**
+         * Runs a profile's body and commits it, retrying conflicts: on this node (the router is null: every
+         * warehouse is local), or in partitioned mode as a transaction homed here whose other-partition rows
+         * go through the router.
+         */
+        private <T> TxnResult<T> run(java.util.function.BiFunction<io.selcc.engine.Transaction,
+                                         io.selcc.tpcc.txn.WarehouseRouter, T> body) {
+            return partitioned == null ? node.run(config.retry(), tx -> body.apply(tx, null))
+                : partitioned.run(nodeId, config.retry(), tx -> body.apply(tx.local(), router.bind(tx)));
         }
 
         /** What the last transaction (its retries included) counted of {@code counter} on this thread. */

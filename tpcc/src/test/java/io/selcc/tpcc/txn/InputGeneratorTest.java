@@ -180,6 +180,7 @@ class InputGeneratorTest {
         assertNotEquals(0, InputGenerator.UNUSED_ITEM_ID);
     }
 
+    /** Shown failing on a planted knob that drew any other warehouse, one of the same node included. */
     @Test
     void theCrossPartitionKnobSetsTheShareOfOrdersWithALineFromAnotherNode() {
         int partitions = 2;
