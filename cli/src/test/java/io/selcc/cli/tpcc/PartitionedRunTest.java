@@ -68,7 +68,9 @@ class PartitionedRunTest {
         long commits = ((Number) twoPc.get("distributedCommits")).longValue();
         long records = ((Number) twoPc.get("prepareRecords")).longValue() + ((Number) twoPc.get("decisionRecords")).longValue();
         assertTrue(Math.abs(records - 2 * commits) <= 8, twoPc.toString());
-        assertTrue(((Number) twoPc.get("logForces")).longValue() >= records, "every record forced: " + twoPc);
+        // A record is counted just after its force: one forced before the window opened and counted after it is
+        // a record of the window without its force (at most one per forcing thread: 2 terminals, 2 branch threads).
+        assertTrue(((Number) twoPc.get("logForces")).longValue() >= records - 4, "every record forced: " + twoPc);
         assertTrue(((Number) report.get("forcedWritesPerTxn")).doubleValue() > 0, report.toString());
     }
 
