@@ -1,35 +1,22 @@
 package io.selcc.cache;
 
-import java.lang.foreign.MemorySegment;
+import io.selcc.cache.InvalidationMessages.Answer;
+import io.selcc.fabric.ReplyHandle;
+
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.LockSupport;
 
 /**
- * One invalidation message and its reply slot. In the in-JVM fabric the receiver writes the
- * forwarded GCL straight into {@link #target} (the requester's frame, as an RDMA WRITE to the
- * sender's buffer would) and then publishes the final {@link Status}.
+ * The receiver's record of one invalidation it received, and the handle its answer goes through. The
+ * receiver alone decides what happens to it: the requester only ever sees the one {@link Answer}.
  *
- * <p>Status machine: NEW -> (GRANTED | RELEASED | DROPPED) when answered at once, or NEW -> PENDING
- * when kept; PENDING -> SERVING (a holder claimed it) -> GRANTED | RELEASED | DROPPED, or PENDING ->
- * CANCELLED (the requester stopped waiting) or PENDING -> DROPPED (replaced by a higher priority).
- * Only the winner of {@link #claim()} may touch the requester's frame or the latch on its behalf.
+ * <p>Status machine: NEW -> answered at once, or NEW -> PENDING when kept on the frame; PENDING ->
+ * SERVING (a holder of this node claimed it) -> answered, or PENDING -> CANCELLED (the requester's
+ * {@code Cancel} came first) or PENDING -> DROPPED (replaced by a higher priority, or its frame left).
+ * Only the winner of {@link #claim()} may act on the line for the requester.
  */
 final class InvalidationRequest {
-    enum Status {
-        NEW, PENDING, SERVING,
-        /** Ownership and the latest copy were passed to the requester. */
-        GRANTED,
-        /** The receiver released its shared copy; the requester retries the latch. */
-        RELEASED,
-        /** Nothing was done; the requester retries the latch. */
-        DROPPED,
-        CANCELLED;
-
-        boolean isFinal() {
-            return this == GRANTED || this == RELEASED || this == DROPPED || this == CANCELLED;
-        }
-    }
+    enum Status { NEW, PENDING, SERVING, ANSWERED }
 
     private static final VarHandle STATUS;
 
@@ -41,30 +28,31 @@ final class InvalidationRequest {
         }
     }
 
+    final long requestId;
     final long address;
     final int fromNode;
     final InvalidationCase kind;
     /** Starvation priority: the requester's latch retries so far (paper 5.3.2). */
     final int priority;
-    final MemorySegment target;
-    final Thread waiter;
-    /** Dirty bounds of a forwarded modified copy (case 1); written before the final status. */
-    int forwardedDirtyLow;
-    int forwardedDirtyHigh;
+    private final ReplyHandle reply;
     @SuppressWarnings("unused") // accessed through STATUS
     private volatile Status status = Status.NEW;
 
-    InvalidationRequest(long address, int fromNode, InvalidationCase kind, int priority, MemorySegment target) {
-        this.address = address;
+    InvalidationRequest(InvalidationMessages.Invalidate message, int fromNode, ReplyHandle reply) {
+        this.requestId = message.requestId();
+        this.address = message.address();
         this.fromNode = fromNode;
-        this.kind = kind;
-        this.priority = priority;
-        this.target = target;
-        this.waiter = Thread.currentThread();
+        this.kind = message.kind();
+        this.priority = message.priority();
+        this.reply = reply;
     }
 
     Status status() {
         return (Status) STATUS.getVolatile(this);
+    }
+
+    boolean isPending() {
+        return status() == Status.PENDING;
     }
 
     void markPending() {
@@ -76,22 +64,32 @@ final class InvalidationRequest {
         return STATUS.compareAndSet(this, Status.PENDING, Status.SERVING);
     }
 
-    /** Requester side: stop waiting. False if a holder already claimed it (then wait for its answer). */
+    /** The requester's cancel: answers CANCELLED if nobody claimed it yet. */
     boolean cancel() {
-        return STATUS.compareAndSet(this, Status.PENDING, Status.CANCELLED);
-    }
-
-    /** Drops a still-pending request (replaced or its frame evicted). */
-    void dropIfPending() {
-        if (STATUS.compareAndSet(this, Status.PENDING, Status.DROPPED)) {
-            LockSupport.unpark(waiter);
+        if (!STATUS.compareAndSet(this, Status.PENDING, Status.ANSWERED)) {
+            return false;
         }
+        reply.reply(Answer.of(requestId, Answer.Status.CANCELLED));
+        return true;
     }
 
-    /** Publishes the answer of a request being served (NEW or SERVING). */
-    Status finish(Status outcome) {
-        STATUS.setVolatile(this, outcome);
-        LockSupport.unpark(waiter);
-        return outcome;
+    /** Drops a still-pending request (replaced or its frame left); false if it was claimed or answered. */
+    boolean dropIfPending() {
+        if (!STATUS.compareAndSet(this, Status.PENDING, Status.ANSWERED)) {
+            return false;
+        }
+        reply.reply(Answer.of(requestId, Answer.Status.DROPPED));
+        return true;
+    }
+
+    /** Answers a request being served (NEW or SERVING). */
+    Answer.Status finish(Answer answer) {
+        STATUS.setVolatile(this, Status.ANSWERED);
+        reply.reply(answer);
+        return answer.status();
+    }
+
+    Answer.Status finish(Answer.Status outcome) {
+        return finish(Answer.of(requestId, outcome));
     }
 }

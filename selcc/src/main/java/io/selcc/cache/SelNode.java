@@ -52,7 +52,7 @@ final class SelNode extends AbstractComputeNode {
                 buffers.get().push(copy);
                 return null;
             }
-            Backoff.pause(settings.retryIntervalNanos(retries), settings.clock());
+            Backoff.pause(settings.retryIntervalNanos(retries, endpoint.roundTripNanos()), settings.clock());
         }
     }
 

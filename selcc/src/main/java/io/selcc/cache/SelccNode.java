@@ -1,6 +1,9 @@
 package io.selcc.cache;
 
-import io.selcc.cache.InvalidationRequest.Status;
+import io.selcc.cache.InvalidationMessages.Answer;
+import io.selcc.cache.InvalidationMessages.Cancel;
+import io.selcc.cache.InvalidationMessages.CancelAck;
+import io.selcc.cache.InvalidationMessages.Invalidate;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.GclLayout;
@@ -10,23 +13,28 @@ import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.NodeCounters;
 import io.selcc.fabric.NodeFailedException;
 import io.selcc.fabric.OffHeap;
+import io.selcc.fabric.PendingReply;
+import io.selcc.fabric.ReplyHandle;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A compute node running the SELCC protocol (paper sections 4 and 5) over its compute-side cache.
  *
  * <p>Threads: front-end threads call the {@link ComputeNode} API; invalidation handlers run on the
- * sender's thread (in-JVM fabric) and only try-lock frames; one eviction worker per node refills the
- * free list. Lock order: a frame's latch may be held while taking a shard monitor, never the reverse
+ * sender's thread (in-JVM fabric) or a handler thread (network fabric) and only try-lock frames; a
+ * request they cannot serve at once is kept on the frame and answered later through its reply handle;
+ * one eviction worker per node refills the free list. Lock order: a frame's latch may be held while taking a shard monitor, never the reverse
  * with blocking.
  */
 final class SelccNode extends AbstractComputeNode {
@@ -53,6 +61,8 @@ final class SelccNode extends AbstractComputeNode {
     /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
     private final PerThread<long[]> tryAges = PerThread.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
     private final AtomicInteger evictionCursor = new AtomicInteger();
+    /** Ids of the invalidations this node sends (a cancel names one). */
+    private final AtomicLong requestIds = new AtomicLong();
     private final int copyLength;
     private volatile Thread evictionWorker;
     private volatile boolean workerSleeping;
@@ -83,7 +93,7 @@ final class SelccNode extends AbstractComputeNode {
             frames[i] = new CacheFrame(i, pool.asSlice(poolOffset(i), gclSize));
             free.push(frames[i]);
         }
-        endpoint.register(MessageKind.INVALIDATION, (from, request) -> onInvalidation((InvalidationRequest) request));
+        endpoint.register(MessageKind.INVALIDATION, InvalidationMessages.CODEC, this::onMessage);
     }
 
     /**
@@ -601,7 +611,7 @@ final class SelccNode extends AbstractComputeNode {
      * (2-core machines), a starving one retries at once so it meets the readers' spin windows.
      */
     private void pauseBeforeRetry(int retries) {
-        long interval = settings.retryIntervalNanos(retries);
+        long interval = settings.retryIntervalNanos(retries, endpoint.roundTripNanos());
         if (interval > 0 || retries < settings.starvationPriority()) {
             Backoff.pause(interval, settings.clock());
         }
@@ -624,20 +634,28 @@ final class SelccNode extends AbstractComputeNode {
                 throw protocolViolation("latch names this node as writer but its frame is not modified", address, conflict);
             }
             InvalidationCase kind = exclusive ? InvalidationCase.WRITER_VS_MODIFIED : InvalidationCase.READER_VS_MODIFIED;
-            InvalidationRequest request = new InvalidationRequest(address, nodeId, kind, retries, frame.copy);
+            Invalidate request = new Invalidate(requestIds.incrementAndGet(), address, kind, retries);
             counters.increment(kind.sentCounter);
+            Answer answer;
             try {
-                endpoint.call(writer, MessageKind.INVALIDATION, request);
+                answer = awaitAnswer(writer, request, endpoint.send(writer, MessageKind.INVALIDATION, request));
             } catch (NodeFailedException e) {
                 return peerFailed(e);
             }
-            if (awaitReply(request) != Status.GRANTED) {
+            if (answer.status() != Answer.Status.GRANTED) {
                 return false;
             }
+            byte[] copy = answer.copy();
+            if (copy == null || copy.length != copyLength) {
+                throw new IllegalStateException("protocol violation: a grant without the line: node=" + nodeId
+                    + " from=" + writer + " address=" + GlobalAddress.toString(address)
+                    + " bytes=" + (copy == null ? "none" : copy.length));
+            }
+            MemorySegment.copy(copy, 0, frame.copy, ValueLayout.JAVA_BYTE, GclLayout.COPY_OFFSET, copyLength);
             frame.clearDirty();
-            if (exclusive && request.forwardedDirtyLow != CacheFrame.CLEAN) {
+            if (exclusive && answer.dirtyLow() != CacheFrame.CLEAN) {
                 // The forwarded copy was never written back: we inherit its dirty range (4.4.1).
-                frame.markDirty(request.forwardedDirtyLow, request.forwardedDirtyHigh);
+                frame.markDirty(answer.dirtyLow(), answer.dirtyHigh());
             }
             granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
             return true;
@@ -649,20 +667,20 @@ final class SelccNode extends AbstractComputeNode {
         }
         int[] targets = new int[count];
         Object[] requests = new Object[count];
-        Object[] replies = new Object[count];
+        PendingReply[] replies = new PendingReply[count];
         for (int i = 0; i < count; i++) {
             targets[i] = Long.numberOfTrailingZeros(others);
             others &= others - 1;
-            requests[i] = new InvalidationRequest(address, nodeId, InvalidationCase.WRITER_VS_SHARED, retries, frame.copy);
+            requests[i] = new Invalidate(requestIds.incrementAndGet(), address, InvalidationCase.WRITER_VS_SHARED, retries);
         }
         counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
         try {
-            endpoint.callAll(targets, count, MessageKind.INVALIDATION, requests, replies);
+            endpoint.sendAll(targets, count, MessageKind.INVALIDATION, requests, replies);
+            for (int i = 0; i < count; i++) {
+                awaitAnswer(targets[i], (Invalidate) requests[i], replies[i]);
+            }
         } catch (NodeFailedException e) {
             return peerFailed(e);
-        }
-        for (Object request : requests) {
-            awaitReply((InvalidationRequest) request);
         }
         return false;
     }
@@ -696,27 +714,37 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
-    /** Waits for a pending request's answer, cancelling it after the configured wait. */
-    private Status awaitReply(InvalidationRequest request) {
+    /**
+     * Waits for the answer to an invalidation. One the receiver kept pending is waited for the
+     * configured time; then this node asks the receiver to cancel it, and the receiver decides: it
+     * answers CANCELLED, or (already serving it) its real answer, which this waits for.
+     */
+    private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply) {
         long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos();
         while (true) {
-            Status status = request.status();
-            if (status.isFinal()) {
-                return status;
-            }
-            if (status == Status.SERVING) {
-                Thread.yield(); // a holder is answering right now
-                continue;
-            }
             long left = deadline - settings.clock().getAsLong();
-            if (left <= 0) {
-                if (request.cancel()) {
-                    return Status.CANCELLED;
-                }
-                continue;
+            Object answer = reply.await(Math.max(0, left));
+            if (answer != null) {
+                return answerOf(answer, request);
             }
-            LockSupport.parkNanos(request, left);
+            if (settings.clock().getAsLong() - deadline >= 0) {
+                break;
+            }
         }
+        counters.increment(Counter.INVALIDATIONS_CANCELLED);
+        endpoint.call(receiver, MessageKind.INVALIDATION, new Cancel(request.requestId(), request.address()));
+        return answerOf(reply.await(), request);
+    }
+
+    private Answer answerOf(Object reply, Invalidate request) {
+        if (reply instanceof Answer answer && answer.requestId() == request.requestId()) {
+            return answer;
+        }
+        if (reply == io.selcc.fabric.MessageLost.REPLY) {
+            return Answer.of(request.requestId(), Answer.Status.DROPPED); // never a grant: a lost grant is a lost line
+        }
+        throw new IllegalStateException("protocol violation: not the answer to invalidation " + request.requestId()
+            + ": node=" + nodeId + " reply=" + reply);
     }
 
     /**
@@ -745,42 +773,68 @@ final class SelccNode extends AbstractComputeNode {
 
     // ================================================================ invalidation handling (4.4, 5.1)
 
-    /** Handler for invalidation messages. Runs on the sender's thread; never blocks on a frame. */
-    private Status onInvalidation(InvalidationRequest request) {
+    private void onMessage(int fromNode, Object message, ReplyHandle reply) {
+        switch (message) {
+            case Invalidate invalidate -> onInvalidation(new InvalidationRequest(invalidate, fromNode, reply));
+            case Cancel cancel -> reply.reply(new CancelAck(cancel.requestId(), onCancel(fromNode, cancel)));
+            default -> throw new IllegalArgumentException("not an invalidation request: node=" + nodeId + " from="
+                + fromNode + " message=" + message.getClass().getName());
+        }
+    }
+
+    /** Handler for invalidation messages: answers at once or keeps the request; never blocks on a frame. */
+    private void onInvalidation(InvalidationRequest request) {
         counters.increment(Counter.INVALIDATIONS_RECEIVED);
         CacheFrame frame = table.get(request.address);
         if (frame == null) {
-            return drop(request); // evicted: the release is already in memory
+            drop(request); // evicted: the release is already in memory
+            return;
         }
         long stamp = frame.tryWriteLock();
         if (stamp == 0) {
-            return offerPending(frame, request);
+            offerPending(frame, request);
+            return;
         }
-        Status status;
         try {
-            status = serve(frame, request);
+            serve(frame, request);
         } finally {
             frame.unlockWrite(stamp);
         }
         servePendingIfIdle(frame);
-        return status;
+    }
+
+    /**
+     * The requester stopped waiting: cancel its request if it is still pending here. False if it was
+     * served, dropped or is being served: its answer went or goes out as usual.
+     */
+    private boolean onCancel(int fromNode, Cancel cancel) {
+        CacheFrame frame = table.get(cancel.address());
+        InvalidationRequest pending = frame == null ? null : frame.pending();
+        if (pending == null || pending.fromNode != fromNode || pending.requestId != cancel.requestId()
+            || !pending.cancel()) {
+            return false;
+        }
+        // It stays on the frame, answered: the next holder to take it resets the lease it counted for.
+        return true;
     }
 
     /** Keeps the request as the frame's pending one if it has the highest priority; else drops it. */
-    private Status offerPending(CacheFrame frame, InvalidationRequest request) {
+    private void offerPending(CacheFrame frame, InvalidationRequest request) {
         if (!settings.fairness()) {
-            return drop(request);
+            drop(request);
+            return;
         }
         request.markPending();
         while (true) {
             InvalidationRequest current = frame.pending();
-            if (current != null && current.status() == Status.PENDING && current.priority >= request.priority) {
-                return drop(request);
+            if (current != null && current.isPending() && current.priority >= request.priority) {
+                request.claim();
+                drop(request);
+                return;
             }
             if (frame.casPending(current, request)) {
-                if (current != null && current.status() == Status.PENDING) {
+                if (current != null && current.dropIfPending()) {
                     counters.increment(Counter.INVALIDATIONS_DROPPED);
-                    current.dropIfPending();
                 }
                 break;
             }
@@ -788,7 +842,6 @@ final class SelccNode extends AbstractComputeNode {
         counters.increment(Counter.INVALIDATIONS_PENDING);
         // The holder may have released before it could see the request.
         servePendingIfIdle(frame);
-        return request.status();
     }
 
     private void servePendingIfIdle(CacheFrame frame) {
@@ -815,7 +868,7 @@ final class SelccNode extends AbstractComputeNode {
      * is handed to a crashed node after its latch words were scanned. If this node itself crashed, or a
      * verb fails, the request is dropped, so its requester never waits on it for ever.
      */
-    private Status serve(CacheFrame frame, InvalidationRequest request) {
+    private Answer.Status serve(CacheFrame frame, InvalidationRequest request) {
         if (frame.address != request.address || crashed) {
             return drop(request);
         }
@@ -826,14 +879,14 @@ final class SelccNode extends AbstractComputeNode {
             if (e.node() == nodeId) {
                 throw e;
             }
-            return Status.DROPPED;
+            return Answer.Status.DROPPED;
         } catch (RuntimeException | Error e) {
             drop(request);
             throw e;
         }
     }
 
-    private Status serveHeld(CacheFrame frame, InvalidationRequest request) {
+    private Answer.Status serveHeld(CacheFrame frame, InvalidationRequest request) {
         long latch = latchOf(request.address);
         Ownership ownership = frame.ownership();
         switch (request.kind) {
@@ -841,15 +894,14 @@ final class SelccNode extends AbstractComputeNode {
                 if (ownership != Ownership.MODIFIED) {
                     return drop(request);
                 }
-                request.forwardedDirtyLow = frame.dirtyLow;
-                request.forwardedDirtyHigh = frame.dirtyHigh;
-                forward(frame, request);
+                Answer grant = new Answer(request.requestId, Answer.Status.GRANTED, frame.dirtyLow, frame.dirtyHigh,
+                    forward(frame));
                 endpoint.remoteFaaFor(request.fromNode, latch, LatchWord.handoverDelta(nodeId, request.fromNode));
                 counters.increment(Counter.HANDOVERS);
                 frame.ownership(Ownership.INVALID);
                 frame.clearDirty();
                 frame.ownerPriority = 0;
-                return request.finish(Status.GRANTED);
+                return request.finish(grant);
             }
             case READER_VS_MODIFIED -> {
                 if (ownership != Ownership.MODIFIED) {
@@ -862,12 +914,12 @@ final class SelccNode extends AbstractComputeNode {
                 writeBackVerbs(batch, frame);
                 batch.faa(latch, LatchWord.downgradeDelta(nodeId, request.fromNode));
                 endpoint.postFor(request.fromNode, batch);
-                forward(frame, request);
+                Answer grant = new Answer(request.requestId, Answer.Status.GRANTED, CacheFrame.CLEAN, 0, forward(frame));
                 counters.increment(Counter.DOWNGRADES);
                 frame.ownership(Ownership.SHARED);
                 frame.clearDirty();
                 frame.ownerPriority = 0;
-                return request.finish(Status.GRANTED);
+                return request.finish(grant);
             }
             case WRITER_VS_SHARED -> {
                 if (ownership != Ownership.SHARED) {
@@ -880,22 +932,24 @@ final class SelccNode extends AbstractComputeNode {
                     frame.readerHoldOffUntil = settings.clock().getAsLong() + settings.readerWindowNanos(request.priority);
                     frame.readerHoldOff = true;
                 }
-                return request.finish(Status.RELEASED);
+                return request.finish(Answer.Status.RELEASED);
             }
             default -> throw new IllegalStateException("unknown invalidation: " + request.kind);
         }
     }
 
-    private Status drop(InvalidationRequest request) {
+    private Answer.Status drop(InvalidationRequest request) {
         counters.increment(Counter.INVALIDATIONS_DROPPED);
-        return request.finish(Status.DROPPED);
+        return request.finish(Answer.Status.DROPPED);
     }
 
-    /** GCL forwarding: the latest copy goes cache-to-cache into the requester's frame. */
-    private void forward(CacheFrame frame, InvalidationRequest request) {
-        MemorySegment.copy(frame.copy, GclLayout.COPY_OFFSET, request.target, GclLayout.COPY_OFFSET, copyLength);
+    /** GCL forwarding: the latest copy goes cache-to-cache, in the answer, into the requester's frame. */
+    private byte[] forward(CacheFrame frame) {
+        byte[] copy = new byte[copyLength];
+        MemorySegment.copy(frame.copy, ValueLayout.JAVA_BYTE, GclLayout.COPY_OFFSET, copy, 0, copyLength);
         counters.increment(Counter.FORWARDS);
         counters.add(Counter.BYTES_FORWARDED, copyLength);
+        return copy;
     }
 
     /** Adds a WRITE of the frame's dirty bytes, if any, and counts the write-back. */

@@ -38,8 +38,12 @@ record Settings(
         return readerWindowBaseNanos << doublings;
     }
 
-    /** Retry interval T = C x RTT / Nr (paper 5.1.2); 0 means "yield once". */
-    long retryIntervalNanos(int retries) {
-        return backoffConstant * latency.rttNanos() / Math.max(1, retries);
+    /**
+     * Retry interval T = C x RTT / Nr (paper 5.1.2); 0 means "yield once". RTT is the fabric's own
+     * estimate ({@link io.selcc.fabric.FabricEndpoint#roundTripNanos}), never the latency model's: on a
+     * real fabric the model is off and the round trip is not zero.
+     */
+    long retryIntervalNanos(int retries, long roundTripNanos) {
+        return backoffConstant * roundTripNanos / Math.max(1, retries);
     }
 }

@@ -22,6 +22,8 @@ public enum Counter {
     INVALIDATIONS_DROPPED,
     /** Received invalidations kept as the frame's pending request. */
     INVALIDATIONS_PENDING,
+    /** Sent invalidations this node asked the receiver to cancel after waiting for them (paper 5.1). */
+    INVALIDATIONS_CANCELLED,
     /** Exclusive ownership passed to another node by one FAA (case 1). */
     HANDOVERS,
     /** Downgrades of a modified copy to shared on a reader's request (case 2). */

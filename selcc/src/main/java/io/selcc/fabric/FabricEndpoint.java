@@ -23,7 +23,10 @@ public interface FabricEndpoint {
     /** One round trip: fetch-and-add on the 8-byte word at {@code address}; returns the previous value. */
     long remoteFaa(long address, long delta);
 
-    /** One round trip: executes the batch's verbs in order. */
+    /**
+     * One round trip: executes the batch's verbs, in order per memory node (see {@link VerbBatch} for the
+     * ordering rule across memory nodes).
+     */
     void post(VerbBatch batch);
 
     /**
@@ -37,15 +40,43 @@ public interface FabricEndpoint {
     /** {@link #remoteFaa} on behalf of {@code beneficiary}: see {@link #postFor}. */
     long remoteFaaFor(int beneficiary, long address, long delta);
 
-    /** Installs the handler for one message kind on this node (once, before traffic starts). */
-    void register(MessageKind kind, MessageHandler handler);
+    /**
+     * Installs the codec and handler for one message kind on this node (once, before traffic starts).
+     * Every node that sends or receives a kind registers it, with codecs that read each other's bytes.
+     */
+    void register(MessageKind kind, MessageCodec codec, MessageHandler handler);
 
-    /** One round trip: sends a request to another compute node and returns its reply. */
-    Object call(int toNode, MessageKind kind, Object request);
+    /**
+     * One round trip: sends a request to another compute node; the reply comes through the returned
+     * {@link PendingReply}, possibly after this returns (a receiver that keeps the request answers later).
+     * Throws {@link NodeFailedException} if either node is fenced.
+     */
+    PendingReply send(int toNode, MessageKind kind, Object request);
 
     /**
      * One round trip: sends {@code requests[i]} to {@code toNodes[i]} for {@code i < count}, all at once,
-     * and stores each reply in {@code replies[i]}.
+     * and stores each one's pending reply in {@code replies[i]}.
      */
-    void callAll(int[] toNodes, int count, MessageKind kind, Object[] requests, Object[] replies);
+    void sendAll(int[] toNodes, int count, MessageKind kind, Object[] requests, PendingReply[] replies);
+
+    /** {@link #send} and wait for the reply, however long it takes. */
+    default Object call(int toNode, MessageKind kind, Object request) {
+        return send(toNode, kind, request).await();
+    }
+
+    /** {@link #sendAll} and wait for every reply; {@code replies[i]} is {@code requests[i]}'s. */
+    default void callAll(int[] toNodes, int count, MessageKind kind, Object[] requests, Object[] replies) {
+        PendingReply[] pending = new PendingReply[count];
+        sendAll(toNodes, count, kind, requests, pending);
+        for (int i = 0; i < count; i++) {
+            replies[i] = pending[i].await();
+        }
+    }
+
+    /**
+     * This fabric's current estimate of one round trip in nanoseconds (0 when it is too short to
+     * matter): what latch retries scale their backoff with. A network fabric measures it; the in-JVM
+     * fabric's round trip is its latency model's.
+     */
+    long roundTripNanos();
 }

@@ -15,7 +15,9 @@ import io.selcc.threads.PerThread;
  * semantics, so a release (WRITE then FAA) happens-before the next acquire (CAS/FAA then READ).
  *
  * <p>A message is delivered by running the receiver's handler on the sender's thread: there are no
- * polling threads, and handlers never block (see {@link MessageHandler}).
+ * polling threads, and handlers never block (see {@link MessageHandler}). A handler that keeps a request
+ * answers it later from another thread through its {@link ReplyHandle}; the sender waits on the
+ * {@link PendingReply}. With {@link #serializeMessages} every message crosses its codec.
  *
  * <p>Fencing ({@link #fence}): each thread marks itself inside a node's verb (or inside a handler of a
  * message to that node) in a counter of its own, a volatile write before it reads the node's fence flag;
@@ -33,6 +35,8 @@ public final class LocalFabric implements Fabric {
     private volatile boolean closed;
     /** Fault injection for messages; null delivers every message once. */
     private volatile MessageInterceptor interceptor;
+    /** Every message and reply goes through its codec (see {@link #serializeMessages}). */
+    private volatile boolean serialize;
 
     /**
      * @param memoryNodeCount number of memory nodes
@@ -73,6 +77,15 @@ public final class LocalFabric implements Fabric {
         this.interceptor = interceptor;
     }
 
+    /**
+     * With {@code on}, every request and reply is encoded by its kind's {@link MessageCodec} and decoded
+     * again before it is delivered, as on a network: tests run the protocol this way to show that no
+     * message shares an in-JVM object between nodes. Off (the default) passes the objects themselves.
+     */
+    public void serializeMessages(boolean on) {
+        this.serialize = on;
+    }
+
     @Override
     public int memoryNodeCount() {
         return memoryNodes.length;
@@ -96,6 +109,10 @@ public final class LocalFabric implements Fabric {
             while (marker.depth != 0) {
                 Thread.onSpinWait(); // a verb or handler in flight: bounded by its own length
             }
+        }
+        for (LocalReply reply : endpoint.outstanding) {
+            endpoint.outstanding.remove(reply);
+            reply.failIfOpen(); // its senders learn the node failed instead of waiting for ever
         }
     }
 
@@ -160,6 +177,9 @@ public final class LocalFabric implements Fabric {
         private final int nodeId;
         private final NodeCounters counters;
         private final Map<MessageKind, MessageHandler> handlers = new EnumMap<>(MessageKind.class);
+        private final Map<MessageKind, MessageCodec> codecs = new EnumMap<>(MessageKind.class);
+        /** Replies to requests this node kept and has not answered yet: failed when it is fenced. */
+        private final java.util.Set<LocalReply> outstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
         private volatile boolean fenced;
         /** Every thread's marker for this node, for the fencer to wait on. */
         private final CopyOnWriteArrayList<VerbMarker> markers = new CopyOnWriteArrayList<>();
@@ -340,30 +360,39 @@ public final class LocalFabric implements Fabric {
         }
 
         @Override
-        public synchronized void register(MessageKind kind, MessageHandler handler) {
+        public synchronized void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
+            if (codec == null || handler == null) {
+                throw new IllegalArgumentException("a message kind needs a codec and a handler: node=" + nodeId + " kind=" + kind);
+            }
             if (handlers.putIfAbsent(kind, handler) != null) {
                 throw new IllegalStateException("handler already registered: node=" + nodeId + " kind=" + kind);
             }
+            codecs.put(kind, codec);
         }
 
-        private MessageHandler handler(MessageKind kind) {
-            MessageHandler handler;
-            synchronized (this) {
-                handler = handlers.get(kind);
-            }
+        private synchronized MessageHandler handler(MessageKind kind) {
+            MessageHandler handler = handlers.get(kind);
             if (handler == null) {
                 throw new IllegalStateException("no handler for message: node=" + nodeId + " kind=" + kind);
             }
             return handler;
         }
 
-        private Object deliver(int toNode, MessageKind kind, Object request) {
+        private synchronized MessageCodec codec(MessageKind kind) {
+            MessageCodec codec = codecs.get(kind);
+            if (codec == null) {
+                throw new IllegalStateException("no codec for message: node=" + nodeId + " kind=" + kind);
+            }
+            return codec;
+        }
+
+        private PendingReply deliver(int toNode, MessageKind kind, Object request) {
             if (toNode == nodeId) {
                 throw new IllegalArgumentException("message to self: node=" + nodeId + " kind=" + kind);
             }
             LocalEndpoint receiver = (LocalEndpoint) endpoint(toNode);
             // The handler runs as both nodes': fencing either waits for it, and refuses it once fenced. (A
-            // request the receiver keeps pending and serves later grants through postFor/remoteFaaFor.)
+            // request the receiver keeps and answers later grants through postFor/remoteFaaFor.)
             VerbMarker s = enter();
             try {
                 VerbMarker m = receiver.enter();
@@ -372,17 +401,32 @@ public final class LocalFabric implements Fabric {
                     MessageInterceptor faults = interceptor;
                     MessageInterceptor.Fate fate = faults == null ? MessageInterceptor.Fate.DELIVER
                         : faults.fate(nodeId, toNode, kind, request);
+                    LocalReply reply = new LocalReply(receiver, serialize ? codec(kind) : null);
                     if (fate == MessageInterceptor.Fate.LOSE_REQUEST) {
-                        return MessageLost.REPLY;
+                        reply.reply(MessageLost.REPLY);
+                        return reply;
                     }
-                    receiver.counters.increment(Counter.MESSAGES_RECEIVED);
                     MessageHandler handler = receiver.handler(kind);
-                    Object reply = handler.onMessage(nodeId, request);
+                    Object delivered = serialize ? copyThrough(receiver.codec(kind), request) : request;
+                    receiver.counters.increment(Counter.MESSAGES_RECEIVED);
                     if (fate == MessageInterceptor.Fate.DUPLICATE) {
+                        handler.onMessage(nodeId, delivered, ignored -> false); // the first copy's reply is lost
                         receiver.counters.increment(Counter.MESSAGES_RECEIVED);
-                        reply = handler.onMessage(nodeId, request);
                     }
-                    return fate == MessageInterceptor.Fate.LOSE_REPLY ? MessageLost.REPLY : reply;
+                    if (fate == MessageInterceptor.Fate.LOSE_REPLY) {
+                        handler.onMessage(nodeId, delivered, ignored -> false);
+                        reply.reply(MessageLost.REPLY);
+                        return reply;
+                    }
+                    handler.onMessage(nodeId, delivered, reply);
+                    if (!reply.isDone()) {
+                        receiver.outstanding.add(reply); // kept pending: failed if the receiver is fenced first
+                        if (reply.isDone() || receiver.fenced) {
+                            receiver.outstanding.remove(reply);
+                            reply.failIfOpen();
+                        }
+                    }
+                    return reply;
                 } finally {
                     exit(m);
                 }
@@ -392,19 +436,107 @@ public final class LocalFabric implements Fabric {
         }
 
         @Override
-        public Object call(int toNode, MessageKind kind, Object request) {
-            Object reply = deliver(toNode, kind, request);
+        public PendingReply send(int toNode, MessageKind kind, Object request) {
+            PendingReply reply = deliver(toNode, kind, request);
             roundTrip(0);
             return reply;
         }
 
         @Override
-        public void callAll(int[] toNodes, int count, MessageKind kind, Object[] requests, Object[] replies) {
+        public void sendAll(int[] toNodes, int count, MessageKind kind, Object[] requests, PendingReply[] replies) {
             for (int i = 0; i < count; i++) {
                 replies[i] = deliver(toNodes[i], kind, requests[i]);
             }
             if (count > 0) {
                 roundTrip(0);
+            }
+        }
+
+        @Override
+        public long roundTripNanos() {
+            return latency.rttNanos();
+        }
+    }
+
+    /** A message through its codec and back, as it would cross a process boundary. */
+    private static Object copyThrough(MessageCodec codec, Object message) {
+        WireWriter out = new WireWriter();
+        codec.encode(message, out);
+        WireReader in = new WireReader(out.array(), 0, out.size());
+        Object copy = codec.decode(in);
+        in.expectEnd("message " + copy.getClass().getSimpleName());
+        return copy;
+    }
+
+    /**
+     * A request's one reply: the receiver completes it (on any thread), the sender waits on it. A receiver
+     * fenced before answering fails it, so its sender does not wait for ever.
+     */
+    private static final class LocalReply implements PendingReply, ReplyHandle {
+        private static final java.lang.invoke.VarHandle VALUE;
+
+        static {
+            try {
+                VALUE = java.lang.invoke.MethodHandles.lookup().findVarHandle(LocalReply.class, "value", Object.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        private final LocalEndpoint receiver;
+        /** Non-null when replies cross their codec (see {@link #serializeMessages}). */
+        private final MessageCodec codec;
+        private final Thread waiter = Thread.currentThread();
+        @SuppressWarnings("unused") // through VALUE
+        private volatile Object value;
+
+        LocalReply(LocalEndpoint receiver, MessageCodec codec) {
+            this.receiver = receiver;
+            this.codec = codec;
+        }
+
+        @Override
+        public boolean reply(Object reply) {
+            if (reply == null) {
+                throw new IllegalArgumentException("a reply must not be null");
+            }
+            Object carried = codec == null || reply == MessageLost.REPLY ? reply : copyThrough(codec, reply);
+            if (!VALUE.compareAndSet(this, null, carried)) {
+                return false;
+            }
+            receiver.outstanding.remove(this);
+            java.util.concurrent.locks.LockSupport.unpark(waiter);
+            return true;
+        }
+
+        void failIfOpen() {
+            if (VALUE.compareAndSet(this, null, new NodeFailedException(receiver.nodeId,
+                "compute node " + receiver.nodeId + " was fenced before it answered"))) {
+                java.util.concurrent.locks.LockSupport.unpark(waiter);
+            }
+        }
+
+        @Override
+        public boolean isDone() {
+            return value != null;
+        }
+
+        @Override
+        public Object await(long nanos) {
+            long deadline = System.nanoTime() + nanos;
+            while (true) {
+                Object v = value;
+                if (v != null) {
+                    if (v instanceof NodeFailedException failed) {
+                        throw new NodeFailedException(failed.node(), failed.getMessage());
+                    }
+                    return v;
+                }
+                long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(this, left);
             }
         }
     }

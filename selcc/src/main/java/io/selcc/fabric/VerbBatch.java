@@ -9,6 +9,11 @@ import java.util.Arrays;
  * WRITE+FAA (release of a dirty exclusive copy), and an eviction batch of many WRITE+FAA pairs to one
  * memory node.
  *
+ * <p>Order: verbs to one memory node execute in the order they were added; verbs to different memory
+ * nodes have no order between them (RDMA orders a queue pair, one per memory node, and nothing across
+ * them), and all have completed when the post returns. A caller that needs a verb on one memory node to
+ * land before a verb on another posts two batches.
+ *
  * <p>Reusable and not thread-safe: one per thread. Adding a verb allocates nothing once the batch has
  * grown to its working size.
  *

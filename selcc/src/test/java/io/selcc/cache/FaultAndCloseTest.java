@@ -4,7 +4,9 @@ import io.selcc.fabric.Fabric;
 import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.LatencyModel;
 import io.selcc.fabric.LocalFabric;
+import io.selcc.fabric.MessageCodec;
 import io.selcc.fabric.MessageHandler;
+import io.selcc.fabric.PendingReply;
 import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.NodeCounters;
 import io.selcc.fabric.VerbBatch;
@@ -181,25 +183,30 @@ class FaultAndCloseTest {
                 }
 
                 @Override
-                public void register(MessageKind kind, MessageHandler handler) {
+                public void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
                     // The fabric takes one handler per node and kind; a later cluster on the same
                     // memory replaces the earlier one's through this switch.
                     AtomicReference<MessageHandler> current = handlers.computeIfAbsent(computeNode + "/" + kind, k -> {
                         AtomicReference<MessageHandler> ref = new AtomicReference<>();
-                        e.register(kind, (from, request) -> ref.get().onMessage(from, request));
+                        e.register(kind, codec, (from, request, reply) -> ref.get().onMessage(from, request, reply));
                         return ref;
                     });
                     current.set(handler);
                 }
 
                 @Override
-                public Object call(int toNode, MessageKind kind, Object request) {
-                    return e.call(toNode, kind, request);
+                public PendingReply send(int toNode, MessageKind kind, Object request) {
+                    return e.send(toNode, kind, request);
                 }
 
                 @Override
-                public void callAll(int[] toNodes, int count, MessageKind kind, Object[] requests, Object[] replies) {
-                    e.callAll(toNodes, count, kind, requests, replies);
+                public void sendAll(int[] toNodes, int count, MessageKind kind, Object[] requests, PendingReply[] replies) {
+                    e.sendAll(toNodes, count, kind, requests, replies);
+                }
+
+                @Override
+                public long roundTripNanos() {
+                    return e.roundTripNanos();
                 }
             };
         }

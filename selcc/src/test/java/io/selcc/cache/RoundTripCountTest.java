@@ -180,26 +180,29 @@ class RoundTripCountTest {
     private static final int TRY_ATTEMPTS = 8 + 1;
 
     @Test
-    void busyTryXLockCostsTwoRoundTripsPerAttemptThenGivesUp() {
+    void busyTryXLockCostsThreeRoundTripsPerAttemptThenGivesUp() {
         GclHandle held = b.xLock(gcl); // b holds X locally: its handler cannot serve the invalidation
         cluster.resetCounters();
         assertNull(a.tryXLock(gcl));
         CounterSnapshot s = cluster.counters(0);
-        assertEquals(2L * TRY_ATTEMPTS, s.get(Counter.ROUND_TRIPS), "per attempt: CAS+READ, one invalidation wave");
-        assertEquals(TRY_ATTEMPTS, s.get(Counter.MESSAGES_SENT));
+        // b keeps each request pending; a stops waiting and asks b to cancel it: b decides, and answers.
+        assertEquals(3L * TRY_ATTEMPTS, s.get(Counter.ROUND_TRIPS),
+            "per attempt: CAS+READ, one invalidation wave, the cancel of the kept request");
+        assertEquals(2L * TRY_ATTEMPTS, s.get(Counter.MESSAGES_SENT));
+        assertEquals(TRY_ATTEMPTS, s.get(Counter.INVALIDATIONS_CANCELLED));
         assertEquals(1, s.get(Counter.LATCH_GIVE_UPS));
         b.unlock(held);
     }
 
     @Test
-    void busyTrySLockCostsThreeRoundTripsPerAttemptThenGivesUp() {
+    void busyTrySLockCostsFourRoundTripsPerAttemptThenGivesUp() {
         GclHandle held = b.xLock(gcl);
         cluster.resetCounters();
         assertNull(a.trySLock(gcl));
         CounterSnapshot s = cluster.counters(0);
-        assertEquals(3L * TRY_ATTEMPTS, s.get(Counter.ROUND_TRIPS),
-            "per attempt: FAA+READ, the FAA taking the reader bit back, one invalidation wave");
-        assertEquals(TRY_ATTEMPTS, s.get(Counter.MESSAGES_SENT));
+        assertEquals(4L * TRY_ATTEMPTS, s.get(Counter.ROUND_TRIPS),
+            "per attempt: FAA+READ, the FAA taking the reader bit back, one invalidation wave, its cancel");
+        assertEquals(2L * TRY_ATTEMPTS, s.get(Counter.MESSAGES_SENT));
         assertEquals(1, s.get(Counter.LATCH_GIVE_UPS));
         b.unlock(held);
     }
@@ -212,8 +215,9 @@ class RoundTripCountTest {
         assertNull(a.tryXLock(gcl));
         CounterSnapshot s = cluster.counters(0);
         // Four upgrade CASes (upgradeAttempts), the fourth followed by an FAA releasing S; the other
-        // five attempts are plain CAS+READs; every attempt sends one invalidation wave.
-        assertEquals(2L * TRY_ATTEMPTS + 1, s.get(Counter.ROUND_TRIPS));
+        // five attempts are plain CAS+READs; every attempt sends one invalidation wave, which b keeps
+        // pending and a cancels.
+        assertEquals(3L * TRY_ATTEMPTS + 1, s.get(Counter.ROUND_TRIPS));
         assertEquals(4, s.get(Counter.VERB_CAS) - (TRY_ATTEMPTS - 4));
         assertEquals(1, s.get(Counter.UPGRADES));
         b.unlock(held);

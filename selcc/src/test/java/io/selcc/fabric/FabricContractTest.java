@@ -88,13 +88,55 @@ public abstract class FabricContractTest {
         assertEquals(0, batch.size());
     }
 
+    /** Strings as UTF-8: the contract's test messages. */
+    protected static final MessageCodec STRINGS = new MessageCodec() {
+        @Override
+        public void encode(Object message, WireWriter out) {
+            out.putString((String) message);
+        }
+
+        @Override
+        public Object decode(WireReader in) {
+            return in.getString();
+        }
+    };
+
     @Test
     void messagesReachTheRegisteredHandler() {
-        fabric.endpoint(1).register(MessageKind.INVALIDATION, (from, request) -> "from " + from + ": " + request);
+        fabric.endpoint(0).register(MessageKind.INVALIDATION, STRINGS, (from, request, reply) -> reply.reply("unused"));
+        fabric.endpoint(1).register(MessageKind.INVALIDATION, STRINGS,
+            (from, request, reply) -> reply.reply("from " + from + ": " + request));
         assertEquals("from 0: hi", fabric.endpoint(0).call(1, MessageKind.INVALIDATION, "hi"));
         assertEquals(1, fabric.endpoint(0).counters().snapshot().get(Counter.MESSAGES_SENT));
         assertEquals(1, fabric.endpoint(1).counters().snapshot().get(Counter.MESSAGES_RECEIVED));
         assertEquals(1, fabric.endpoint(0).counters().snapshot().get(Counter.ROUND_TRIPS));
+    }
+
+    @Test
+    void aKeptRequestIsAnsweredLaterFromAnotherThread() throws Exception {
+        java.util.concurrent.CompletableFuture<ReplyHandle> kept = new java.util.concurrent.CompletableFuture<>();
+        fabric.endpoint(0).register(MessageKind.INVALIDATION, STRINGS, (from, request, reply) -> reply.reply("unused"));
+        fabric.endpoint(1).register(MessageKind.INVALIDATION, STRINGS, (from, request, reply) -> kept.complete(reply));
+        PendingReply pending = fabric.endpoint(0).send(1, MessageKind.INVALIDATION, "later");
+        ReplyHandle handle = kept.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(null, pending.await(1_000_000), "no reply before the receiver gives one");
+        Thread answerer = Thread.ofPlatform().start(() -> handle.reply("now"));
+        assertEquals("now", pending.await(30_000_000_000L));
+        answerer.join(30_000);
+        assertTrue(!handle.reply("again"), "only the first reply counts");
+        assertEquals(1, fabric.endpoint(0).counters().snapshot().get(Counter.ROUND_TRIPS));
+    }
+
+    @Test
+    void aFencedReceiverFailsTheRepliesItKept() throws Exception {
+        java.util.concurrent.CompletableFuture<ReplyHandle> kept = new java.util.concurrent.CompletableFuture<>();
+        fabric.endpoint(0).register(MessageKind.INVALIDATION, STRINGS, (from, request, reply) -> reply.reply("unused"));
+        fabric.endpoint(1).register(MessageKind.INVALIDATION, STRINGS, (from, request, reply) -> kept.complete(reply));
+        PendingReply pending = fabric.endpoint(0).send(1, MessageKind.INVALIDATION, "never answered");
+        kept.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        fabric.fence(1);
+        NodeFailedException e = assertThrows(NodeFailedException.class, () -> pending.await(30_000_000_000L));
+        assertEquals(1, e.node());
     }
 
     @Test

@@ -87,12 +87,15 @@ public final class PartitionedDatabase implements AutoCloseable {
                 FabricEndpoint endpoint = db.cluster().fabric().endpoint(i);
                 participants[i] = new Participant(db.node(i), endpoint, c::log, branchThreads, counters, faults, timeoutNanos);
                 Participant p = participants[i];
-                endpoint.register(MessageKind.TWO_PHASE_COMMIT, (from, request) -> switch ((Messages.Request) request) {
-                    case Op op -> p.onOp(from, op);
-                    case Prepare prepare -> p.onPrepare(prepare);
-                    case Decide decide -> p.onDecide(decide);
-                    case Inquire inquire -> c.onInquire(inquire.gtid());
-                });
+                // The handler waits for the branch's thread: the in-JVM fabric runs it on the sender's thread,
+                // a network fabric on a handler thread of this node.
+                endpoint.register(MessageKind.TWO_PHASE_COMMIT, Messages.CODEC, (from, request, reply) ->
+                    reply.reply(switch ((Messages.Request) request) {
+                        case Op op -> p.onOp(from, op);
+                        case Prepare prepare -> p.onPrepare(prepare);
+                        case Decide decide -> p.onDecide(decide);
+                        case Inquire inquire -> c.onInquire(inquire.gtid());
+                    }));
             }
         } catch (RuntimeException | Error e) {
             closeLogs();

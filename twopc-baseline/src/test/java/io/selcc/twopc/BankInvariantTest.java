@@ -79,6 +79,8 @@ class BankInvariantTest {
              PartitionedDatabase p = PartitionedDatabase.builder(db).logDirectory(dir).timeout(Duration.ofMillis(20))
                  .faults(faults).build()) {
             Bank.open(db, ACCOUNTS);
+            // Every message and reply crosses its codec, as between processes.
+            ((LocalFabric) db.cluster().fabric()).serializeMessages(true);
             ((LocalFabric) db.cluster().fabric()).interceptMessages((from, to, kind, request) -> {
                 int r = roll(faultDice);
                 Fate fate = r < 15 ? Fate.LOSE_REQUEST : r < 30 ? Fate.LOSE_REPLY : r < 60 ? Fate.DUPLICATE : Fate.DELIVER;
