@@ -1384,7 +1384,11 @@ public abstract class ConcurrencyControlContractTest {
                     long min = Long.MAX_VALUE;
                     for (int i = 0; i < extra.length; i++) {
                         extra[i] = allocatedByReads.applyAsLong(2 * n) - allocatedByReads.applyAsLong(n);
-                        min = Math.min(min, extra[i]);
+                        if (extra[i] >= 0) {
+                            // A negative pair is a one-off allocation in the shorter run (CI saw -5408 once):
+                            // noise, not a per-read cost, which would make every pair positive.
+                            min = Math.min(min, extra[i]);
+                        }
                     }
                     result[0] = min;
                     result[1] = node.computeNode().counters().snapshot().get(Counter.CACHE_MISSES) - missesBefore;
