@@ -30,6 +30,15 @@ public interface FabricEndpoint {
     void post(VerbBatch batch);
 
     /**
+     * Starts the batch and returns before it completes where the fabric can (a network fabric); the
+     * round trip is counted as by {@link #post}. The in-JVM fabric completes it before returning.
+     */
+    default PendingVerbs postAsync(VerbBatch batch) {
+        post(batch);
+        return PendingVerbs.DONE;
+    }
+
+    /**
      * {@link #post} on behalf of compute node {@code beneficiary}: the batch grants it something (a line
      * handed over, a reader bit), so it must not land once the beneficiary is fenced. Throws
      * {@link NodeFailedException} naming the beneficiary, and does nothing, if it is; a fence of the

@@ -1,0 +1,232 @@
+package io.selcc.fabric.tcp;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.selcc.fabric.Counter;
+import io.selcc.fabric.MalformedMessageException;
+import io.selcc.fabric.MessageCodec;
+import io.selcc.fabric.MessageHandler;
+import io.selcc.fabric.MessageKind;
+import io.selcc.fabric.NodeCounters;
+import io.selcc.fabric.ReplyHandle;
+import io.selcc.fabric.WireReader;
+import io.selcc.fabric.WireWriter;
+
+import java.net.InetSocketAddress;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A compute node's listening side: takes MESSAGE frames from other compute nodes and runs the handler
+ * of their kind on this node's handler threads (never on the event loop: a 2PC handler waits for its
+ * branch). The handler answers through a {@link ReplyHandle} that writes the MESSAGE_REPLY on the
+ * connection the request came on, at once or later.
+ */
+final class ComputeNodeServer {
+    private static final System.Logger LOG = System.getLogger(ComputeNodeServer.class.getName());
+
+    private final int nodeId;
+    private final NodeCounters counters;
+    private final Channel server;
+    private final ExecutorService handlerThreads;
+    private final Map<MessageKind, MessageHandler> handlers = new EnumMap<>(MessageKind.class);
+    private final Map<MessageKind, MessageCodec> codecs = new EnumMap<>(MessageKind.class);
+    private volatile boolean fenced;
+
+    ComputeNodeServer(int nodeId, NodeCounters counters, InetSocketAddress listen, EventLoopGroup loops) {
+        this.nodeId = nodeId;
+        this.counters = counters;
+        AtomicInteger number = new AtomicInteger();
+        this.handlerThreads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "selcc-node-" + nodeId + "-handler-" + number.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        InetSocketAddress bindTo = listen.isUnresolved() ? new InetSocketAddress(listen.getHostString(), listen.getPort()) : listen;
+        try {
+            this.server = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new FrameDecoder(), new Inbound());
+                    }
+                })
+                .bind(bindTo).syncUninterruptibly().channel();
+        } catch (RuntimeException e) {
+            handlerThreads.shutdownNow();
+            throw new IllegalStateException("compute node " + nodeId + " cannot listen on " + listen.getHostString() + ":"
+                + listen.getPort() + ": " + e.getMessage(), e);
+        }
+    }
+
+    InetSocketAddress address() {
+        return (InetSocketAddress) server.localAddress();
+    }
+
+    synchronized void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
+        if (codec == null || handler == null) {
+            throw new IllegalArgumentException("a message kind needs a codec and a handler: node=" + nodeId + " kind=" + kind);
+        }
+        if (handlers.putIfAbsent(kind, handler) != null) {
+            throw new IllegalStateException("handler already registered: node=" + nodeId + " kind=" + kind);
+        }
+        codecs.put(kind, codec);
+    }
+
+    synchronized MessageCodec codec(MessageKind kind) {
+        MessageCodec codec = codecs.get(kind);
+        if (codec == null) {
+            throw new IllegalStateException("no codec for message: node=" + nodeId + " kind=" + kind);
+        }
+        return codec;
+    }
+
+    private synchronized MessageHandler handler(MessageKind kind) {
+        return handlers.get(kind);
+    }
+
+    void fence() {
+        fenced = true;
+    }
+
+    void close() {
+        server.close().syncUninterruptibly();
+        handlerThreads.shutdownNow();
+    }
+
+    private final class Inbound extends SimpleChannelInboundHandler<ByteBuf> {
+        private int peer = -1;
+        /** This connection's requests of in-order kinds, one at a time on the handler threads. */
+        private final SerialLane lane = new SerialLane(handlerThreads);
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
+            if (in.readableBytes() < Frame.HEADER_AFTER_LENGTH) {
+                refuse(ctx, "a frame shorter than its header (" + in.readableBytes() + " bytes)");
+                return;
+            }
+            int version = in.readUnsignedByte();
+            int type = in.readUnsignedByte();
+            long id = in.readLong();
+            if (version != Frame.VERSION) {
+                refuse(ctx, "protocol version " + version + ", compute node " + nodeId + " speaks " + Frame.VERSION);
+                return;
+            }
+            if (type == Frame.HELLO) {
+                if (in.readableBytes() < 5) {
+                    refuse(ctx, "a truncated HELLO");
+                    return;
+                }
+                in.readUnsignedByte();
+                peer = in.readInt();
+                ByteBuf out = ctx.alloc().buffer(32);
+                int at = Frame.start(out, Frame.HELLO_OK, id);
+                out.writeByte(Frame.ROLE_COMPUTE).writeLong(0);
+                Frame.finish(out, at);
+                ctx.writeAndFlush(out);
+                return;
+            }
+            if (type != Frame.MESSAGE || peer < 0) {
+                refuse(ctx, (peer < 0 ? "a frame before HELLO: " : "a compute node takes no ") + Frame.typeName(type));
+                return;
+            }
+            if (fenced) {
+                error(ctx.channel(), id, Frame.ERROR_FENCED, nodeId, "compute node " + nodeId + " is fenced");
+                return;
+            }
+            MessageKind[] kinds = MessageKind.values();
+            int kindOrdinal = in.isReadable() ? in.readUnsignedByte() : -1;
+            MessageKind kind = kindOrdinal >= 0 && kindOrdinal < kinds.length ? kinds[kindOrdinal] : null;
+            MessageHandler handler = kind == null ? null : handler(kind);
+            if (handler == null) {
+                error(ctx.channel(), id, Frame.ERROR_BAD_REQUEST, -1, "compute node " + nodeId + " has no handler for message kind "
+                    + (kind == null ? String.valueOf(kindOrdinal) : kind.name()));
+                return;
+            }
+            byte[] payload = new byte[in.readableBytes()];
+            in.readBytes(payload);
+            counters.increment(Counter.MESSAGES_RECEIVED);
+            int from = peer;
+            Channel channel = ctx.channel();
+            Runnable task = () -> handle(channel, id, from, kind, handler, payload);
+            if (kind.inSenderOrder()) {
+                lane.execute(task); // a cancel must not overtake the invalidation it cancels
+            } else {
+                handlerThreads.execute(task);
+            }
+        }
+
+        private void handle(Channel channel, long id, int from, MessageKind kind, MessageHandler handler, byte[] payload) {
+            MessageCodec codec = codec(kind);
+            Object request;
+            try {
+                WireReader reader = new WireReader(payload);
+                request = codec.decode(reader);
+                reader.expectEnd(kind + " message");
+            } catch (MalformedMessageException e) {
+                LOG.log(System.Logger.Level.WARNING, "malformed " + kind + " message from compute node " + from + ": " + e.getMessage());
+                error(channel, id, Frame.ERROR_BAD_REQUEST, -1, "malformed " + kind + " message: " + e.getMessage());
+                return;
+            }
+            AtomicBoolean answered = new AtomicBoolean();
+            ReplyHandle reply = answer -> {
+                if (answer == null) {
+                    throw new IllegalArgumentException("a reply must not be null");
+                }
+                if (!answered.compareAndSet(false, true)) {
+                    return false;
+                }
+                WireWriter body = new WireWriter();
+                codec.encode(answer, body);
+                ByteBuf out = channel.alloc().buffer(Frame.LENGTH_FIELD + Frame.HEADER_AFTER_LENGTH + body.size());
+                int at = Frame.start(out, Frame.MESSAGE_REPLY, id);
+                out.writeBytes(body.array(), 0, body.size());
+                Frame.finish(out, at);
+                channel.writeAndFlush(out);
+                return true;
+            };
+            try {
+                handler.onMessage(from, request, reply);
+            } catch (RuntimeException | Error e) {
+                LOG.log(System.Logger.Level.ERROR, "the " + kind + " handler of compute node " + nodeId + " failed", e);
+                if (answered.compareAndSet(false, true)) {
+                    error(channel, id, Frame.ERROR_FAILED, -1, "the " + kind + " handler of compute node " + nodeId
+                        + " failed: " + e);
+                }
+            }
+        }
+
+        private void refuse(ChannelHandlerContext ctx, String reason) {
+            LOG.log(System.Logger.Level.WARNING, "compute node " + nodeId + " closes the connection from "
+                + ctx.channel().remoteAddress() + ": " + reason);
+            ctx.close();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            refuse(ctx, cause.toString());
+        }
+    }
+
+    private static void error(Channel channel, long id, int code, int node, String reason) {
+        ByteBuf out = channel.alloc().buffer(64 + reason.length() * 3);
+        int at = Frame.start(out, Frame.ERROR, id);
+        out.writeByte(code).writeInt(node);
+        Frame.writeString(out, reason);
+        Frame.finish(out, at);
+        channel.writeAndFlush(out);
+    }
+}

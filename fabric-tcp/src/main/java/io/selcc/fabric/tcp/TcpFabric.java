@@ -1,0 +1,464 @@
+package io.selcc.fabric.tcp;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.EventLoopGroup;
+import io.selcc.fabric.Counter;
+import io.selcc.fabric.Fabric;
+import io.selcc.fabric.FabricEndpoint;
+import io.selcc.fabric.GlobalAddress;
+import io.selcc.fabric.LatchWord;
+import io.selcc.fabric.MessageCodec;
+import io.selcc.fabric.MessageHandler;
+import io.selcc.fabric.MessageKind;
+import io.selcc.fabric.NodeCounters;
+import io.selcc.fabric.NodeFailedException;
+import io.selcc.fabric.PendingReply;
+import io.selcc.fabric.PendingVerbs;
+import io.selcc.fabric.VerbBatch;
+import io.selcc.fabric.WireReader;
+import io.selcc.fabric.WireWriter;
+
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The fabric over TCP: memory nodes are {@link MemoryNodeServer} processes, and the compute nodes this
+ * process hosts talk to them, and to every other compute node, over connections of their own (frames in
+ * {@link Frame}). One process may host one compute node (a cluster of processes) or all of them (one
+ * process, still over loopback TCP). A compute node hosted elsewhere has no endpoint here.
+ *
+ * <p>Failures: a memory node that is gone or silent for the timeout throws
+ * {@link MemoryNodeFailedException} (its memory is lost); a compute node that is gone, silent or fenced
+ * throws {@link NodeFailedException} to whoever sends it a message.
+ */
+public final class TcpFabric implements Fabric {
+    private final ClusterMap cluster;
+    private final long timeoutNanos;
+    private final EventLoopGroup loops;
+    private final Link[] memoryLinks;
+    private final long[] capacities;
+    private final TcpEndpoint[] hosted;
+    private final boolean[] fenced;
+    private final Map<Long, Link> peerLinks = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    private TcpFabric(ClusterMap cluster, Set<Integer> hostedNodes, Duration timeout) {
+        if (cluster.computeNodes().size() > LatchWord.MAX_COMPUTE_NODES) {
+            throw new IllegalArgumentException("at most " + LatchWord.MAX_COMPUTE_NODES + " compute nodes: "
+                + cluster.computeNodes().size());
+        }
+        this.cluster = cluster;
+        this.timeoutNanos = timeout.toNanos();
+        this.loops = EventLoops.create("selcc-tcp", 2);
+        int m = cluster.memoryNodes().size();
+        this.memoryLinks = new Link[m];
+        this.capacities = new long[m];
+        this.hosted = new TcpEndpoint[cluster.computeNodes().size()];
+        this.fenced = new boolean[cluster.computeNodes().size()];
+        try {
+            for (int j = 0; j < m; j++) {
+                int memoryNode = j;
+                InetSocketAddress address = cluster.memoryNodes().get(j);
+                String name = "memory node " + j + " (" + address.getHostString() + ":" + address.getPort() + ")";
+                long[] greeting = new long[2];
+                memoryLinks[j] = Link.connect(loops, address, name, -1, timeoutNanos, why -> new MemoryNodeFailedException(
+                    memoryNode, name + ": " + why + "; its memory is lost, the run cannot go on"), greeting);
+                if (greeting[0] != Frame.ROLE_MEMORY) {
+                    throw new IllegalStateException(name + " is not a memory node (it answered as role " + greeting[0] + ")");
+                }
+                capacities[j] = greeting[1];
+            }
+            for (int i : new TreeSet<>(hostedNodes)) {
+                if (i < 0 || i >= hosted.length) {
+                    throw new IllegalArgumentException("no such compute node to host: " + i + " (the cluster has "
+                        + hosted.length + ")");
+                }
+                NodeCounters counters = new NodeCounters(i);
+                hosted[i] = new TcpEndpoint(i, new ComputeNodeServer(i, counters, cluster.computeNodes().get(i), loops), counters);
+            }
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        }
+    }
+
+    /**
+     * Connects to every memory node of {@code cluster} and starts the compute nodes {@code hostedNodes}
+     * (each listening on its address in the map). {@code timeout} bounds a connect and every wait for an
+     * answer.
+     */
+    public static TcpFabric connect(ClusterMap cluster, Set<Integer> hostedNodes, Duration timeout) {
+        return new TcpFabric(cluster, hostedNodes, timeout);
+    }
+
+    /** Where hosted compute node {@code node} listens (its port, if the map said 0). */
+    public InetSocketAddress listenAddress(int node) {
+        return hostedEndpoint(node).server.address();
+    }
+
+    @Override
+    public int memoryNodeCount() {
+        return memoryLinks.length;
+    }
+
+    @Override
+    public long memoryNodeCapacity(int memoryNode) {
+        if (memoryNode < 0 || memoryNode >= capacities.length) {
+            throw new IllegalArgumentException("no such memory node: memoryNode=" + memoryNode + " memoryNodes=" + capacities.length);
+        }
+        return capacities[memoryNode];
+    }
+
+    @Override
+    public int computeNodeCount() {
+        return hosted.length;
+    }
+
+    /** Whether compute node {@code node} runs in this process. */
+    public boolean hosts(int node) {
+        return node >= 0 && node < hosted.length && hosted[node] != null;
+    }
+
+    @Override
+    public FabricEndpoint endpoint(int computeNode) {
+        return hostedEndpoint(computeNode);
+    }
+
+    private TcpEndpoint hostedEndpoint(int computeNode) {
+        if (computeNode < 0 || computeNode >= hosted.length) {
+            throw new IllegalArgumentException("no such compute node: computeNode=" + computeNode + " computeNodes=" + hosted.length);
+        }
+        TcpEndpoint endpoint = hosted[computeNode];
+        if (endpoint == null) {
+            throw new IllegalArgumentException("compute node " + computeNode + " runs in another process: no endpoint here");
+        }
+        return endpoint;
+    }
+
+    /**
+     * Fences the node off every memory node (each confirms that none of its verbs lands from now on), then
+     * fails the messages in flight to it and refuses new ones.
+     */
+    @Override
+    public void fence(int computeNode) {
+        if (computeNode < 0 || computeNode >= hosted.length) {
+            throw new IllegalArgumentException("no such compute node: computeNode=" + computeNode);
+        }
+        for (Link memory : memoryLinks) {
+            Link.Call call = memory.send(Frame.FENCE, out -> out.writeInt(computeNode));
+            memory.await(call, timeoutNanos, Frame.FENCE_OK).release();
+        }
+        synchronized (fenced) {
+            fenced[computeNode] = true;
+        }
+        if (hosted[computeNode] != null) {
+            hosted[computeNode].server.fence();
+        }
+        for (Map.Entry<Long, Link> e : peerLinks.entrySet()) {
+            if ((int) (e.getKey() & 0xFFFF_FFFFL) == computeNode) {
+                e.getValue().broke("compute node " + computeNode + " was fenced");
+            }
+        }
+    }
+
+    @Override
+    public boolean fenced(int computeNode) {
+        synchronized (fenced) {
+            return fenced[computeNode];
+        }
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Link link : peerLinks.values()) {
+            link.close();
+        }
+        for (TcpEndpoint endpoint : hosted) {
+            if (endpoint != null) {
+                endpoint.server.close();
+            }
+        }
+        for (Link link : memoryLinks) {
+            if (link != null) {
+                link.close();
+            }
+        }
+        loops.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private Link peerLink(int from, int to) {
+        long key = ((long) from << 32) | to;
+        Link link = peerLinks.get(key);
+        if (link != null && !link.broken()) {
+            return link;
+        }
+        synchronized (peerLinks) {
+            link = peerLinks.get(key);
+            if (link != null && !link.broken()) {
+                return link;
+            }
+            // A node hosted here listens where it bound (the map may say port 0); others where the map says.
+            InetSocketAddress address = hosted[to] != null ? hosted[to].server.address() : cluster.computeNodes().get(to);
+            String name = "compute node " + to + " (" + address.getHostString() + ":" + address.getPort() + ")";
+            Link fresh = Link.connect(loops, address, name, from, timeoutNanos, why -> new NodeFailedException(to, name + ": " + why),
+                new long[2]);
+            peerLinks.put(key, fresh);
+            return fresh;
+        }
+    }
+
+    /** One hosted compute node's attachment. */
+    private final class TcpEndpoint implements FabricEndpoint {
+        private final int nodeId;
+        private final ComputeNodeServer server;
+        private final NodeCounters counters;
+        private final ThreadLocal<VerbBatch> single = ThreadLocal.withInitial(VerbBatch::new);
+        /** Exponentially weighted mean of measured verb round trips. */
+        private volatile long roundTripNanos;
+
+        TcpEndpoint(int nodeId, ComputeNodeServer server, NodeCounters counters) {
+            this.nodeId = nodeId;
+            this.server = server;
+            this.counters = counters;
+        }
+
+        @Override
+        public int nodeId() {
+            return nodeId;
+        }
+
+        @Override
+        public NodeCounters counters() {
+            return counters;
+        }
+
+        private void checkNotFenced(int node) {
+            if (fenced(node)) {
+                throw new NodeFailedException(node, "compute node " + node + " is fenced off the fabric");
+            }
+        }
+
+        @Override
+        public void remoteRead(long address, MemorySegment dst, long dstOffset, int length) {
+            VerbBatch b = single.get().clear();
+            b.read(address, dst, dstOffset, length);
+            post(b);
+            b.clear();
+        }
+
+        @Override
+        public void remoteWrite(long address, MemorySegment src, long srcOffset, int length) {
+            VerbBatch b = single.get().clear();
+            b.write(address, src, srcOffset, length);
+            post(b);
+            b.clear();
+        }
+
+        @Override
+        public long remoteCas(long address, long expected, long update) {
+            VerbBatch b = single.get().clear();
+            int i = b.cas(address, expected, update);
+            post(b);
+            return b.result(i);
+        }
+
+        @Override
+        public long remoteFaa(long address, long delta) {
+            VerbBatch b = single.get().clear();
+            int i = b.faa(address, delta);
+            post(b);
+            return b.result(i);
+        }
+
+        @Override
+        public long remoteFaaFor(int beneficiary, long address, long delta) {
+            VerbBatch b = single.get().clear();
+            int i = b.faa(address, delta);
+            postFor(beneficiary, b);
+            return b.result(i);
+        }
+
+        @Override
+        public void post(VerbBatch batch) {
+            postAsync(batch, -1).await();
+        }
+
+        @Override
+        public void postFor(int beneficiary, VerbBatch batch) {
+            checkNotFenced(beneficiary);
+            postAsync(batch, beneficiary).await();
+        }
+
+        @Override
+        public PendingVerbs postAsync(VerbBatch batch) {
+            return postAsync(batch, -1);
+        }
+
+        /** Sends one frame per memory node the batch touches (in the batch's order within each), all at once. */
+        private PendingVerbs postAsync(VerbBatch batch, int beneficiary) {
+            checkNotFenced(nodeId);
+            int size = batch.size();
+            if (size == 0) {
+                return PendingVerbs.DONE;
+            }
+            int first = GlobalAddress.memoryNode(batch.address(0));
+            boolean oneNode = true;
+            for (int i = 1; i < size && oneNode; i++) {
+                oneNode = GlobalAddress.memoryNode(batch.address(i)) == first;
+            }
+            List<int[]> groups = new ArrayList<>(1);
+            if (oneNode) {
+                int[] all = new int[size];
+                for (int i = 0; i < size; i++) {
+                    all[i] = i;
+                }
+                groups.add(all);
+            } else {
+                Map<Integer, List<Integer>> byNode = new java.util.TreeMap<>();
+                for (int i = 0; i < size; i++) {
+                    byNode.computeIfAbsent(GlobalAddress.memoryNode(batch.address(i)), k -> new ArrayList<>()).add(i);
+                }
+                for (List<Integer> g : byNode.values()) {
+                    groups.add(g.stream().mapToInt(Integer::intValue).toArray());
+                }
+            }
+            Link[] links = new Link[groups.size()];
+            Link.Call[] calls = new Link.Call[groups.size()];
+            for (int g = 0; g < groups.size(); g++) {
+                int[] verbs = groups.get(g);
+                links[g] = memoryLink(GlobalAddress.memoryNode(batch.address(verbs[0])), batch.address(verbs[0]));
+                calls[g] = links[g].send(Frame.VERBS, out -> writeVerbs(out, batch, verbs, beneficiary));
+            }
+            long sentAt = System.nanoTime();
+            return () -> {
+                for (int g = 0; g < calls.length; g++) {
+                    ByteBuf reply = links[g].await(calls[g], timeoutNanos, Frame.VERBS_OK);
+                    try {
+                        readResults(reply, batch, groups.get(g));
+                    } finally {
+                        reply.release();
+                    }
+                }
+                long rtt = System.nanoTime() - sentAt;
+                long mean = roundTripNanos;
+                roundTripNanos = mean == 0 ? rtt : (7 * mean + rtt) / 8;
+                counters.increment(Counter.ROUND_TRIPS);
+            };
+        }
+
+        private Link memoryLink(int memoryNode, long address) {
+            if (memoryNode < 0 || memoryNode >= memoryLinks.length) {
+                throw new IllegalArgumentException("no such memory node: address=" + GlobalAddress.toString(address)
+                    + " memoryNodes=" + memoryLinks.length);
+            }
+            return memoryLinks[memoryNode];
+        }
+
+        private void writeVerbs(ByteBuf out, VerbBatch batch, int[] verbs, int beneficiary) {
+            out.writeInt(nodeId).writeInt(beneficiary).writeInt(verbs.length);
+            for (int i : verbs) {
+                VerbBatch.Kind kind = batch.kind(i);
+                out.writeByte(kind.ordinal()).writeLong(batch.address(i));
+                switch (kind) {
+                    case READ -> out.writeInt(batch.length(i));
+                    case WRITE -> {
+                        int length = batch.length(i);
+                        out.writeInt(length);
+                        out.writeBytes(batch.segment(i).asSlice(batch.segmentOffset(i), length).asByteBuffer());
+                    }
+                    case CAS -> out.writeLong(batch.operand(i)).writeLong(batch.update(i));
+                    case FAA -> out.writeLong(batch.operand(i));
+                }
+            }
+        }
+
+        private void readResults(ByteBuf reply, VerbBatch batch, int[] verbs) {
+            for (int i : verbs) {
+                switch (batch.kind(i)) {
+                    case READ -> {
+                        int length = batch.length(i);
+                        reply.readBytes(batch.segment(i).asSlice(batch.segmentOffset(i), length).asByteBuffer());
+                        counters.increment(Counter.VERB_READ);
+                        counters.add(Counter.BYTES_READ, length);
+                    }
+                    case WRITE -> {
+                        counters.increment(Counter.VERB_WRITE);
+                        counters.add(Counter.BYTES_WRITTEN, batch.length(i));
+                    }
+                    case CAS -> {
+                        batch.complete(i, reply.readLong());
+                        counters.increment(Counter.VERB_CAS);
+                    }
+                    case FAA -> {
+                        batch.complete(i, reply.readLong());
+                        counters.increment(Counter.VERB_FAA);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
+            server.register(kind, codec, handler);
+        }
+
+        @Override
+        public PendingReply send(int toNode, MessageKind kind, Object request) {
+            PendingReply reply = start(toNode, kind, request);
+            counters.increment(Counter.ROUND_TRIPS);
+            return reply;
+        }
+
+        @Override
+        public void sendAll(int[] toNodes, int count, MessageKind kind, Object[] requests, PendingReply[] replies) {
+            for (int i = 0; i < count; i++) {
+                replies[i] = start(toNodes[i], kind, requests[i]);
+            }
+            if (count > 0) {
+                counters.increment(Counter.ROUND_TRIPS);
+            }
+        }
+
+        private PendingReply start(int toNode, MessageKind kind, Object request) {
+            if (toNode == nodeId) {
+                throw new IllegalArgumentException("message to self: node=" + nodeId + " kind=" + kind);
+            }
+            if (toNode < 0 || toNode >= hosted.length) {
+                throw new IllegalArgumentException("no such compute node: computeNode=" + toNode + " computeNodes=" + hosted.length);
+            }
+            checkNotFenced(nodeId);
+            checkNotFenced(toNode);
+            MessageCodec codec = server.codec(kind);
+            WireWriter body = new WireWriter();
+            codec.encode(request, body);
+            Link link = peerLink(nodeId, toNode);
+            Link.Call call = link.send(Frame.MESSAGE, out -> out.writeByte(kind.ordinal()).writeBytes(body.array(), 0, body.size()));
+            call.decodeWith(reply -> {
+                byte[] bytes = new byte[reply.readableBytes()];
+                reply.readBytes(bytes);
+                WireReader in = new WireReader(bytes);
+                Object decoded = codec.decode(in);
+                in.expectEnd(kind + " reply");
+                return decoded;
+            });
+            counters.increment(Counter.MESSAGES_SENT);
+            return call;
+        }
+
+        @Override
+        public long roundTripNanos() {
+            return roundTripNanos;
+        }
+    }
+}
