@@ -9,6 +9,10 @@ public final class CliFailure extends RuntimeException {
         super(message, cause);
     }
 
+    public CliFailure(String message) {
+        super(message);
+    }
+
     /**
      * {@code e}'s message and, when there is one, its innermost cause's (what the operating system
      * said, such as "No space left on device"), for a one-line report.

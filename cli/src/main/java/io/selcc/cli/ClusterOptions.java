@@ -25,6 +25,13 @@ public final class ClusterOptions {
         description = "Access mode: selcc (coherent cache) or sel (no cache). Default: ${DEFAULT-VALUE}.")
     private AccessMode access;
 
+    @Option(names = "--fabric", paramLabel = "local|tcp", defaultValue = "local",
+        converter = Converters.FabricConverter.class,
+        description = "local: every node in this process, verbs and messages in memory; tcp: each memory node a"
+            + " process of its own on localhost (started and stopped by this command), reached over TCP, and the"
+            + " compute nodes' messages over TCP too. Default: ${DEFAULT-VALUE}.")
+    private ClusterSettings.FabricChoice fabric;
+
     @Option(names = "--compute-nodes", paramLabel = "N", defaultValue = "2",
         description = "Compute nodes. Default: ${DEFAULT-VALUE}.")
     private int computeNodes;
@@ -95,7 +102,9 @@ public final class ClusterOptions {
         }
         Flags.require(frames <= Integer.MAX_VALUE, cl, "--cache", cache != null ? cache : frames,
             "at most " + Integer.MAX_VALUE + " frames");
+        Flags.require(fabric == ClusterSettings.FabricChoice.LOCAL || (rtt.isZero() && gbps == 0), cl, "--fabric", "tcp",
+            "the latency model (--rtt, --gbps) simulates a network; with tcp the network is real");
         return new ClusterSettings(access, computeNodes, memoryNodes, threads, gclSize, (int) frames,
-            rtt.toNanos(), gbps, fairness);
+            rtt.toNanos(), gbps, fairness, fabric);
     }
 }

@@ -21,7 +21,42 @@ public record ClusterSettings(
     int cacheFrames,
     long rttNanos,
     double gbps,
-    boolean fairness) {
+    boolean fairness,
+    FabricChoice fabric) {
+
+    /** Where the nodes run and how they reach each other (--fabric). */
+    public enum FabricChoice {
+        /** Every node in this JVM (LocalFabric). */
+        LOCAL,
+        /** Memory nodes as processes on localhost, over TCP (TcpFabric); compute nodes' messages over TCP. */
+        TCP;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** The settings of a local fabric. */
+    public ClusterSettings(AccessMode access, int computeNodes, int memoryNodes, int threads, int gclSize,
+                           int cacheFrames, long rttNanos, double gbps, boolean fairness) {
+        this(access, computeNodes, memoryNodes, threads, gclSize, cacheFrames, rttNanos, gbps, fairness, FabricChoice.LOCAL);
+    }
+
+    /** Processes taking part in a run: this one, plus each memory node's with {@code --fabric tcp}. */
+    public int processes() {
+        return fabric == FabricChoice.TCP ? 1 + memoryNodes : 1;
+    }
+
+    /**
+     * With {@code --fabric tcp}: starts the memory-node processes ({@code bytesPerMemoryNode} each) and
+     * gives {@code builder} a TCP fabric to them, which stops them when the cluster closes it. With
+     * local: nothing (the builder makes its own in-JVM fabric).
+     */
+    public void applyFabric(SelccCluster.Builder builder, long bytesPerMemoryNode) {
+        if (fabric == FabricChoice.TCP) {
+            builder.fabric(FabricLauncher.launch(this, bytesPerMemoryNode));
+        }
+    }
 
     public LatencyModel latency() {
         return rttNanos == 0 && gbps == 0 ? LatencyModel.OFF : LatencyModel.of(rttNanos, gbps);

@@ -84,4 +84,17 @@ public final class Converters {
             return percent;
         }
     }
+
+    /** {@code local} or {@code tcp}. */
+    public static final class FabricConverter implements ITypeConverter<ClusterSettings.FabricChoice> {
+        @Override
+        public ClusterSettings.FabricChoice convert(String value) {
+            for (ClusterSettings.FabricChoice choice : ClusterSettings.FabricChoice.values()) {
+                if (choice.label().equals(value)) {
+                    return choice;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a fabric: local or tcp");
+        }
+    }
 }

@@ -20,7 +20,7 @@ import java.io.PrintWriter;
  * {@link RunOptions} as mixins and throws {@link ParameterException} (see {@link Flags}) for bad values.
  */
 @Command(name = "selcc", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
-    subcommands = {TpccCommand.class, MicroCommand.class},
+    subcommands = {TpccCommand.class, MicroCommand.class, MemoryNodeCommand.class},
     description = "An OLTP engine over SELCC (cache coherence for disaggregated memory): TPC-C and the"
         + " protocol's micro-benchmark, all nodes in this process.")
 public final class SelccCli implements Runnable {

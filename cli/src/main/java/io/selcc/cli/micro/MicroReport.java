@@ -20,11 +20,11 @@ final class MicroReport {
     static void printParameters(PrintWriter out, MicroConfig c) {
         ClusterSettings cs = c.cluster();
         RunSettings rs = c.run();
-        out.printf(Locale.ROOT, "selcc micro: access=%s compute-nodes=%d memory-nodes=%d threads=%d gcl-size=%d"
+        out.printf(Locale.ROOT, "selcc micro: access=%s fabric=%s compute-nodes=%d memory-nodes=%d threads=%d gcl-size=%d"
                 + " gcls=%d cache=%d frames read-ratio=%d%% sharing=%d%% theta=%s locality=%d%% rtt=%dns gbps=%s"
                 + " fairness=%s writer-nodes=%d duration=%ss warmup=%ss seed=%d%n",
-            accessName(c), cs.computeNodes(), cs.memoryNodes(), cs.threads(), cs.gclSize(), c.gcls(), cs.cacheFrames(),
-            c.readRatio(), c.sharing(), c.theta(), c.locality(), cs.rttNanos(), cs.gbps(), cs.fairness() ? "on" : "off",
+            accessName(c), cs.fabric().label(), cs.computeNodes(), cs.memoryNodes(), cs.threads(), cs.gclSize(), c.gcls(),
+            cs.cacheFrames(), c.readRatio(), c.sharing(), c.theta(), c.locality(), cs.rttNanos(), cs.gbps(), cs.fairness() ? "on" : "off",
             c.writerNodes(), rs.durationNanos() / NANOS_PER_SECOND, rs.warmupNanos() / NANOS_PER_SECOND, rs.seed());
         out.flush();
     }
@@ -52,6 +52,8 @@ final class MicroReport {
         JsonWriter w = new JsonWriter().beginObject()
             .field("benchmark", "micro")
             .field("access", accessName(c))
+            .field("fabric", cs.fabric().label())
+            .field("processes", cs.processes())
             .field("computeNodes", cs.computeNodes())
             .field("memoryNodes", cs.memoryNodes())
             .field("threads", cs.threads())

@@ -49,6 +49,7 @@ final class MicroRun {
         SelccCluster.Builder builder = cs.builder()
             .memoryPerNode(config.memoryPerNode())
             .allocationChunk(MicroConfig.ALLOCATION_CHUNK);
+        cs.applyFabric(builder, config.memoryPerNode());
         try (SelccCluster cluster = builder.build()) {
             allocate(cluster, space);
             long measured;

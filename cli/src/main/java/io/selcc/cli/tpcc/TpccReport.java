@@ -71,6 +71,8 @@ final class TpccReport {
             .field("cc", tpcc.cc)
             .field("access", cluster.access().name().toLowerCase(Locale.ROOT))
             .field("warehouses", config.warehouses())
+            .field("fabric", cluster.fabric().label())
+            .field("processes", cluster.processes())
             .field("computeNodes", cluster.computeNodes())
             .field("memoryNodes", cluster.memoryNodes())
             .field("threads", cluster.threads())

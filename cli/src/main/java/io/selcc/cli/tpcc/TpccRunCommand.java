@@ -111,6 +111,8 @@ public final class TpccRunCommand implements Callable<Integer> {
         json.field("cc", tpcc.cc)
             .field("access", lastCluster.access().name().toLowerCase(Locale.ROOT))
             .field("warehouses", config.warehouses())
+            .field("fabric", lastCluster.fabric().label())
+            .field("processes", lastCluster.processes())
             .field("computeNodes", lastCluster.computeNodes())
             .field("memoryNodes", lastCluster.memoryNodes())
             .field("threads", lastCluster.threads())

@@ -129,6 +129,7 @@ final class TpccSetup {
             .latency(cluster.latency())
             .fairness(cluster.fairness())
             .memoryPerNode(memoryPerNode(cluster, options));
+        cluster.applyFabric(builder.clusterSettings(), memoryPerNode(cluster, options));
         return builder.build();
     }
 

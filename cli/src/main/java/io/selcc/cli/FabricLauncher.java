@@ -1,0 +1,193 @@
+package io.selcc.cli;
+
+import io.selcc.fabric.Fabric;
+import io.selcc.fabric.FabricEndpoint;
+import io.selcc.fabric.tcp.ClusterMap;
+import io.selcc.fabric.tcp.TcpFabric;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.IntStream;
+
+/**
+ * {@code --fabric tcp}: starts one {@code selcc memory-node} process per memory node on localhost (the
+ * same JVM and class path as this one), waits for each one's ready line, and connects a
+ * {@link TcpFabric} hosting every compute node of this process. Closing the fabric stops the processes;
+ * they also stop when this process ends.
+ */
+final class FabricLauncher {
+    /** A memory node must say where it listens within this time. */
+    private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
+    /** Connects and every answer over the fabric. */
+    private static final Duration FABRIC_TIMEOUT = Duration.ofSeconds(60);
+    private static final Pattern READY = Pattern.compile("memory node listening on (.+):(\\d+) with \\d+ bytes");
+
+    private FabricLauncher() {
+    }
+
+    static Fabric launch(ClusterSettings cluster, long bytesPerMemoryNode) {
+        List<Process> processes = new ArrayList<>();
+        Thread stopper = new Thread(() -> stop(processes), "memory-node-processes-stop");
+        Runtime.getRuntime().addShutdownHook(stopper);
+        try {
+            List<InetSocketAddress> memory = new ArrayList<>();
+            for (int j = 0; j < cluster.memoryNodes(); j++) {
+                Process p = start(j, bytesPerMemoryNode);
+                processes.add(p);
+                memory.add(awaitReady(j, p));
+            }
+            InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
+            List<InetSocketAddress> compute = IntStream.range(0, cluster.computeNodes()).mapToObj(i -> any).toList();
+            Set<Integer> all = Set.copyOf(IntStream.range(0, cluster.computeNodes()).boxed().toList());
+            TcpFabric tcp = TcpFabric.connect(new ClusterMap(memory, compute), all, FABRIC_TIMEOUT);
+            return new Launched(tcp, processes, stopper);
+        } catch (RuntimeException | Error e) {
+            stop(processes);
+            Runtime.getRuntime().removeShutdownHook(stopper);
+            throw e;
+        }
+    }
+
+    private static Process start(int memoryNode, long bytes) {
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        List<String> command = List.of(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
+            "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+            "-cp", System.getProperty("java.class.path"), SelccCli.class.getName(),
+            "memory-node", "--listen", "127.0.0.1:0", "--size", bytes + "B",
+            "--exit-with-parent", String.valueOf(ProcessHandle.current().pid()));
+        try {
+            return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        } catch (IOException e) {
+            throw new CliFailure("cannot start memory node " + memoryNode + "'s process: " + e.getMessage(), e);
+        }
+    }
+
+    /** Reads the child's ready line; its address, or a failure naming what it printed or its exit code. */
+    private static InetSocketAddress awaitReady(int memoryNode, Process p) {
+        BufferedReader lines = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+        CompletableFuture<String> first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return lines.readLine();
+            } catch (IOException e) {
+                return null;
+            }
+        });
+        String line;
+        try {
+            line = first.get(START_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new CliFailure("memory node " + memoryNode + "'s process did not say it listens within "
+                + START_TIMEOUT.toSeconds() + " s");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure("interrupted while memory node " + memoryNode + "'s process started", e);
+        } catch (ExecutionException e) {
+            throw new CliFailure("memory node " + memoryNode + "'s process: " + e.getCause(), e.getCause());
+        }
+        Matcher m = line == null ? null : READY.matcher(line);
+        if (m == null || !m.matches()) {
+            String status = p.isAlive() ? "still running" : "exit code " + p.exitValue();
+            throw new CliFailure("memory node " + memoryNode + "'s process did not start (" + status + "): "
+                + (line == null ? "it printed nothing" : "it printed '" + line + "'"));
+        }
+        Thread.ofPlatform().daemon().name("memory-node-" + memoryNode + "-out").start(() -> drain(lines));
+        return new InetSocketAddress(m.group(1), Integer.parseInt(m.group(2)));
+    }
+
+    private static void drain(BufferedReader lines) {
+        try {
+            while (lines.readLine() != null) {
+                // nothing more is expected; keep the pipe from filling
+            }
+        } catch (IOException e) {
+            // the process ended
+        }
+    }
+
+    private static void stop(List<Process> processes) {
+        for (Process p : processes) {
+            p.destroy(); // SIGTERM: its shutdown hook closes the server
+        }
+        for (Process p : processes) {
+            try {
+                if (!p.waitFor(10, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                p.destroyForcibly();
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The TCP fabric plus the processes it runs on: closing it stops them. */
+    private static final class Launched implements Fabric {
+        private final TcpFabric tcp;
+        private final List<Process> processes;
+        private final Thread stopper;
+
+        Launched(TcpFabric tcp, List<Process> processes, Thread stopper) {
+            this.tcp = tcp;
+            this.processes = processes;
+            this.stopper = stopper;
+        }
+
+        @Override
+        public int memoryNodeCount() {
+            return tcp.memoryNodeCount();
+        }
+
+        @Override
+        public long memoryNodeCapacity(int memoryNode) {
+            return tcp.memoryNodeCapacity(memoryNode);
+        }
+
+        @Override
+        public int computeNodeCount() {
+            return tcp.computeNodeCount();
+        }
+
+        @Override
+        public FabricEndpoint endpoint(int computeNode) {
+            return tcp.endpoint(computeNode);
+        }
+
+        @Override
+        public void fence(int computeNode) {
+            tcp.fence(computeNode);
+        }
+
+        @Override
+        public boolean fenced(int computeNode) {
+            return tcp.fenced(computeNode);
+        }
+
+        @Override
+        public void close() {
+            try {
+                tcp.close();
+            } finally {
+                stop(processes);
+                try {
+                    Runtime.getRuntime().removeShutdownHook(stopper);
+                } catch (IllegalStateException e) {
+                    // already shutting down: the hook stops them too
+                }
+            }
+        }
+    }
+}
