@@ -65,12 +65,14 @@ final class FabricLauncher {
     private static Process start(int memoryNode, long bytes) {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> command = List.of(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
-            "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-            "-cp", System.getProperty("java.class.path"), SelccCli.class.getName(),
+            "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", SelccCli.class.getName(),
             "memory-node", "--listen", "127.0.0.1:0", "--size", bytes + "B",
             "--exit-with-parent", String.valueOf(ProcessHandle.current().pid()));
         try {
-            return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
+            // The class path through the environment: a long -cp would push the arguments past what ps shows.
+            builder.environment().put("CLASSPATH", System.getProperty("java.class.path"));
+            return builder.start();
         } catch (IOException e) {
             throw new CliFailure("cannot start memory node " + memoryNode + "'s process: " + e.getMessage(), e);
         }
@@ -100,7 +102,14 @@ final class FabricLauncher {
         }
         Matcher m = line == null ? null : READY.matcher(line);
         if (m == null || !m.matches()) {
-            String status = p.isAlive() ? "still running" : "exit code " + p.exitValue();
+            boolean ended;
+            try {
+                ended = p.waitFor(2, TimeUnit.SECONDS); // it usually just died: say how
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                ended = false;
+            }
+            String status = ended ? "exit code " + p.exitValue() : "still running";
             throw new CliFailure("memory node " + memoryNode + "'s process did not start (" + status + "): "
                 + (line == null ? "it printed nothing" : "it printed '" + line + "'"));
         }

@@ -62,7 +62,7 @@ public final class MemoryNodeCommand implements Callable<Integer> {
             server = MemoryNodeServer.start(address, bytes);
         } catch (RuntimeException e) {
             // Netty rethrows the bind's IOException unchecked: in use, or not an address of this machine.
-            throw Flags.invalid(cl, "--listen", listen, "cannot listen there: " + e.getMessage());
+            throw Flags.invalid(cl, "--listen", listen, e.getMessage());
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "memory-node-stop"));
         if (parentPid != null) {

@@ -22,7 +22,8 @@ import java.io.PrintWriter;
 @Command(name = "selcc", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
     subcommands = {TpccCommand.class, MicroCommand.class, MemoryNodeCommand.class},
     description = "An OLTP engine over SELCC (cache coherence for disaggregated memory): TPC-C and the"
-        + " protocol's micro-benchmark, all nodes in this process.")
+        + " protocol's micro-benchmark, with every node in this process (--fabric local) or memory nodes as"
+        + " processes over TCP (--fabric tcp, memory-node).")
 public final class SelccCli implements Runnable {
     @Spec
     private CommandSpec spec;
@@ -60,6 +61,16 @@ public final class SelccCli implements Runnable {
 
     private static int failure(Exception ex, CommandLine failed) {
         PrintWriter err = failed.getErr();
+        Throwable lostMemory = ex;
+        while (lostMemory != null && !(lostMemory instanceof io.selcc.fabric.tcp.MemoryNodeFailedException)) {
+            lostMemory = lostMemory.getCause();
+        }
+        if (lostMemory != null) {
+            // A memory node's process died or went silent: expected in a distributed run, not a bug.
+            err.println(failed.getCommandSpec().qualifiedName() + ": failed: " + lostMemory.getMessage());
+            err.flush();
+            return ExitCode.SOFTWARE;
+        }
         err.println(failed.getCommandSpec().qualifiedName() + ": failed: " + ex.getMessage());
         if (!(ex instanceof CliFailure)) {
             // Anything else is a bug in the benchmark or the protocol: keep the trace for the report.

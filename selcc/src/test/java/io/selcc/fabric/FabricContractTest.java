@@ -89,7 +89,7 @@ public abstract class FabricContractTest {
     }
 
     /** Strings as UTF-8: the contract's test messages. */
-    protected static final MessageCodec STRINGS = new MessageCodec() {
+    public static final MessageCodec STRINGS = new MessageCodec() {
         @Override
         public void encode(Object message, WireWriter out) {
             out.putString((String) message);

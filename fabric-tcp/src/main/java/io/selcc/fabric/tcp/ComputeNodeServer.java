@@ -65,7 +65,7 @@ final class ComputeNodeServer {
                     }
                 })
                 .bind(bindTo).syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the bind's checked exception unchecked
             handlerThreads.shutdownNow();
             throw new IllegalStateException("compute node " + nodeId + " cannot listen on " + listen.getHostString() + ":"
                 + listen.getPort() + ": " + e.getMessage(), e);

@@ -134,7 +134,7 @@ final class Link {
                     }
                 })
                 .connect(address).syncUninterruptibly().channel();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // Netty rethrows the connect's checked exception unchecked
             throw failure.apply("cannot connect to " + name + " at " + address.getHostString() + ":" + address.getPort()
                 + ": " + e.getMessage());
         }

@@ -62,10 +62,14 @@ public final class MemoryNodeServer implements AutoCloseable {
                     }
                 })
                 .bind(listen).sync().channel();
-        } catch (RuntimeException | InterruptedException e) {
+        } catch (Exception e) { // Netty rethrows the bind's checked exception unchecked
             loops.shutdownGracefully();
             arena.close();
-            throw e;
+            if (e instanceof InterruptedException interrupted) {
+                throw interrupted;
+            }
+            throw new IllegalStateException("cannot listen on " + listen.getHostString() + ":" + listen.getPort() + ": "
+                + e.getMessage(), e);
         }
     }
 

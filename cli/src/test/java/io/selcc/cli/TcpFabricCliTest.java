@@ -1,0 +1,118 @@
+package io.selcc.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code --fabric tcp} and {@code memory-node}: runs whose memory nodes are processes of their own,
+ * started and stopped by the command, and the errors of bad flags and of a memory node that dies.
+ */
+@Timeout(value = 300, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class TcpFabricCliTest {
+    @TempDir
+    Path dir;
+
+    /** The memory-node processes this JVM started and that still run. */
+    private static List<ProcessHandle> memoryNodeChildren() {
+        return ProcessHandle.current().children()
+            .filter(p -> p.isAlive() && p.info().commandLine().map(c -> c.contains(" memory-node ")).orElse(false))
+            .toList();
+    }
+
+    @Test
+    void microRunsOverTcpWithMemoryNodeProcessesAndStopsThem() throws IOException {
+        Path json = dir.resolve("micro-tcp.json");
+        CliRun run = CliRun.of("micro", "--fabric", "tcp", "--memory-nodes", "2", "--duration", "1s", "--gcls", "2000",
+            "--seed", "7", "--json", json.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        assertTrue(run.out().contains("fabric=tcp"), run.out());
+        Map<?, ?> report = (Map<?, ?>) MiniJson.parse(Files.readString(json));
+        assertEquals("tcp", report.get("fabric"));
+        assertEquals(3.0, report.get("processes"), "this one and two memory nodes");
+        assertTrue((Double) report.get("ops") > 0, report.toString());
+        assertTrue((Double) report.get("roundTripsPerOp") > 0, report.toString());
+        assertEquals(List.of(), memoryNodeChildren(), "memory-node processes left running");
+    }
+
+    @Test
+    void tpccRunsOverTcpAndPassesTheCheck() throws IOException {
+        Path json = dir.resolve("tpcc-tcp.json");
+        CliRun run = CliRun.of("tpcc", "run", "--fabric", "tcp", "--warehouses", "1", "--compute-nodes", "2",
+            "--duration", "2s", "--warmup", "500ms", "--check", "--json", json.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        assertTrue(run.out().contains("consistency: all conditions passed"), run.out());
+        Map<?, ?> report = (Map<?, ?>) MiniJson.parse(Files.readString(json));
+        assertEquals("tcp", report.get("fabric"));
+        assertEquals(2.0, report.get("processes"));
+        assertTrue(((Number) report.get("invalidationsBetweenNodes")).longValue() > 0,
+            "the compute nodes' invalidations went over TCP: " + report);
+        assertEquals(List.of(), memoryNodeChildren(), "memory-node processes left running");
+    }
+
+    /** kill -9 of the memory node's process mid-run: exit 1, one line saying its memory is lost, no trace. */
+    @Test
+    void aMemoryNodeProcessKilledMidRunEndsTheRunWithAClearError() throws Exception {
+        java.io.StringWriter out = new java.io.StringWriter(); // a StringBuffer inside: safe to read while written
+        java.io.StringWriter err = new java.io.StringWriter();
+        CompletableFuture<Integer> running = CompletableFuture.supplyAsync(() -> {
+            var cl = SelccCli.commandLine();
+            cl.setOut(new java.io.PrintWriter(out, true));
+            cl.setErr(new java.io.PrintWriter(err, true));
+            return cl.execute("micro", "--fabric", "tcp", "--duration", "120s", "--gcls", "2000");
+        });
+        while (!out.toString().contains("\nrun ")) { // the measured interval has begun: a progress line
+            assertFalse(running.isDone(), () -> "the run ended before its memory node was killed: " + out + err);
+            Thread.onSpinWait();
+        }
+        List<ProcessHandle> children = memoryNodeChildren();
+        assertEquals(1, children.size(), "one memory-node process: " + children);
+        children.get(0).destroyForcibly();
+        int exit = running.get(120, TimeUnit.SECONDS);
+        String run = "exit=" + exit + "\n--- out:\n" + out + "--- err:\n" + err;
+        assertEquals(1, exit, run);
+        assertTrue(err.toString().contains("memory node 0") && err.toString().contains("memory is lost"), run);
+        assertFalse(err.toString().contains("\tat "), "no stack trace for a lost memory node: " + run);
+    }
+
+    @Test
+    void badFabricFlagsExitTwoNamingTheFlag() {
+        assertBadInput(CliRun.of("micro", "--fabric", "udp"), "--fabric", "udp");
+        assertBadInput(CliRun.of("micro", "--fabric", "tcp", "--rtt", "10us"), "--fabric", "latency model");
+    }
+
+    @Test
+    void badMemoryNodeFlagsExitTwoNamingTheFlag() throws IOException {
+        assertBadInput(CliRun.of("memory-node", "--listen", "nohost", "--size", "64MiB"), "--listen", "host:port");
+        assertBadInput(CliRun.of("memory-node", "--listen", "127.0.0.1:99999", "--size", "64MiB"), "--listen", "65535");
+        assertBadInput(CliRun.of("memory-node", "--listen", "127.0.0.1:0", "--size", "64"), "--size", "unit");
+        assertBadInput(CliRun.of("memory-node", "--listen", "127.0.0.1:0", "--size", "100KiB"), "--size", "1MiB");
+        assertBadInput(CliRun.of("memory-node", "--listen", "127.0.0.1:0", "--size", "lots"), "--size", "not a size");
+        assertBadInput(CliRun.of("memory-node", "--size", "64MiB"), "--listen");
+        try (ServerSocket taken = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            assertBadInput(CliRun.of("memory-node", "--listen", "127.0.0.1:" + taken.getLocalPort(), "--size", "64MiB"),
+                "--listen", "cannot listen");
+        }
+    }
+
+    private static void assertBadInput(CliRun run, String... mentions) {
+        assertEquals(2, run.exitCode(), run.toString());
+        for (String m : mentions) {
+            assertTrue(run.err().contains(m), "error should mention '" + m + "': " + run.err());
+        }
+        assertFalse(run.err().contains("\tat "), "no stack trace for bad input: " + run.err());
+    }
+}
