@@ -176,6 +176,11 @@ final class FabricLauncher {
         }
 
         @Override
+        public boolean hosts(int computeNode) {
+            return tcp.hosts(computeNode);
+        }
+
+        @Override
         public void fence(int computeNode) {
             tcp.fence(computeNode);
         }

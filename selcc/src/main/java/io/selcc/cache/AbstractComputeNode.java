@@ -211,19 +211,19 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     /** Set by {@link SelccCluster#crash}: every later latch call of this node throws. */
     volatile boolean crashed;
-    /** Every compute node of the cluster, this one included; set once by the cluster. */
+    /** Every compute node of the cluster, this one included (null: one in another process); set once by the cluster. */
     AbstractComputeNode[] peers = new AbstractComputeNode[0];
 
     @Override
     public final boolean peerCrashed(int computeNode) {
         AbstractComputeNode[] all = peers;
-        return computeNode >= 0 && computeNode < all.length && all[computeNode].crashed;
+        return computeNode >= 0 && computeNode < all.length && all[computeNode] != null && all[computeNode].crashed;
     }
 
     @Override
     public final boolean anyPeerCrashed() {
         for (AbstractComputeNode peer : peers) {
-            if (peer.crashed) {
+            if (peer != null && peer.crashed) {
                 return true;
             }
         }

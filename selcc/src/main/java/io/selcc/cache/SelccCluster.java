@@ -44,14 +44,17 @@ public final class SelccCluster implements AutoCloseable {
         }
         this.nodes = new AbstractComputeNode[fabric.computeNodeCount()];
         for (int i = 0; i < nodes.length; i++) {
+            if (!fabric.hosts(i)) {
+                continue; // a compute node in another process: its own cluster object runs it there
+            }
             nodes[i] = settings.accessMode() == AccessMode.SELCC
                 ? new SelccNode(settings, fabric.endpoint(i), capacities)
                 : new SelNode(settings, fabric.endpoint(i), capacities);
         }
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             node.peers = nodes;
         }
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             if (node instanceof SelccNode selcc) {
                 Thread worker = EngineThread.start("selcc-evict-" + node.nodeId(), true, selcc::runEvictionWorker);
                 workers.add(worker);
@@ -64,11 +67,23 @@ public final class SelccCluster implements AutoCloseable {
     }
 
     public ComputeNode node(int computeNode) {
-        if (computeNode < 0 || computeNode >= nodes.length) {
-            throw new IllegalArgumentException("no such compute node: computeNode=" + computeNode
-                + " computeNodes=" + nodes.length);
+        return nodes[checkNode(computeNode)];
+    }
+
+    /** Whether compute node {@code computeNode} runs in this process (see {@link Fabric#hosts}). */
+    public boolean hosts(int computeNode) {
+        return computeNode >= 0 && computeNode < nodes.length && nodes[computeNode] != null;
+    }
+
+    /** The compute nodes this process runs, in id order. */
+    private List<AbstractComputeNode> hosted() {
+        List<AbstractComputeNode> list = new ArrayList<>(nodes.length);
+        for (AbstractComputeNode node : nodes) {
+            if (node != null) {
+                list.add(node);
+            }
         }
-        return nodes[computeNode];
+        return list;
     }
 
     public int computeNodeCount() {
@@ -98,27 +113,28 @@ public final class SelccCluster implements AutoCloseable {
 
     /**
      * GCLs in use across the cluster: taken from the memory nodes, less what compute nodes hold idle
-     * (chunk remainders, freed GCLs). Times the GCL size, the shared memory the data occupies.
+     * (chunk remainders, freed GCLs). Times the GCL size, the shared memory the data occupies. (Nodes in
+     * other processes count their idle GCLs as in use here.)
      */
     public long gclsInUse() {
         long idle = 0;
-        for (int i = 0; i < computeNodeCount(); i++) {
-            idle += node(i).idleGcls();
+        for (AbstractComputeNode node : hosted()) {
+            idle += node.idleGcls();
         }
         return nodes[liveNode()].takenGcls() - idle;
     }
 
-    /** Counters summed over all compute nodes. */
+    /** Counters summed over the compute nodes this process runs (all of them on the in-JVM fabric). */
     public CounterSnapshot totalCounters() {
         CounterSnapshot sum = CounterSnapshot.zero();
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             sum = sum.plus(node.counters().snapshot());
         }
         return sum;
     }
 
     public void resetCounters() {
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             node.counters().reset();
         }
     }
@@ -128,7 +144,7 @@ public final class SelccCluster implements AutoCloseable {
      * latches are released. Call on a quiescent cluster (for example before checking memory contents).
      */
     public void flushCaches() {
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             if (node instanceof SelccNode selcc && !selcc.crashed) { // a crashed cache is lost, not written back
                 selcc.flush();
             }
@@ -241,14 +257,14 @@ public final class SelccCluster implements AutoCloseable {
      */
     public void onPeerFailure(java.util.function.IntConsumer listener) {
         java.util.Objects.requireNonNull(listener, "listener");
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             node.peerFailures = listener;
         }
     }
 
     /** The lowest compute node that has not crashed (a probe for cluster-wide reads). */
     public int liveNode() {
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             if (!node.crashed) {
                 return node.nodeId();
             }
@@ -262,7 +278,7 @@ public final class SelccCluster implements AutoCloseable {
      */
     public void repairFailed(int crashedNode, String reason) {
         String message = "the repair of crashed compute node " + crashedNode + " failed: " + reason;
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             node.failedRepairs.put(crashedNode, message);
         }
     }
@@ -271,6 +287,9 @@ public final class SelccCluster implements AutoCloseable {
         if (computeNode < 0 || computeNode >= nodes.length) {
             throw new IllegalArgumentException("no such compute node: computeNode=" + computeNode
                 + " computeNodes=" + nodes.length);
+        }
+        if (nodes[computeNode] == null) {
+            throw new IllegalArgumentException("compute node " + computeNode + " runs in another process");
         }
         return computeNode;
     }
@@ -291,7 +310,7 @@ public final class SelccCluster implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
-        for (AbstractComputeNode node : nodes) {
+        for (AbstractComputeNode node : hosted()) {
             node.close();
         }
         fabric.close();

@@ -12,8 +12,19 @@ public interface Fabric extends AutoCloseable {
 
     int computeNodeCount();
 
-    /** The endpoint of compute node {@code computeNode} (0-based). */
+    /**
+     * The endpoint of compute node {@code computeNode} (0-based); only for a node this process
+     * {@linkplain #hosts hosts}.
+     */
     FabricEndpoint endpoint(int computeNode);
+
+    /**
+     * Whether compute node {@code computeNode} runs in this process (has an endpoint here). The in-JVM
+     * fabric hosts every node; a network fabric may host some, the others being processes of their own.
+     */
+    default boolean hosts(int computeNode) {
+        return computeNode >= 0 && computeNode < computeNodeCount();
+    }
 
     /**
      * Fences compute node {@code computeNode} off the fabric, as a memory node revoking a dead node's

@@ -122,6 +122,7 @@ public final class TcpFabric implements Fabric {
     }
 
     /** Whether compute node {@code node} runs in this process. */
+    @Override
     public boolean hosts(int node) {
         return node >= 0 && node < hosted.length && hosted[node] != null;
     }
