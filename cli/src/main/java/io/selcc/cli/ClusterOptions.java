@@ -32,6 +32,15 @@ public final class ClusterOptions {
             + " compute nodes' messages over TCP too. Default: ${DEFAULT-VALUE}.")
     private ClusterSettings.FabricChoice fabric;
 
+    @Option(names = "--cluster", paramLabel = "FILE",
+        description = "Run as one compute node (--node) of a cluster of processes: FILE lists memory.N=host:port and"
+            + " compute.N=host:port, ids from 0 without gaps. Memory nodes must be running (selcc memory-node);"
+            + " node 0 coordinates and reports. micro only so far.")
+    private java.nio.file.Path clusterFile;
+
+    @Option(names = "--node", paramLabel = "ID", description = "With --cluster: which compute node this process is.")
+    private Integer node;
+
     @Option(names = "--compute-nodes", paramLabel = "N", defaultValue = "2",
         description = "Compute nodes. Default: ${DEFAULT-VALUE}.")
     private int computeNodes;
@@ -104,7 +113,29 @@ public final class ClusterOptions {
             "at most " + Integer.MAX_VALUE + " frames");
         Flags.require(fabric == ClusterSettings.FabricChoice.LOCAL || (rtt.isZero() && gbps == 0), cl, "--fabric", "tcp",
             "the latency model (--rtt, --gbps) simulates a network; with tcp the network is real");
-        return new ClusterSettings(access, computeNodes, memoryNodes, threads, gclSize, (int) frames,
-            rtt.toNanos(), gbps, fairness, fabric);
+        ClusterSettings settings = new ClusterSettings(access, computeNodes, memoryNodes, threads, gclSize, (int) frames,
+            rtt.toNanos(), gbps, fairness, fabric, null, -1);
+        if (clusterFile == null) {
+            Flags.require(node == null, cl, "--node", node, "only with --cluster");
+            return settings;
+        }
+        io.selcc.fabric.tcp.ClusterMap map;
+        try {
+            map = io.selcc.fabric.tcp.ClusterMap.load(clusterFile);
+        } catch (IllegalArgumentException e) {
+            throw Flags.invalid(cl, "--cluster", clusterFile, e.getMessage());
+        }
+        Flags.require(node != null, cl, "--cluster", clusterFile, "needs --node ID: which compute node this process is");
+        Flags.require(node >= 0 && node < map.computeNodes().size(), cl, "--node", node,
+            "the cluster file lists compute nodes 0-" + (map.computeNodes().size() - 1));
+        Flags.require(!cl.getParseResult().hasMatchedOption("--fabric") || fabric == ClusterSettings.FabricChoice.TCP, cl,
+            "--fabric", fabric.label(), "a cluster of processes talks over tcp");
+        Flags.require(!cl.getParseResult().hasMatchedOption("--compute-nodes") || computeNodes == map.computeNodes().size(),
+            cl, "--compute-nodes", computeNodes, "the cluster file lists " + map.computeNodes().size());
+        Flags.require(!cl.getParseResult().hasMatchedOption("--memory-nodes") || memoryNodes == map.memoryNodes().size(),
+            cl, "--memory-nodes", memoryNodes, "the cluster file lists " + map.memoryNodes().size());
+        Flags.require(rtt.isZero() && gbps == 0, cl, "--cluster", clusterFile,
+            "the latency model (--rtt, --gbps) simulates a network; between processes the network is real");
+        return settings.inCluster(map, node);
     }
 }

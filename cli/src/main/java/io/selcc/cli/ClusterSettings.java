@@ -22,7 +22,9 @@ public record ClusterSettings(
     long rttNanos,
     double gbps,
     boolean fairness,
-    FabricChoice fabric) {
+    FabricChoice fabric,
+    io.selcc.fabric.tcp.ClusterMap clusterMap,
+    int node) {
 
     /** Where the nodes run and how they reach each other (--fabric). */
     public enum FabricChoice {
@@ -39,11 +41,29 @@ public record ClusterSettings(
     /** The settings of a local fabric. */
     public ClusterSettings(AccessMode access, int computeNodes, int memoryNodes, int threads, int gclSize,
                            int cacheFrames, long rttNanos, double gbps, boolean fairness) {
-        this(access, computeNodes, memoryNodes, threads, gclSize, cacheFrames, rttNanos, gbps, fairness, FabricChoice.LOCAL);
+        this(access, computeNodes, memoryNodes, threads, gclSize, cacheFrames, rttNanos, gbps, fairness, FabricChoice.LOCAL,
+            null, -1);
     }
 
-    /** Processes taking part in a run: this one, plus each memory node's with {@code --fabric tcp}. */
+    /** These settings as compute node {@code node} of the processes {@code map} lists. */
+    public ClusterSettings inCluster(io.selcc.fabric.tcp.ClusterMap map, int node) {
+        return new ClusterSettings(access, map.computeNodes().size(), map.memoryNodes().size(), threads, gclSize,
+            cacheFrames, rttNanos, gbps, fairness, FabricChoice.TCP, map, node);
+    }
+
+    /** Whether each compute node is a process of its own ({@code --cluster}, or micro's {@code --fabric tcp}). */
+    public boolean separateProcesses() {
+        return clusterMap != null;
+    }
+
+    /**
+     * Processes taking part in a run: every compute and memory node with separate processes; this one
+     * plus each memory node's with {@code --fabric tcp} and the compute nodes here; 1 with local.
+     */
     public int processes() {
+        if (clusterMap != null) {
+            return computeNodes + memoryNodes;
+        }
         return fabric == FabricChoice.TCP ? 1 + memoryNodes : 1;
     }
 
@@ -53,7 +73,9 @@ public record ClusterSettings(
      * local: nothing (the builder makes its own in-JVM fabric).
      */
     public void applyFabric(SelccCluster.Builder builder, long bytesPerMemoryNode) {
-        if (fabric == FabricChoice.TCP) {
+        if (clusterMap != null) {
+            builder.fabric(io.selcc.fabric.tcp.TcpFabric.connect(clusterMap, java.util.Set.of(node), FabricLauncher.FABRIC_TIMEOUT));
+        } else if (fabric == FabricChoice.TCP) {
             builder.fabric(FabricLauncher.launch(this, bytesPerMemoryNode));
         }
     }

@@ -29,11 +29,11 @@ import java.util.stream.IntStream;
  * {@link TcpFabric} hosting every compute node of this process. Closing the fabric stops the processes;
  * they also stop when this process ends.
  */
-final class FabricLauncher {
+public final class FabricLauncher {
     /** A memory node must say where it listens within this time. */
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
     /** Connects and every answer over the fabric. */
-    private static final Duration FABRIC_TIMEOUT = Duration.ofSeconds(60);
+    static final Duration FABRIC_TIMEOUT = Duration.ofSeconds(60);
     private static final Pattern READY = Pattern.compile("memory node listening on (.+):(\\d+) with \\d+ bytes");
 
     private FabricLauncher() {
@@ -59,6 +59,113 @@ final class FabricLauncher {
             stop(processes);
             Runtime.getRuntime().removeShutdownHook(stopper);
             throw e;
+        }
+    }
+
+    /**
+     * {@code --fabric tcp} with every compute node a process of its own (micro): starts the memory nodes,
+     * writes a cluster file (free ports on localhost for the compute nodes), and starts compute nodes
+     * 1..N-1 running {@code args} with {@code --cluster FILE --node i} in place of {@code --fabric tcp}
+     * (and without {@code --json}: node 0 reports). The caller runs as node 0 with the returned map, then
+     * closes the returned processes.
+     */
+    public static Processes launchCluster(ClusterSettings cluster, long bytesPerMemoryNode, List<String> args, String subcommand) {
+        List<Process> processes = new ArrayList<>();
+        Thread stopper = new Thread(() -> stop(processes), "selcc-processes-stop");
+        Runtime.getRuntime().addShutdownHook(stopper);
+        try {
+            List<InetSocketAddress> memory = new ArrayList<>();
+            for (int j = 0; j < cluster.memoryNodes(); j++) {
+                Process p = start(j, bytesPerMemoryNode);
+                processes.add(p);
+                memory.add(awaitReady(j, p));
+            }
+            List<InetSocketAddress> compute = new ArrayList<>();
+            for (int i = 0; i < cluster.computeNodes(); i++) {
+                compute.add(new InetSocketAddress("127.0.0.1", freePort()));
+            }
+            ClusterMap map = new ClusterMap(memory, compute);
+            Path dir = java.nio.file.Files.createTempDirectory("selcc-cluster-");
+            Path file = dir.resolve("cluster.properties");
+            StringBuilder text = new StringBuilder("# written by selcc --fabric tcp\n");
+            for (int j = 0; j < memory.size(); j++) {
+                text.append("memory.").append(j).append('=').append(memory.get(j).getHostString()).append(':')
+                    .append(memory.get(j).getPort()).append('\n');
+            }
+            for (int i = 0; i < compute.size(); i++) {
+                text.append("compute.").append(i).append("=127.0.0.1:").append(compute.get(i).getPort()).append('\n');
+            }
+            java.nio.file.Files.writeString(file, text);
+            List<String> childArgs = withoutFlags(args, Set.of("--fabric", "--json"));
+            for (int i = 1; i < cluster.computeNodes(); i++) {
+                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-Xmx1g", "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                    SelccCli.class.getName(), subcommand));
+                command.addAll(childArgs);
+                command.addAll(List.of("--cluster", file.toString(), "--node", String.valueOf(i)));
+                ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .redirectOutput(dir.resolve("compute-" + i + ".out").toFile());
+                builder.environment().put("CLASSPATH", System.getProperty("java.class.path"));
+                processes.add(builder.start());
+            }
+            return new Processes(map, processes, stopper, dir);
+        } catch (IOException e) {
+            stop(processes);
+            Runtime.getRuntime().removeShutdownHook(stopper);
+            throw new CliFailure("cannot start the cluster's processes: " + e.getMessage(), e);
+        } catch (RuntimeException | Error e) {
+            stop(processes);
+            Runtime.getRuntime().removeShutdownHook(stopper);
+            throw e;
+        }
+    }
+
+    /** The processes {@link #launchCluster} started; closing waits for the compute nodes, then stops all. */
+    public record Processes(ClusterMap map, List<Process> processes, Thread stopper, Path dir) implements AutoCloseable {
+        @Override
+        public void close() {
+            for (Process p : processes) {
+                try {
+                    // Compute nodes end on node 0's STOP; memory nodes are stopped below.
+                    if (p.info().commandLine().map(c -> !c.contains(" memory-node ")).orElse(true)) {
+                        p.waitFor(30, TimeUnit.SECONDS);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            stop(processes);
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopper);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook stops them too
+            }
+        }
+    }
+
+    /** {@code args} without {@code flags} and their values ({@code --flag value} or {@code --flag=value}). */
+    static List<String> withoutFlags(List<String> args, Set<String> flags) {
+        List<String> kept = new ArrayList<>();
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            int eq = a.indexOf('=');
+            String name = eq > 0 ? a.substring(0, eq) : a;
+            if (flags.contains(name)) {
+                if (eq < 0) {
+                    i++; // its value
+                }
+                continue;
+            }
+            kept.add(a);
+        }
+        return kept;
+    }
+
+    private static int freePort() {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return probe.getLocalPort();
+        } catch (IOException e) {
+            throw new CliFailure("no free port on localhost: " + e.getMessage(), e);
         }
     }
 

@@ -26,6 +26,13 @@ class TcpFabricCliTest {
     @TempDir
     Path dir;
 
+    /** The selcc processes (memory or compute nodes) this JVM started and that still run. */
+    private static List<ProcessHandle> selccChildren() {
+        return ProcessHandle.current().children()
+            .filter(p -> p.isAlive() && p.info().commandLine().map(c -> c.contains("io.selcc.cli.SelccCli")).orElse(false))
+            .toList();
+    }
+
     /** The memory-node processes this JVM started and that still run. */
     private static List<ProcessHandle> memoryNodeChildren() {
         return ProcessHandle.current().children()
@@ -34,7 +41,7 @@ class TcpFabricCliTest {
     }
 
     @Test
-    void microRunsOverTcpWithMemoryNodeProcessesAndStopsThem() throws IOException {
+    void microRunsEveryNodeAsAProcessOverTcpAndStopsThem() throws IOException {
         Path json = dir.resolve("micro-tcp.json");
         CliRun run = CliRun.of("micro", "--fabric", "tcp", "--memory-nodes", "2", "--duration", "1s", "--gcls", "2000",
             "--seed", "7", "--json", json.toString());
@@ -42,10 +49,14 @@ class TcpFabricCliTest {
         assertTrue(run.out().contains("fabric=tcp"), run.out());
         Map<?, ?> report = (Map<?, ?>) MiniJson.parse(Files.readString(json));
         assertEquals("tcp", report.get("fabric"));
-        assertEquals(3.0, report.get("processes"), "this one and two memory nodes");
-        assertTrue((Double) report.get("ops") > 0, report.toString());
+        assertEquals(4.0, report.get("processes"), "two compute nodes (this one and a child) and two memory nodes");
         assertTrue((Double) report.get("roundTripsPerOp") > 0, report.toString());
-        assertEquals(List.of(), memoryNodeChildren(), "memory-node processes left running");
+        List<?> perNode = (List<?>) report.get("perNode");
+        assertEquals(2, perNode.size(), report.toString());
+        for (Object n : perNode) {
+            assertTrue((Double) ((Map<?, ?>) n).get("ops") > 0, "every compute node's process did its share: " + n);
+        }
+        assertEquals(List.of(), selccChildren(), "processes left running");
     }
 
     @Test
@@ -60,7 +71,7 @@ class TcpFabricCliTest {
         assertEquals(2.0, report.get("processes"));
         assertTrue(((Number) report.get("invalidationsBetweenNodes")).longValue() > 0,
             "the compute nodes' invalidations went over TCP: " + report);
-        assertEquals(List.of(), memoryNodeChildren(), "memory-node processes left running");
+        assertEquals(List.of(), selccChildren(), "processes left running");
     }
 
     /** kill -9 of the memory node's process mid-run: exit 1, one line saying its memory is lost, no trace. */
@@ -92,6 +103,24 @@ class TcpFabricCliTest {
     void badFabricFlagsExitTwoNamingTheFlag() {
         assertBadInput(CliRun.of("micro", "--fabric", "udp"), "--fabric", "udp");
         assertBadInput(CliRun.of("micro", "--fabric", "tcp", "--rtt", "10us"), "--fabric", "latency model");
+    }
+
+    @Test
+    void badClusterFlagsExitTwoNamingTheFlag() throws IOException {
+        Path good = dir.resolve("good.properties");
+        Files.writeString(good, "memory.0=127.0.0.1:7000\ncompute.0=127.0.0.1:7001\ncompute.1=127.0.0.1:7002\n");
+        Path gap = dir.resolve("gap.properties");
+        Files.writeString(gap, "memory.0=127.0.0.1:7000\ncompute.0=127.0.0.1:7001\ncompute.2=127.0.0.1:7002\n");
+        assertBadInput(CliRun.of("micro", "--cluster", gap.toString(), "--node", "0"), "--cluster", "missing compute.1");
+        assertBadInput(CliRun.of("micro", "--cluster", dir.resolve("none").toString(), "--node", "0"), "--cluster",
+            "does not exist");
+        assertBadInput(CliRun.of("micro", "--cluster", good.toString()), "--cluster", "--node");
+        assertBadInput(CliRun.of("micro", "--cluster", good.toString(), "--node", "2"), "--node", "0-1");
+        assertBadInput(CliRun.of("micro", "--node", "1"), "--node", "only with --cluster");
+        assertBadInput(CliRun.of("micro", "--cluster", good.toString(), "--node", "0", "--compute-nodes", "3"),
+            "--compute-nodes", "lists 2");
+        assertBadInput(CliRun.of("micro", "--cluster", good.toString(), "--node", "0", "--fabric", "local"), "--fabric");
+        assertBadInput(CliRun.of("tpcc", "run", "--cluster", good.toString(), "--node", "0"), "--cluster", "micro");
     }
 
     @Test

@@ -15,6 +15,13 @@ public final class CounterSnapshot {
         return new CounterSnapshot(new long[Counter.count()]);
     }
 
+    /** A snapshot with these values (the others zero): what {@link #nonZero} of another gave, carried elsewhere. */
+    public static CounterSnapshot of(Map<Counter, Long> values) {
+        long[] v = new long[Counter.count()];
+        values.forEach((counter, value) -> v[counter.ordinal()] = value);
+        return new CounterSnapshot(v);
+    }
+
     public long get(Counter counter) {
         return values[counter.ordinal()];
     }

@@ -8,7 +8,9 @@ public enum MessageKind {
      */
     INVALIDATION(true),
     /** Two-phase commit and shipped work in the partitioned baseline; its handler may wait for a branch. */
-    TWO_PHASE_COMMIT(false);
+    TWO_PHASE_COMMIT(false),
+    /** Coordination of one run across processes (ready, go, results, stop); its handler never waits. */
+    CONTROL(false);
 
     private final boolean inSenderOrder;
 

@@ -3,6 +3,8 @@ package io.selcc.cli.micro;
 import io.selcc.cache.SelccCluster;
 import io.selcc.threads.EngineThread;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -43,6 +45,19 @@ final class GclSpace {
         return addresses.length;
     }
 
+    /** Every GCL's address, by index (what the other processes of a run need). */
+    long[] addresses() {
+        return addresses.clone();
+    }
+
+    /** Takes the addresses another process allocated (same plan). */
+    void adopt(long[] allocated) {
+        if (allocated.length != addresses.length) {
+            throw new IllegalArgumentException("allocated " + allocated.length + " GCLs, the plan has " + addresses.length);
+        }
+        System.arraycopy(allocated, 0, addresses, 0, allocated.length);
+    }
+
     int shared() {
         return shared;
     }
@@ -69,18 +84,26 @@ final class GclSpace {
     void allocate(SelccCluster cluster) throws InterruptedException {
         int nodes = cluster.computeNodeCount();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread[] threads = new Thread[nodes];
+        List<Thread> threads = new ArrayList<>();
+        // A node in another process cannot allocate here: the first node of this process takes its share.
+        int stand = cluster.liveNode();
         for (int p = 0; p < nodes; p++) {
+            if (!cluster.hosts(p)) {
+                continue;
+            }
             int node = p;
-            threads[p] = EngineThread.start("micro-alloc-" + node, true, () -> {
+            threads.add(EngineThread.start("micro-alloc-" + node, true, () -> {
                 try {
-                    for (int i = node; i < addresses.length; i += nodes) {
-                        addresses[i] = cluster.node(node).allocate();
+                    for (int i = 0; i < addresses.length; i++) {
+                        int owner = cluster.hosts(i % nodes) ? i % nodes : stand;
+                        if (owner == node) {
+                            addresses[i] = cluster.node(node).allocate();
+                        }
                     }
                 } catch (Throwable t) {
                     failure.compareAndSet(null, t);
                 }
-            });
+            }));
         }
         for (Thread thread : threads) {
             thread.join(); // also publishes each thread's slots of addresses to the caller

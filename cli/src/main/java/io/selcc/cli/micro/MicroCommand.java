@@ -80,7 +80,22 @@ public final class MicroCommand implements Callable<Integer> {
                 config.cluster().totalThreads(), Runtime.getRuntime().availableProcessors());
             err.flush();
         }
-        MicroResult result = new MicroRun(config, out).execute();
+        MicroResult result;
+        if (config.cluster().fabric() == ClusterSettings.FabricChoice.TCP && !config.cluster().separateProcesses()) {
+            // --fabric tcp: every node a process; this one is compute node 0.
+            java.util.List<String> args = spec.commandLine().getParseResult().originalArgs();
+            int at = args.indexOf("micro");
+            try (var processes = io.selcc.cli.FabricLauncher.launchCluster(config.cluster(), config.memoryPerNode(),
+                args.subList(at + 1, args.size()), "micro")) {
+                config = config.withCluster(config.cluster().inCluster(processes.map(), 0));
+                result = new MicroRun(config, out).execute();
+            }
+        } else {
+            result = new MicroRun(config, out).execute();
+        }
+        if (config.cluster().separateProcesses() && config.cluster().node() != 0) {
+            return ExitCode.OK; // compute node 0 prints and writes the run's report
+        }
         MicroReport.printSummary(out, config, result);
         if (config.run().json() != null) {
             JsonFile.write(config.run().json(), MicroReport.json(config, result));

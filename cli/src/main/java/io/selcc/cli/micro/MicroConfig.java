@@ -26,6 +26,11 @@ record MicroConfig(ClusterSettings cluster, RunSettings run, int gcls, int readR
     private static final int PERCENT = 100;
     private static final int WORD = 8;
 
+    /** The same run with other cluster settings (a process's place in a cluster of processes). */
+    MicroConfig withCluster(ClusterSettings settings) {
+        return new MicroConfig(settings, run, gcls, readRatio, sharing, theta, locality, writerNodes);
+    }
+
     static long defaultCacheFrames(int gcls) {
         return Math.ceilDiv((long) Math.max(0, gcls) * DEFAULT_CACHE_PERCENT, PERCENT);
     }

@@ -1,6 +1,8 @@
 package io.selcc.cli.micro;
 
+import io.selcc.cli.ClusterRun;
 import io.selcc.cli.ClusterSettings;
+import io.selcc.fabric.PendingReply;
 import io.selcc.cache.SelccCluster;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.threads.EngineThread;
@@ -51,7 +53,18 @@ final class MicroRun {
             .allocationChunk(MicroConfig.ALLOCATION_CHUNK);
         cs.applyFabric(builder, config.memoryPerNode());
         try (SelccCluster cluster = builder.build()) {
+            ClusterRun run = cs.separateProcesses() ? ClusterRun.join(cluster.fabric().endpoint(cs.node()), cs.computeNodes()) : null;
+            if (run != null && cs.node() != 0) {
+                return member(cluster, space, run);
+            }
+            if (run != null) {
+                out.printf(Locale.ROOT, "compute node 0 of %d processes: waiting for compute nodes 1-%d%n",
+                    cs.processes(), cs.computeNodes() - 1);
+                out.flush();
+                run.awaitOthers();
+            }
             allocate(cluster, space);
+            PendingReply[] others = run == null ? null : run.go(MicroShare.go(config, space));
             long measured;
             try {
                 startWorkers(cluster, space);
@@ -66,8 +79,53 @@ final class MicroRun {
             if (failure != null) {
                 throw new IllegalStateException("micro-benchmark failed: " + failure.getMessage(), failure);
             }
-            return collect(cluster, space, measured);
+            MicroResult result = collect(cluster, space, measured);
+            if (others != null) {
+                for (int i = 0; i < others.length; i++) {
+                    result = MicroShare.merge(result, MicroShare.results(ClusterRun.results(others[i], i + 1)));
+                }
+                run.stopOthers(); // each wrote its cache back: the memory nodes hold everything
+            }
+            return result;
         }
+    }
+
+    /**
+     * A compute node other than 0 of a run in separate processes: says it is up, runs its share on node
+     * 0's GO (node 0 allocated the GCLs), answers with its results, and on STOP writes its cache back.
+     */
+    private MicroResult member(SelccCluster cluster, GclSpace space, ClusterRun run) throws InterruptedException {
+        int node = config.cluster().node();
+        out.printf(Locale.ROOT, "compute node %d: joining compute node 0%n", node);
+        out.flush();
+        run.sayReady();
+        ClusterRun.GoRequest go = run.awaitGo();
+        MicroShare.adopt(go.payload(), config, space);
+        cluster.resetCounters();
+        long measured;
+        try {
+            startWorkers(cluster, space);
+            measured = measure(cluster);
+        } finally {
+            control.stop();
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+        Throwable failure = control.failure();
+        if (failure != null) {
+            throw new IllegalStateException("micro-benchmark failed on compute node " + node + ": " + failure.getMessage(),
+                failure);
+        }
+        MicroResult mine = collect(cluster, space, measured);
+        go.done(MicroShare.results(mine));
+        var stop = run.awaitStop();
+        cluster.flushCaches();
+        ClusterRun.acknowledge(stop);
+        out.printf(Locale.ROOT, "compute node %d: %,d ops in %.2f s sent to compute node 0, which reports the run%n",
+            node, mine.ops(), mine.seconds());
+        out.flush();
+        return mine;
     }
 
     private void allocate(SelccCluster cluster, GclSpace space) throws InterruptedException {
@@ -92,7 +150,10 @@ final class MicroRun {
         SplittableRandom seeds = new SplittableRandom(config.run().seed());
         for (int node = 0; node < cluster.computeNodeCount(); node++) {
             for (int t = 0; t < config.cluster().threads(); t++) {
-                SplittableRandom random = seeds.split();
+                SplittableRandom random = seeds.split(); // split for every node: a thread's stream is its own wherever it runs
+                if (!cluster.hosts(node)) {
+                    continue;
+                }
                 AccessPattern pattern = new AccessPattern(space, node, zipf, scramble, config.locality(), random);
                 MicroWorker worker = new MicroWorker(cluster.node(node), pattern, config.readPercent(node), random, control);
                 workers.add(worker);
@@ -174,7 +235,9 @@ final class MicroRun {
         }
         List<MicroResult.NodeResult> nodes = new ArrayList<>();
         for (int node = 0; node < reads.length; node++) {
-            nodes.add(new MicroResult.NodeResult(node, reads[node], writes[node]));
+            if (cluster.hosts(node)) {
+                nodes.add(new MicroResult.NodeResult(node, reads[node], writes[node]));
+            }
         }
         CounterSnapshot counters = cluster.totalCounters();
         return new MicroResult(measured, nodes, counters, latency, space.shared(), space.privatePerNode());

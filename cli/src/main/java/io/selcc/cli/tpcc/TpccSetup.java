@@ -42,6 +42,9 @@ final class TpccSetup {
     static ClusterSettings settings(ClusterOptions clusterOptions, TpccOptions options, CommandLine cl) {
         options.validate(cl);
         ClusterSettings cluster = clusterOptions.settings(cl, defaultCacheFrames(2048, options.warehouses));
+        Flags.require(!cluster.separateProcesses(), cl, "--cluster", cluster.clusterMap(),
+            "compute nodes as separate processes run the micro-benchmark only so far; for TPC-C use --fabric tcp"
+                + " (memory nodes as processes, compute nodes in this one)");
         long needed = (long) MIN_CACHE_FRAMES_PER_TERMINAL * cluster.threads();
         Flags.require(cluster.cacheFrames() >= needed, cl, "--cache", cluster.cacheFrames() + " frames",
             "TPC-C needs at least " + MIN_CACHE_FRAMES_PER_TERMINAL + " frames per terminal (--threads "

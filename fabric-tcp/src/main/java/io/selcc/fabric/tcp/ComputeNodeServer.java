@@ -152,8 +152,9 @@ final class ComputeNodeServer {
             MessageKind kind = kindOrdinal >= 0 && kindOrdinal < kinds.length ? kinds[kindOrdinal] : null;
             MessageHandler handler = kind == null ? null : handler(kind);
             if (handler == null) {
-                error(ctx.channel(), id, Frame.ERROR_BAD_REQUEST, -1, "compute node " + nodeId + " has no handler for message kind "
-                    + (kind == null ? String.valueOf(kindOrdinal) : kind.name()));
+                error(ctx.channel(), id, kind == null ? Frame.ERROR_BAD_REQUEST : Frame.ERROR_NO_HANDLER, nodeId,
+                    "compute node " + nodeId + " has no handler for message kind "
+                        + (kind == null ? String.valueOf(kindOrdinal) : kind.name()));
                 return;
             }
             byte[] payload = new byte[in.readableBytes()];

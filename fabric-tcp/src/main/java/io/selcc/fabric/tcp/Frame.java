@@ -23,7 +23,8 @@ import io.netty.buffer.ByteBuf;
  *  FENCE_OK       (empty)
  *  MESSAGE        kind byte (MessageKind ordinal) | the message's bytes (its kind's codec)
  *  MESSAGE_REPLY  the reply's bytes (its kind's codec)
- *  ERROR          code byte (ERROR_*) | node int (ERROR_FENCED: the fenced node; else -1) | reason string
+ *  ERROR          code byte (ERROR_*) | node int (ERROR_FENCED: the fenced node; ERROR_NO_HANDLER: the
+ *                   receiver; else -1) | reason string
  *                   (int length, UTF-8)
  * </pre>
  * A frame longer than {@link #MAX_LENGTH}, a version other than {@link #VERSION}, or a type the
@@ -60,6 +61,8 @@ final class Frame {
     static final int ERROR_FENCED = 2;
     /** The receiver failed while carrying it out. */
     static final int ERROR_FAILED = 3;
+    /** The receiving compute node has no handler for the message's kind (yet: it may still be starting). */
+    static final int ERROR_NO_HANDLER = 4;
 
     /** Starts a frame in {@code out}: a length placeholder and the header; {@link #finish} sets the length. */
     static int start(ByteBuf out, int type, long id) {

@@ -15,6 +15,7 @@ final class RemoteError {
         return switch (code) {
             case Frame.ERROR_FENCED -> new NodeFailedException(node, reason);
             case Frame.ERROR_BAD_REQUEST -> new IllegalArgumentException(from + " refused the request: " + reason);
+            case Frame.ERROR_NO_HANDLER -> new NoHandlerException(node, from + ": " + reason);
             default -> new IllegalStateException(from + " failed the request: " + reason);
         };
     }

@@ -1,0 +1,228 @@
+package io.selcc.cli;
+
+import io.selcc.fabric.FabricEndpoint;
+import io.selcc.fabric.MalformedMessageException;
+import io.selcc.fabric.MessageCodec;
+import io.selcc.fabric.MessageKind;
+import io.selcc.fabric.NodeFailedException;
+import io.selcc.fabric.PendingReply;
+import io.selcc.fabric.ReplyHandle;
+import io.selcc.fabric.WireReader;
+import io.selcc.fabric.WireWriter;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * How the compute-node processes of one run work together ({@code --cluster FILE --node ID}), over the
+ * fabric's {@code CONTROL} messages. Node 0 coordinates: it waits until every other node says READY,
+ * prepares the shared data, sends GO (with what the others need) and runs its own share; each other node
+ * runs its share on GO and answers it, when done, with its results; node 0 gathers them into the one
+ * report and then sends STOP, which each node answers once its cache is written back.
+ *
+ * <p>Messages (layouts, big-endian, after a one-byte tag): 1 READY node int | 2 GO payload bytes |
+ * 3 DONE payload bytes | 4 STOP | 5 ACK. Payloads are the benchmark's own (see its class).
+ */
+public final class ClusterRun {
+    /** How long node 0 waits for the others to come up, and the others for node 0. */
+    public static final Duration JOIN_TIMEOUT = Duration.ofSeconds(120);
+
+    private record Ready(int node) {
+    }
+
+    private record Go(byte[] payload) {
+    }
+
+    private record Done(byte[] payload) {
+    }
+
+    private enum Stop { STOP }
+
+    private enum Ack { ACK }
+
+    static final MessageCodec CODEC = new MessageCodec() {
+        @Override
+        public void encode(Object message, WireWriter out) {
+            switch (message) {
+                case Ready r -> out.putByte(1).putInt(r.node());
+                case Go g -> out.putByte(2).putBytes(g.payload());
+                case Done d -> out.putByte(3).putBytes(d.payload());
+                case Stop s -> out.putByte(4);
+                case Ack a -> out.putByte(5);
+                default -> throw new IllegalArgumentException("not a control message: " + message.getClass().getName());
+            }
+        }
+
+        @Override
+        public Object decode(WireReader in) {
+            int tag = in.getByte();
+            return switch (tag) {
+                case 1 -> new Ready(in.getInt());
+                case 2 -> new Go(in.getBytes());
+                case 3 -> new Done(in.getBytes());
+                case 4 -> Stop.STOP;
+                case 5 -> Ack.ACK;
+                default -> throw new MalformedMessageException("unknown control message type " + tag);
+            };
+        }
+    };
+
+    private final FabricEndpoint endpoint;
+    private final int computeNodes;
+    private final ConcurrentHashMap<Integer, Boolean> ready = new ConcurrentHashMap<>();
+    private final CompletableFuture<GoRequest> go = new CompletableFuture<>();
+    private final CompletableFuture<ReplyHandle> stop = new CompletableFuture<>();
+
+    private ClusterRun(FabricEndpoint endpoint, int computeNodes) {
+        this.endpoint = endpoint;
+        this.computeNodes = computeNodes;
+        endpoint.register(MessageKind.CONTROL, CODEC, this::onMessage);
+    }
+
+    /** Joins the run as compute node {@code endpoint.nodeId()} of {@code computeNodes}. */
+    public static ClusterRun join(FabricEndpoint endpoint, int computeNodes) {
+        return new ClusterRun(endpoint, computeNodes);
+    }
+
+    private void onMessage(int from, Object message, ReplyHandle reply) {
+        switch (message) {
+            case Ready r -> {
+                ready.put(r.node(), Boolean.TRUE);
+                synchronized (ready) {
+                    ready.notifyAll();
+                }
+                reply.reply(Ack.ACK);
+            }
+            case Go g -> {
+                if (!go.complete(new GoRequest(g.payload(), reply))) {
+                    reply.reply(new Done(new byte[0])); // a second GO: nothing to run
+                }
+            }
+            case Stop s -> stop.complete(reply);
+            default -> throw new IllegalArgumentException("unexpected control message from node " + from + ": " + message);
+        }
+    }
+
+    /** A GO this node received, and where its results go. */
+    public record GoRequest(byte[] payload, ReplyHandle reply) {
+        public void done(byte[] results) {
+            reply.reply(new Done(results));
+        }
+    }
+
+    // ---------------------------------------------------------------- node 0
+
+    /** Node 0: waits until every other compute node said READY; fails naming those that did not. */
+    public void awaitOthers() throws InterruptedException {
+        long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
+        synchronized (ready) {
+            while (ready.size() < computeNodes - 1) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    List<Integer> missing = new ArrayList<>();
+                    for (int n = 1; n < computeNodes; n++) {
+                        if (!ready.containsKey(n)) {
+                            missing.add(n);
+                        }
+                    }
+                    throw new CliFailure("compute node(s) " + missing + " did not join within " + JOIN_TIMEOUT.toSeconds()
+                        + " s (started with --cluster and their --node?)");
+                }
+                TimeUnit.NANOSECONDS.timedWait(ready, left);
+            }
+        }
+    }
+
+    /** Node 0: sends GO with {@code payload} to every other node; returns their pending results. */
+    public PendingReply[] go(byte[] payload) {
+        int others = computeNodes - 1;
+        int[] to = new int[others];
+        Object[] requests = new Object[others];
+        for (int i = 0; i < others; i++) {
+            to[i] = i + 1;
+            requests[i] = new Go(payload);
+        }
+        PendingReply[] replies = new PendingReply[others];
+        endpoint.sendAll(to, others, MessageKind.CONTROL, requests, replies);
+        return replies;
+    }
+
+    /** Node 0: the results node {@code i + 1} answered GO with. */
+    public static byte[] results(PendingReply reply, int node) {
+        try {
+            return ((Done) reply.await()).payload();
+        } catch (NodeFailedException e) {
+            throw new CliFailure("compute node " + node + " failed before it sent its results: " + e.getMessage(), e);
+        }
+    }
+
+    /** Node 0: tells every other node to write back and stop, and waits until each did. */
+    public void stopOthers() {
+        for (int n = 1; n < computeNodes; n++) {
+            try {
+                endpoint.call(n, MessageKind.CONTROL, Stop.STOP);
+            } catch (NodeFailedException e) {
+                throw new CliFailure("compute node " + n + " failed before it stopped: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- other nodes
+
+    /** Another node: tells node 0 it is up, retrying while node 0 is not listening yet. */
+    public void sayReady() throws InterruptedException {
+        long deadline = System.nanoTime() + JOIN_TIMEOUT.toNanos();
+        while (true) {
+            try {
+                endpoint.call(0, MessageKind.CONTROL, new Ready(endpoint.nodeId()));
+                return;
+            } catch (NodeFailedException | io.selcc.fabric.tcp.NoHandlerException e) { // not listening, or not ready
+                if (System.nanoTime() - deadline > 0) {
+                    throw new CliFailure("compute node 0 did not answer within " + JOIN_TIMEOUT.toSeconds() + " s: "
+                        + e.getMessage(), e);
+                }
+                Thread.sleep(200); // node 0 is still starting: not a synchronisation between our threads
+            }
+        }
+    }
+
+    /** Another node: waits for node 0's GO. */
+    public GoRequest awaitGo() throws InterruptedException {
+        return await(go, "GO");
+    }
+
+    /** Another node: waits for node 0's STOP; returns the handle to acknowledge it with {@link #acknowledge}. */
+    public ReplyHandle awaitStop() throws InterruptedException {
+        return await(stop, "STOP");
+    }
+
+    public static void acknowledge(ReplyHandle stop) {
+        stop.reply(Ack.ACK);
+    }
+
+    /** Waits for node 0's {@code what}, saying READY again every few seconds: a node 0 that died is noticed. */
+    private <T> T await(CompletableFuture<T> future, String what) throws InterruptedException {
+        while (true) {
+            try {
+                return future.get(HEARTBEAT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException e) {
+                throw new IllegalStateException("waiting for " + what + " failed", e.getCause());
+            } catch (TimeoutException e) {
+                try {
+                    endpoint.call(0, MessageKind.CONTROL, new Ready(endpoint.nodeId()));
+                } catch (NodeFailedException gone) {
+                    throw new CliFailure("compute node 0 is gone while this node waited for its " + what + ": "
+                        + gone.getMessage(), gone);
+                }
+            }
+        }
+    }
+
+    private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+}
