@@ -36,6 +36,8 @@ final class MicroRun {
     private final RunControl control = new RunControl();
     private final List<MicroWorker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
+    /** A compute node of this run whose process died (separate processes only), or -1. */
+    private final java.util.concurrent.atomic.AtomicInteger lostPeer = new java.util.concurrent.atomic.AtomicInteger(-1);
     /** Per worker, its counts at the end of warm-up. */
     private long[] baseReads;
     private long[] baseWrites;
@@ -54,6 +56,14 @@ final class MicroRun {
         cs.applyFabric(builder, config.memoryPerNode());
         try (SelccCluster cluster = builder.build()) {
             ClusterRun run = cs.separateProcesses() ? ClusterRun.join(cluster.fabric().endpoint(cs.node()), cs.computeNodes()) : null;
+            if (run != null) {
+                // A process of the run died: the lines it held are lost (nothing here keeps a log to restore them
+                // from), so a node that meets one fails at once instead of waiting for a repair that never comes.
+                cluster.onPeerFailure(gone -> {
+                    lostPeer.compareAndSet(-1, gone);
+                    cluster.repairFailed(gone, "compute node " + gone + "'s process is gone");
+                });
+            }
             if (run != null && cs.node() != 0) {
                 return member(cluster, space, run);
             }
@@ -75,6 +85,7 @@ final class MicroRun {
                     thread.join(); // after this every count and latency is final
                 }
             }
+            failIfAPeerIsGone();
             Throwable failure = control.failure();
             if (failure != null) {
                 throw new IllegalStateException("micro-benchmark failed: " + failure.getMessage(), failure);
@@ -87,6 +98,15 @@ final class MicroRun {
                 run.stopOthers(); // each wrote its cache back: the memory nodes hold everything
             }
             return result;
+        }
+    }
+
+    /** Ends the run with one line if another compute node's process died during it. */
+    private void failIfAPeerIsGone() {
+        int gone = lostPeer.get();
+        if (gone >= 0) {
+            throw new io.selcc.cli.CliFailure("compute node " + gone + "'s process is gone: the lines it held are lost"
+                + " (the micro-benchmark keeps no log to restore them from), so the run ends");
         }
     }
 
@@ -112,6 +132,7 @@ final class MicroRun {
                 thread.join();
             }
         }
+        failIfAPeerIsGone();
         Throwable failure = control.failure();
         if (failure != null) {
             throw new IllegalStateException("micro-benchmark failed on compute node " + node + ": " + failure.getMessage(),
