@@ -36,7 +36,14 @@ public final class FabricLauncher {
     static final Duration FABRIC_TIMEOUT = Duration.ofSeconds(60);
     private static final Pattern READY = Pattern.compile("memory node listening on (.+):(\\d+) with \\d+ bytes");
 
+    /** Processes started so far by this JVM (tests check that a run really started its nodes as processes). */
+    private static final java.util.concurrent.atomic.AtomicInteger STARTED = new java.util.concurrent.atomic.AtomicInteger();
+
     private FabricLauncher() {
+    }
+
+    static int processesStarted() {
+        return STARTED.get();
     }
 
     static Fabric launch(ClusterSettings cluster, long bytesPerMemoryNode) {
@@ -97,6 +104,7 @@ public final class FabricLauncher {
             }
             java.nio.file.Files.writeString(file, text);
             List<String> childArgs = withoutFlags(args, Set.of("--fabric", "--json"));
+            List<Process> computeProcesses = new ArrayList<>();
             for (int i = 1; i < cluster.computeNodes(); i++) {
                 List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-Xmx1g", "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
@@ -106,9 +114,12 @@ public final class FabricLauncher {
                 ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
                     .redirectOutput(dir.resolve("compute-" + i + ".out").toFile());
                 builder.environment().put("CLASSPATH", System.getProperty("java.class.path"));
-                processes.add(builder.start());
+                Process p = builder.start();
+                STARTED.incrementAndGet();
+                computeProcesses.add(p);
+                processes.add(p); // stopped with the rest if a later start fails
             }
-            return new Processes(map, processes, stopper, dir);
+            return new Processes(map, computeProcesses, processes, stopper, dir);
         } catch (IOException e) {
             stop(processes);
             Runtime.getRuntime().removeShutdownHook(stopper);
@@ -120,25 +131,35 @@ public final class FabricLauncher {
         }
     }
 
-    /** The processes {@link #launchCluster} started; closing waits for the compute nodes, then stops all. */
-    public record Processes(ClusterMap map, List<Process> processes, Thread stopper, Path dir) implements AutoCloseable {
+    /**
+     * The processes {@link #launchCluster} started. Closing waits (one deadline for all) for the compute
+     * nodes, which end on node 0's STOP, then stops everything left, memory nodes included.
+     */
+    public record Processes(ClusterMap map, List<Process> computeNodes, List<Process> all, Thread stopper, Path dir)
+        implements AutoCloseable {
         @Override
         public void close() {
-            for (Process p : processes) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            for (Process p : computeNodes) {
                 try {
-                    // Compute nodes end on node 0's STOP; memory nodes are stopped below.
-                    if (p.info().commandLine().map(c -> !c.contains(" memory-node ")).orElse(true)) {
-                        p.waitFor(30, TimeUnit.SECONDS);
-                    }
+                    p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
             }
-            stop(processes);
+            stop(all);
             try {
                 Runtime.getRuntime().removeShutdownHook(stopper);
             } catch (IllegalStateException e) {
                 // shutting down: the hook stops them too
+            }
+            try (var files = java.nio.file.Files.list(dir)) {
+                for (Path f : files.toList()) {
+                    java.nio.file.Files.deleteIfExists(f);
+                }
+                java.nio.file.Files.deleteIfExists(dir);
+            } catch (IOException e) {
+                // a temporary directory left behind is not worth failing the run for
             }
         }
     }
@@ -179,7 +200,9 @@ public final class FabricLauncher {
             ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
             // The class path through the environment: a long -cp would push the arguments past what ps shows.
             builder.environment().put("CLASSPATH", System.getProperty("java.class.path"));
-            return builder.start();
+            Process p = builder.start();
+            STARTED.incrementAndGet();
+            return p;
         } catch (IOException e) {
             throw new CliFailure("cannot start memory node " + memoryNode + "'s process: " + e.getMessage(), e);
         }

@@ -43,6 +43,7 @@ class TcpFabricCliTest {
     @Test
     void microRunsEveryNodeAsAProcessOverTcpAndStopsThem() throws IOException {
         Path json = dir.resolve("micro-tcp.json");
+        int startedBefore = FabricLauncher.processesStarted();
         CliRun run = CliRun.of("micro", "--fabric", "tcp", "--memory-nodes", "2", "--duration", "1s", "--gcls", "2000",
             "--seed", "7", "--json", json.toString());
         assertEquals(0, run.exitCode(), run.toString());
@@ -50,6 +51,7 @@ class TcpFabricCliTest {
         Map<?, ?> report = (Map<?, ?>) MiniJson.parse(Files.readString(json));
         assertEquals("tcp", report.get("fabric"));
         assertEquals(4.0, report.get("processes"), "two compute nodes (this one and a child) and two memory nodes");
+        assertEquals(3, FabricLauncher.processesStarted() - startedBefore, "two memory nodes and compute node 1 started");
         assertTrue((Double) report.get("roundTripsPerOp") > 0, report.toString());
         List<?> perNode = (List<?>) report.get("perNode");
         assertEquals(2, perNode.size(), report.toString());
@@ -62,6 +64,7 @@ class TcpFabricCliTest {
     @Test
     void tpccRunsOverTcpAndPassesTheCheck() throws IOException {
         Path json = dir.resolve("tpcc-tcp.json");
+        int startedBefore = FabricLauncher.processesStarted();
         CliRun run = CliRun.of("tpcc", "run", "--fabric", "tcp", "--warehouses", "1", "--compute-nodes", "2",
             "--duration", "2s", "--warmup", "500ms", "--check", "--json", json.toString());
         assertEquals(0, run.exitCode(), run.toString());
@@ -69,6 +72,7 @@ class TcpFabricCliTest {
         Map<?, ?> report = (Map<?, ?>) MiniJson.parse(Files.readString(json));
         assertEquals("tcp", report.get("fabric"));
         assertEquals(2.0, report.get("processes"));
+        assertEquals(1, FabricLauncher.processesStarted() - startedBefore, "the memory node ran as a process of its own");
         assertTrue(((Number) report.get("invalidationsBetweenNodes")).longValue() > 0,
             "the compute nodes' invalidations went over TCP: " + report);
         assertEquals(List.of(), selccChildren(), "processes left running");

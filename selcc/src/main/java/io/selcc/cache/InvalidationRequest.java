@@ -35,16 +35,29 @@ final class InvalidationRequest {
     /** Starvation priority: the requester's latch retries so far (paper 5.3.2). */
     final int priority;
     private final ReplyHandle reply;
+    /** Told once the request is answered (the receiver forgets a kept request then). */
+    private final Runnable onAnswered;
     @SuppressWarnings("unused") // accessed through STATUS
     private volatile Status status = Status.NEW;
 
-    InvalidationRequest(InvalidationMessages.Invalidate message, int fromNode, ReplyHandle reply) {
+    InvalidationRequest(InvalidationMessages.Invalidate message, int fromNode, ReplyHandle reply, Runnable onAnswered) {
         this.requestId = message.requestId();
         this.address = message.address();
         this.fromNode = fromNode;
         this.kind = message.kind();
         this.priority = message.priority();
         this.reply = reply;
+        this.onAnswered = onAnswered;
+    }
+
+    /** The key a receiver keeps its pending requests under: the sender and its request id. */
+    static long key(int fromNode, long requestId) {
+        return ((long) fromNode << 56) ^ requestId;
+    }
+
+    private void answer(Answer answer) {
+        reply.reply(answer);
+        onAnswered.run();
     }
 
     Status status() {
@@ -69,7 +82,7 @@ final class InvalidationRequest {
         if (!STATUS.compareAndSet(this, Status.PENDING, Status.ANSWERED)) {
             return false;
         }
-        reply.reply(Answer.of(requestId, Answer.Status.CANCELLED));
+        answer(Answer.of(requestId, Answer.Status.CANCELLED));
         return true;
     }
 
@@ -78,14 +91,14 @@ final class InvalidationRequest {
         if (!STATUS.compareAndSet(this, Status.PENDING, Status.ANSWERED)) {
             return false;
         }
-        reply.reply(Answer.of(requestId, Answer.Status.DROPPED));
+        answer(Answer.of(requestId, Answer.Status.DROPPED));
         return true;
     }
 
     /** Answers a request being served (NEW or SERVING). */
     Answer.Status finish(Answer answer) {
         STATUS.setVolatile(this, Status.ANSWERED);
-        reply.reply(answer);
+        answer(answer);
         return answer.status();
     }
 

@@ -202,8 +202,14 @@ public final class SelccCluster implements AutoCloseable {
         }
     }
 
-    /** Whether {@link #crash} was called for {@code computeNode}. */
+    /**
+     * Whether {@link #crash} was called for {@code computeNode}; for a node in another process, whether
+     * the fabric fenced it.
+     */
     public boolean crashed(int computeNode) {
+        if (computeNode >= 0 && computeNode < nodes.length && nodes[computeNode] == null) {
+            return fabric.fenced(computeNode);
+        }
         return nodes[checkNode(computeNode)].crashed;
     }
 

@@ -63,6 +63,14 @@ final class SelccNode extends AbstractComputeNode {
     private final AtomicInteger evictionCursor = new AtomicInteger();
     /** Ids of the invalidations this node sends (a cancel names one). */
     private final AtomicLong requestIds = new AtomicLong();
+    /**
+     * Requests this node keeps pending, by sender and id: a cancel finds its request here even when the
+     * frame it was kept on was evicted or reused meanwhile (it would not find it through the table).
+     */
+    private final java.util.concurrent.ConcurrentHashMap<Long, InvalidationRequest> kept =
+        new java.util.concurrent.ConcurrentHashMap<>();
+    /** How long a requester waits for the answer to a request it asked the receiver to cancel. */
+    private static final long ANSWER_AFTER_CANCEL_NANOS = 30_000_000_000L;
     private final int copyLength;
     private volatile Thread evictionWorker;
     private volatile boolean workerSleeping;
@@ -676,8 +684,9 @@ final class SelccNode extends AbstractComputeNode {
         counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
         try {
             endpoint.sendAll(targets, count, MessageKind.INVALIDATION, requests, replies);
+            long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos(); // one wait for the whole wave
             for (int i = 0; i < count; i++) {
-                awaitAnswer(targets[i], (Invalidate) requests[i], replies[i]);
+                awaitAnswer(targets[i], (Invalidate) requests[i], replies[i], deadline);
             }
         } catch (NodeFailedException e) {
             return peerFailed(e);
@@ -720,7 +729,10 @@ final class SelccNode extends AbstractComputeNode {
      * answers CANCELLED, or (already serving it) its real answer, which this waits for.
      */
     private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply) {
-        long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos();
+        return awaitAnswer(receiver, request, reply, settings.clock().getAsLong() + settings.pendingWaitNanos());
+    }
+
+    private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply, long deadline) {
         while (true) {
             long left = deadline - settings.clock().getAsLong();
             Object answer = reply.await(Math.max(0, left));
@@ -732,8 +744,21 @@ final class SelccNode extends AbstractComputeNode {
             }
         }
         counters.increment(Counter.INVALIDATIONS_CANCELLED);
-        endpoint.call(receiver, MessageKind.INVALIDATION, new Cancel(request.requestId(), request.address()));
-        return answerOf(reply.await(), request);
+        PendingReply ack = endpoint.send(receiver, MessageKind.INVALIDATION, new Cancel(request.requestId(), request.address()));
+        if (ack.await(ANSWER_AFTER_CANCEL_NANOS) == null) {
+            throw silent(receiver, "a cancel");
+        }
+        Object answer = reply.await(ANSWER_AFTER_CANCEL_NANOS);
+        if (answer == null) {
+            throw silent(receiver, "invalidation " + request.requestId());
+        }
+        return answerOf(answer, request);
+    }
+
+    /** A peer that answers neither a request nor its cancel is treated as failed (a network fabric's hang). */
+    private static NodeFailedException silent(int receiver, String what) {
+        return new NodeFailedException(receiver, "compute node " + receiver + " did not answer " + what + " in "
+            + ANSWER_AFTER_CANCEL_NANOS / 1_000_000_000L + " s");
     }
 
     private Answer answerOf(Object reply, Invalidate request) {
@@ -775,7 +800,10 @@ final class SelccNode extends AbstractComputeNode {
 
     private void onMessage(int fromNode, Object message, ReplyHandle reply) {
         switch (message) {
-            case Invalidate invalidate -> onInvalidation(new InvalidationRequest(invalidate, fromNode, reply));
+            case Invalidate invalidate -> {
+                long key = InvalidationRequest.key(fromNode, invalidate.requestId());
+                onInvalidation(new InvalidationRequest(invalidate, fromNode, reply, () -> kept.remove(key)));
+            }
             case Cancel cancel -> reply.reply(new CancelAck(cancel.requestId(), onCancel(fromNode, cancel)));
             default -> throw new IllegalArgumentException("not an invalidation request: node=" + nodeId + " from="
                 + fromNode + " message=" + message.getClass().getName());
@@ -808,14 +836,9 @@ final class SelccNode extends AbstractComputeNode {
      * served, dropped or is being served: its answer went or goes out as usual.
      */
     private boolean onCancel(int fromNode, Cancel cancel) {
-        CacheFrame frame = table.get(cancel.address());
-        InvalidationRequest pending = frame == null ? null : frame.pending();
-        if (pending == null || pending.fromNode != fromNode || pending.requestId != cancel.requestId()
-            || !pending.cancel()) {
-            return false;
-        }
-        // It stays on the frame, answered: the next holder to take it resets the lease it counted for.
-        return true;
+        InvalidationRequest pending = kept.get(InvalidationRequest.key(fromNode, cancel.requestId()));
+        // It stays on its frame, answered: the next holder to take it resets the lease it counted for.
+        return pending != null && pending.cancel();
     }
 
     /** Keeps the request as the frame's pending one if it has the highest priority; else drops it. */
@@ -825,6 +848,7 @@ final class SelccNode extends AbstractComputeNode {
             return;
         }
         request.markPending();
+        kept.put(InvalidationRequest.key(request.fromNode, request.requestId), request);
         while (true) {
             InvalidationRequest current = frame.pending();
             if (current != null && current.isPending() && current.priority >= request.priority) {

@@ -114,6 +114,11 @@ public final class MicroCommand implements Callable<Integer> {
             "must be >= --compute-nodes=" + cluster.computeNodes());
         Flags.require(writerNodes >= 0 && writerNodes <= cluster.computeNodes(), cl, "--writer-nodes", writerNodes,
             "must be in [0, --compute-nodes=" + cluster.computeNodes() + "]");
+        if (cluster.fabric() == ClusterSettings.FabricChoice.TCP) {
+            // Node 0 sends every GCL's address to the other processes in one message.
+            long maxGcls = (io.selcc.fabric.tcp.TcpFabric.MAX_MESSAGE_BYTES - 4096) / Long.BYTES;
+            Flags.require(gcls <= maxGcls, cl, "--gcls", gcls, "at most " + maxGcls + " with compute nodes as processes");
+        }
         RunSettings run = runOptions.settings(cl);
         return new MicroConfig(cluster, run, gcls, readRatio, sharing, theta, locality, writerNodes);
     }

@@ -187,11 +187,25 @@ final class ComputeNodeServer {
                 if (answer == null) {
                     throw new IllegalArgumentException("a reply must not be null");
                 }
+                // Encoded before it counts as the answer: a reply that cannot be sent becomes an ERROR, not silence.
+                WireWriter body = new WireWriter();
+                String unsendable = null;
+                try {
+                    codec.encode(answer, body);
+                    if (body.size() > Frame.MAX_LENGTH - Frame.HEADER_AFTER_LENGTH) {
+                        unsendable = "a " + kind + " reply of " + body.size() + " bytes is over the frame limit";
+                    }
+                } catch (RuntimeException e) {
+                    unsendable = "the " + kind + " reply cannot be encoded: " + e;
+                }
                 if (!answered.compareAndSet(false, true)) {
                     return false;
                 }
-                WireWriter body = new WireWriter();
-                codec.encode(answer, body);
+                if (unsendable != null) {
+                    LOG.log(System.Logger.Level.ERROR, "compute node " + nodeId + ": " + unsendable);
+                    error(channel, id, Frame.ERROR_FAILED, -1, unsendable);
+                    return true;
+                }
                 ByteBuf out = channel.alloc().buffer(Frame.LENGTH_FIELD + Frame.HEADER_AFTER_LENGTH + body.size());
                 int at = Frame.start(out, Frame.MESSAGE_REPLY, id);
                 out.writeBytes(body.array(), 0, body.size());

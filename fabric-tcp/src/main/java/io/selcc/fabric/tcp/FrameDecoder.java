@@ -8,6 +8,7 @@ import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
  */
 final class FrameDecoder extends LengthFieldBasedFrameDecoder {
     FrameDecoder() {
-        super(Frame.MAX_LENGTH, 0, Frame.LENGTH_FIELD, 0, Frame.LENGTH_FIELD);
+        // Netty's limit counts the length field too: a frame of MAX_LENGTH after it must pass.
+        super(Frame.MAX_LENGTH + Frame.LENGTH_FIELD, 0, Frame.LENGTH_FIELD, 0, Frame.LENGTH_FIELD);
     }
 }

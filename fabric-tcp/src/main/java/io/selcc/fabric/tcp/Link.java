@@ -197,6 +197,8 @@ final class Link {
         if (body == null) {
             if (calls.remove(call.id) != null) {
                 slots.release();
+            } else if (call.body != null) {
+                call.body.release(); // it came just now: nobody will read it
             }
             throw failure.apply("no answer from " + name + " in " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
         }

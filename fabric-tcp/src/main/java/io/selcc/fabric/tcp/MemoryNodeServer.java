@@ -173,9 +173,14 @@ public final class MemoryNodeServer implements AutoCloseable {
                     return;
                 }
                 ByteBuf out = ctx.alloc().buffer(64);
-                int at = Frame.start(out, Frame.VERBS_OK, id);
-                execute(in, count, out);
-                Frame.finish(out, at);
+                try {
+                    int at = Frame.start(out, Frame.VERBS_OK, id);
+                    execute(in, count, out);
+                    Frame.finish(out, at);
+                } catch (RuntimeException e) { // checked up front: a bug if it happens
+                    out.release();
+                    throw e;
+                }
                 ctx.writeAndFlush(out);
             } finally {
                 inFlight.decrementAndGet(issuer);
@@ -197,6 +202,7 @@ public final class MemoryNodeServer implements AutoCloseable {
                 return "negative verb count " + count;
             }
             VerbBatch.Kind[] kinds = VerbBatch.Kind.values();
+            long replyBytes = 0;
             for (int i = 0; i < count; i++) {
                 int kind = in.readUnsignedByte();
                 if (kind >= kinds.length) {
@@ -228,6 +234,10 @@ public final class MemoryNodeServer implements AutoCloseable {
                 }
                 if (length == 8 && kind >= VerbBatch.Kind.CAS.ordinal() && (offset & 7) != 0) {
                     return "verb " + i + ": atomic verb on a misaligned word: offset=" + offset;
+                }
+                replyBytes += kinds[kind] == VerbBatch.Kind.WRITE ? 0 : length;
+                if (replyBytes > Frame.MAX_LENGTH - Frame.HEADER_AFTER_LENGTH) {
+                    return "the reply would be over the frame limit of " + Frame.MAX_LENGTH + " bytes (verb " + i + ")";
                 }
             }
             if (in.isReadable()) {

@@ -35,7 +35,11 @@ final class SerialLane implements Executor {
                     return;
                 }
             }
-            next.run(); // a task's failure is its own: handle() logs and answers it
+            try {
+                next.run();
+            } catch (Throwable t) { // a task's failure must not stop the lane: later requests still need answers
+                System.getLogger(SerialLane.class.getName()).log(System.Logger.Level.ERROR, "a message handler failed", t);
+            }
         }
     }
 }

@@ -39,6 +39,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * throws {@link NodeFailedException} to whoever sends it a message.
  */
 public final class TcpFabric implements Fabric {
+    /** The largest message (or reply) one frame carries, in encoded bytes. */
+    public static final int MAX_MESSAGE_BYTES = Frame.MAX_LENGTH - Frame.HEADER_AFTER_LENGTH - 1;
+
     private final ClusterMap cluster;
     private final long timeoutNanos;
     private final EventLoopGroup loops;
@@ -343,13 +346,25 @@ public final class TcpFabric implements Fabric {
             }
             long sentAt = System.nanoTime();
             return () -> {
-                for (int g = 0; g < calls.length; g++) {
-                    ByteBuf reply = links[g].await(calls[g], timeoutNanos, Frame.VERBS_OK);
+                RuntimeException failed = null;
+                for (int g = 0; g < calls.length; g++) { // every group's reply is read (or released), even after a failure
                     try {
-                        readResults(reply, batch, groups.get(g));
-                    } finally {
-                        reply.release();
+                        ByteBuf reply = links[g].await(calls[g], timeoutNanos, Frame.VERBS_OK);
+                        try {
+                            if (failed == null) {
+                                readResults(reply, batch, groups.get(g));
+                            }
+                        } finally {
+                            reply.release();
+                        }
+                    } catch (RuntimeException e) {
+                        if (failed == null) {
+                            failed = e;
+                        }
                     }
+                }
+                if (failed != null) {
+                    throw failed;
                 }
                 long rtt = System.nanoTime() - sentAt;
                 long mean = roundTripNanos;
