@@ -131,7 +131,12 @@ final class ComputeNodeServer {
                     return;
                 }
                 in.readUnsignedByte();
-                peer = in.readInt();
+                int from = in.readInt();
+                if (peer >= 0 || from < 0 || from >= io.selcc.fabric.LatchWord.MAX_COMPUTE_NODES) {
+                    refuse(ctx, peer >= 0 ? "a second HELLO" : "HELLO from no such compute node: " + from);
+                    return;
+                }
+                peer = from;
                 ByteBuf out = ctx.alloc().buffer(32);
                 int at = Frame.start(out, Frame.HELLO_OK, id);
                 out.writeByte(Frame.ROLE_COMPUTE).writeLong(0);

@@ -140,13 +140,18 @@ final class Link {
         }
         Link link = new Link(name, channel, failure);
         self[0] = link;
-        Call hello = link.send(Frame.HELLO, out -> out.writeByte(Frame.ROLE_COMPUTE).writeInt(fromNode));
-        ByteBuf reply = link.await(hello, timeoutNanos, Frame.HELLO_OK);
         try {
-            greeting[0] = reply.readUnsignedByte();
-            greeting[1] = reply.readLong();
-        } finally {
-            reply.release();
+            Call hello = link.send(Frame.HELLO, out -> out.writeByte(Frame.ROLE_COMPUTE).writeInt(fromNode));
+            ByteBuf reply = link.await(hello, timeoutNanos, Frame.HELLO_OK);
+            try {
+                greeting[0] = reply.readUnsignedByte();
+                greeting[1] = reply.readLong();
+            } finally {
+                reply.release();
+            }
+        } catch (RuntimeException e) {
+            channel.close(); // no greeting, no link
+            throw e;
         }
         return link;
     }

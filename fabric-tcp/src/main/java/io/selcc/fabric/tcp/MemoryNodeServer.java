@@ -95,10 +95,12 @@ public final class MemoryNodeServer implements AutoCloseable {
         closed.await();
     }
 
+    private final java.util.concurrent.atomic.AtomicBoolean closing = new java.util.concurrent.atomic.AtomicBoolean();
+
     @Override
     public void close() {
-        if (closed.getCount() == 0) {
-            return;
+        if (!closing.compareAndSet(false, true)) {
+            return; // a shutdown hook and a parent's exit may both close it
         }
         server.close().syncUninterruptibly();
         loops.shutdownGracefully(0, 2, java.util.concurrent.TimeUnit.SECONDS).syncUninterruptibly();
