@@ -118,6 +118,42 @@ class TcpFailureTest {
         }
     }
 
+    /** Raw frames against a compute node: unknown kinds and malformed messages get an ERROR; it answers on. */
+    @Test
+    void aComputeNodeAnswersBadMessagesWithErrors() throws Exception {
+        try (MemoryNodeServer memory = MemoryNodeServer.start(ANY, 1 << 20);
+             TcpFabric fabric = TcpFabric.connect(new ClusterMap(List.of(memory.address()), List.of(ANY)), Set.of(0),
+                 Duration.ofSeconds(10))) {
+            fabric.endpoint(0).register(MessageKind.INVALIDATION, io.selcc.fabric.FabricContractTest.STRINGS,
+                (from, request, reply) -> reply.reply("echo " + request));
+            InetSocketAddress node = fabric.listenAddress(0);
+            try (Socket s = new Socket(node.getAddress(), node.getPort())) {
+                s.setSoTimeout(20_000);
+                send(s, frame(Frame.VERSION, Frame.HELLO, 0, Unpooled.buffer().writeByte(Frame.ROLE_COMPUTE).writeInt(1)));
+                assertEquals(Frame.HELLO_OK, readFrame(s)[1]);
+                send(s, frame(Frame.VERSION, Frame.MESSAGE, 1, Unpooled.buffer().writeByte(99)));
+                Object[] error = readFrame(s);
+                assertEquals(Frame.ERROR, error[1]);
+                assertTrue(((String) error[2]).contains("no handler for message kind 99"), (String) error[2]);
+                send(s, frame(Frame.VERSION, Frame.MESSAGE, 2,
+                    Unpooled.buffer().writeByte(MessageKind.TWO_PHASE_COMMIT.ordinal())));
+                error = readFrame(s);
+                assertEquals(Frame.ERROR, error[1], "a kind this node does not take");
+                // A string whose length says 1000 bytes follow, and 2 do.
+                send(s, frame(Frame.VERSION, Frame.MESSAGE, 3,
+                    Unpooled.buffer().writeByte(MessageKind.INVALIDATION.ordinal()).writeInt(1000).writeShort(7)));
+                error = readFrame(s);
+                assertEquals(Frame.ERROR, error[1]);
+                assertTrue(((String) error[2]).contains("malformed"), (String) error[2]);
+                // And a good one is answered.
+                io.selcc.fabric.WireWriter hi = new io.selcc.fabric.WireWriter().putString("hi");
+                send(s, frame(Frame.VERSION, Frame.MESSAGE, 4,
+                    Unpooled.buffer().writeByte(MessageKind.INVALIDATION.ordinal()).writeBytes(hi.toByteArray())));
+                assertEquals(Frame.MESSAGE_REPLY, readFrame(s)[1]);
+            }
+        }
+    }
+
     private static Socket connect(MemoryNodeServer memory) throws IOException {
         Socket s = new Socket(memory.address().getAddress(), memory.address().getPort());
         s.setSoTimeout(20_000);
