@@ -28,8 +28,9 @@ public final class ClusterOptions {
     @Option(names = "--fabric", paramLabel = "local|tcp", defaultValue = "local",
         converter = Converters.FabricConverter.class,
         description = "local: every node in this process, verbs and messages in memory; tcp: each memory node a"
-            + " process of its own on localhost (started and stopped by this command), reached over TCP, and the"
-            + " compute nodes' messages over TCP too. Default: ${DEFAULT-VALUE}.")
+            + " process of its own on localhost (started and stopped by this command), reached over TCP; micro also"
+            + " runs compute nodes 1..N-1 as processes, TPC-C keeps them in this one, talking over TCP."
+            + " Default: ${DEFAULT-VALUE}.")
     private ClusterSettings.FabricChoice fabric;
 
     @Option(names = "--cluster", paramLabel = "FILE",
