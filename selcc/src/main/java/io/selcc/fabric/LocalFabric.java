@@ -524,19 +524,27 @@ public final class LocalFabric implements Fabric {
         @Override
         public Object await(long nanos) {
             long deadline = System.nanoTime() + nanos;
-            while (true) {
-                Object v = value;
-                if (v != null) {
-                    if (v instanceof NodeFailedException failed) {
-                        throw new NodeFailedException(failed.node(), failed.getMessage());
+            boolean interrupted = false; // kept for the caller: a set flag would make every park return at once
+            try {
+                while (true) {
+                    Object v = value;
+                    if (v != null) {
+                        if (v instanceof NodeFailedException failed) {
+                            throw new NodeFailedException(failed.node(), failed.getMessage());
+                        }
+                        return v;
                     }
-                    return v;
+                    long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return null;
+                    }
+                    java.util.concurrent.locks.LockSupport.parkNanos(this, left);
+                    interrupted |= Thread.interrupted();
                 }
-                long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
                 }
-                java.util.concurrent.locks.LockSupport.parkNanos(this, left);
             }
         }
     }

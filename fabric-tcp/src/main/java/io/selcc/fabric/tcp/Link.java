@@ -73,12 +73,20 @@ final class Link {
         /** The reply frame's body (the caller releases it), waiting up to {@code nanos}; null on timeout. */
         ByteBuf awaitBody(long nanos) {
             long deadline = System.nanoTime() + nanos;
-            while (body == null && failed == null) {
-                long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
-                if (left <= 0) {
-                    return null;
+            boolean interrupted = false; // kept for the caller: a set flag would make every park return at once
+            try {
+                while (body == null && failed == null) {
+                    long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                    if (left <= 0) {
+                        return null;
+                    }
+                    LockSupport.parkNanos(this, left);
+                    interrupted |= Thread.interrupted();
                 }
-                LockSupport.parkNanos(this, left);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
             if (failed != null && body == null) {
                 throw link.failure.apply(failed);
