@@ -23,7 +23,10 @@ class StrandedRequestTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aCancelFindsARequestThatLeftItsFrame() throws Exception {
-        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).build()) {
+        // The requester waits 2 s before it cancels (the default 200 us could end before the request is
+        // stranded), and makes one attempt.
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16)
+            .pendingWaitNanos(2_000_000_000L).tryLockRetries(0).build()) {
             AtomicInteger peerFailures = new AtomicInteger();
             cluster.onPeerFailure(node -> peerFailures.incrementAndGet());
             ComputeNode requester = cluster.node(0);
