@@ -4,8 +4,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import io.selcc.threads.PerThread;
 
@@ -176,8 +174,7 @@ public final class LocalFabric implements Fabric {
     private final class LocalEndpoint implements FabricEndpoint {
         private final int nodeId;
         private final NodeCounters counters;
-        private final Map<MessageKind, MessageHandler> handlers = new EnumMap<>(MessageKind.class);
-        private final Map<MessageKind, MessageCodec> codecs = new EnumMap<>(MessageKind.class);
+        private final MessageRegistry messages;
         /** Replies to requests this node kept and has not answered yet: failed when it is fenced. */
         private final java.util.Set<LocalReply> outstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
         private volatile boolean fenced;
@@ -192,6 +189,7 @@ public final class LocalFabric implements Fabric {
         LocalEndpoint(int nodeId) {
             this.nodeId = nodeId;
             this.counters = new NodeCounters(nodeId);
+            this.messages = new MessageRegistry(nodeId);
         }
 
         @Override
@@ -360,30 +358,8 @@ public final class LocalFabric implements Fabric {
         }
 
         @Override
-        public synchronized void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
-            if (codec == null || handler == null) {
-                throw new IllegalArgumentException("a message kind needs a codec and a handler: node=" + nodeId + " kind=" + kind);
-            }
-            if (handlers.putIfAbsent(kind, handler) != null) {
-                throw new IllegalStateException("handler already registered: node=" + nodeId + " kind=" + kind);
-            }
-            codecs.put(kind, codec);
-        }
-
-        private synchronized MessageHandler handler(MessageKind kind) {
-            MessageHandler handler = handlers.get(kind);
-            if (handler == null) {
-                throw new IllegalStateException("no handler for message: node=" + nodeId + " kind=" + kind);
-            }
-            return handler;
-        }
-
-        private synchronized MessageCodec codec(MessageKind kind) {
-            MessageCodec codec = codecs.get(kind);
-            if (codec == null) {
-                throw new IllegalStateException("no codec for message: node=" + nodeId + " kind=" + kind);
-            }
-            return codec;
+        public void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
+            messages.register(kind, codec, handler);
         }
 
         private PendingReply deliver(int toNode, MessageKind kind, Object request) {
@@ -401,13 +377,13 @@ public final class LocalFabric implements Fabric {
                     MessageInterceptor faults = interceptor;
                     MessageInterceptor.Fate fate = faults == null ? MessageInterceptor.Fate.DELIVER
                         : faults.fate(nodeId, toNode, kind, request);
-                    LocalReply reply = new LocalReply(receiver, serialize ? codec(kind) : null);
+                    LocalReply reply = new LocalReply(receiver, serialize ? messages.codec(kind) : null);
                     if (fate == MessageInterceptor.Fate.LOSE_REQUEST) {
                         reply.reply(MessageLost.REPLY);
                         return reply;
                     }
-                    MessageHandler handler = receiver.handler(kind);
-                    Object delivered = serialize ? copyThrough(receiver.codec(kind), request) : request;
+                    MessageHandler handler = receiver.messages.handler(kind);
+                    Object delivered = serialize ? copyThrough(receiver.messages.codec(kind), request) : request;
                     receiver.counters.increment(Counter.MESSAGES_RECEIVED);
                     if (fate == MessageInterceptor.Fate.DUPLICATE) {
                         handler.onMessage(nodeId, delivered, ignored -> false); // the first copy's reply is lost

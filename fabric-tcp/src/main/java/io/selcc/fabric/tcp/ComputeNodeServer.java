@@ -1,32 +1,25 @@
 package io.selcc.fabric.tcp;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.MalformedMessageException;
 import io.selcc.fabric.MessageCodec;
 import io.selcc.fabric.MessageHandler;
 import io.selcc.fabric.MessageKind;
+import io.selcc.fabric.MessageRegistry;
 import io.selcc.fabric.NodeCounters;
 import io.selcc.fabric.ReplyHandle;
 import io.selcc.fabric.WireReader;
 import io.selcc.fabric.WireWriter;
 
 import java.net.InetSocketAddress;
-import java.util.EnumMap;
-import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A compute node's listening side: takes MESSAGE frames from other compute nodes and runs the handler
@@ -41,34 +34,19 @@ final class ComputeNodeServer {
     private final NodeCounters counters;
     private final Channel server;
     private final ExecutorService handlerThreads;
-    private final Map<MessageKind, MessageHandler> handlers = new EnumMap<>(MessageKind.class);
-    private final Map<MessageKind, MessageCodec> codecs = new EnumMap<>(MessageKind.class);
+    private final MessageRegistry messages;
     private volatile boolean fenced;
 
     ComputeNodeServer(int nodeId, NodeCounters counters, InetSocketAddress listen, EventLoopGroup loops) {
         this.nodeId = nodeId;
         this.counters = counters;
-        AtomicInteger number = new AtomicInteger();
-        this.handlerThreads = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "selcc-node-" + nodeId + "-handler-" + number.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        InetSocketAddress bindTo = listen.isUnresolved() ? new InetSocketAddress(listen.getHostString(), listen.getPort()) : listen;
+        this.messages = new MessageRegistry(nodeId);
+        this.handlerThreads = Executors.newCachedThreadPool(EventLoops.daemonThreads("selcc-node-" + nodeId + "-handler"));
         try {
-            this.server = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FrameDecoder(), new Inbound());
-                    }
-                })
-                .bind(bindTo).syncUninterruptibly().channel();
-        } catch (Exception e) { // Netty rethrows the bind's checked exception unchecked
+            this.server = EventLoops.listen(loops, listen, Inbound::new);
+        } catch (RuntimeException e) {
             handlerThreads.shutdownNow();
-            throw new IllegalStateException("compute node " + nodeId + " cannot listen on " + listen.getHostString() + ":"
-                + listen.getPort() + ": " + e.getMessage(), e);
+            throw new IllegalStateException("compute node " + nodeId + ": " + e.getMessage(), e);
         }
     }
 
@@ -76,26 +54,12 @@ final class ComputeNodeServer {
         return (InetSocketAddress) server.localAddress();
     }
 
-    synchronized void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
-        if (codec == null || handler == null) {
-            throw new IllegalArgumentException("a message kind needs a codec and a handler: node=" + nodeId + " kind=" + kind);
-        }
-        if (handlers.putIfAbsent(kind, handler) != null) {
-            throw new IllegalStateException("handler already registered: node=" + nodeId + " kind=" + kind);
-        }
-        codecs.put(kind, codec);
+    void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
+        messages.register(kind, codec, handler);
     }
 
-    synchronized MessageCodec codec(MessageKind kind) {
-        MessageCodec codec = codecs.get(kind);
-        if (codec == null) {
-            throw new IllegalStateException("no codec for message: node=" + nodeId + " kind=" + kind);
-        }
-        return codec;
-    }
-
-    private synchronized MessageHandler handler(MessageKind kind) {
-        return handlers.get(kind);
+    MessageCodec codec(MessageKind kind) {
+        return messages.codec(kind);
     }
 
     void fence() {
@@ -155,7 +119,7 @@ final class ComputeNodeServer {
             MessageKind[] kinds = MessageKind.values();
             int kindOrdinal = in.isReadable() ? in.readUnsignedByte() : -1;
             MessageKind kind = kindOrdinal >= 0 && kindOrdinal < kinds.length ? kinds[kindOrdinal] : null;
-            MessageHandler handler = kind == null ? null : handler(kind);
+            MessageHandler handler = kind == null ? null : messages.handlerOrNull(kind);
             if (handler == null) {
                 error(ctx.channel(), id, kind == null ? Frame.ERROR_BAD_REQUEST : Frame.ERROR_NO_HANDLER, nodeId,
                     "compute node " + nodeId + " has no handler for message kind "
@@ -242,11 +206,6 @@ final class ComputeNodeServer {
     }
 
     private static void error(Channel channel, long id, int code, int node, String reason) {
-        ByteBuf out = channel.alloc().buffer(64 + reason.length() * 3);
-        int at = Frame.start(out, Frame.ERROR, id);
-        out.writeByte(code).writeInt(node);
-        Frame.writeString(out, reason);
-        Frame.finish(out, at);
-        channel.writeAndFlush(out);
+        Frame.sendError(channel, id, code, node, reason);
     }
 }

@@ -79,6 +79,16 @@ final class Frame {
         out.setInt(lengthAt, length);
     }
 
+    /** Sends an ERROR frame answering request {@code id} on {@code channel}. */
+    static void sendError(io.netty.channel.Channel channel, long id, int code, int node, String reason) {
+        ByteBuf out = channel.alloc().buffer(64 + reason.length() * 3);
+        int at = start(out, ERROR, id);
+        out.writeByte(code).writeInt(node);
+        writeString(out, reason);
+        finish(out, at);
+        channel.writeAndFlush(out);
+    }
+
     static void writeString(ByteBuf out, String s) {
         byte[] utf8 = s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
         out.writeInt(utf8.length).writeBytes(utf8);

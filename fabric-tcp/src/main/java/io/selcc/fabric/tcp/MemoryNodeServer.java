@@ -1,15 +1,10 @@
 package io.selcc.fabric.tcp;
 
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.OffHeap;
 import io.selcc.fabric.VerbBatch;
@@ -53,23 +48,11 @@ public final class MemoryNodeServer implements AutoCloseable {
         this.memory = OffHeap.zeroed(arena, bytes, 4096);
         this.loops = EventLoops.create("selcc-memory-node", threads);
         try {
-            this.server = new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FrameDecoder(), new Connection());
-                    }
-                })
-                .bind(listen).sync().channel();
-        } catch (Exception e) { // Netty rethrows the bind's checked exception unchecked
+            this.server = EventLoops.listen(loops, listen, Connection::new);
+        } catch (RuntimeException e) {
             loops.shutdownGracefully();
             arena.close();
-            if (e instanceof InterruptedException interrupted) {
-                throw interrupted;
-            }
-            throw new IllegalStateException("cannot listen on " + listen.getHostString() + ":" + listen.getPort() + ": "
-                + e.getMessage(), e);
+            throw e;
         }
     }
 
@@ -291,12 +274,7 @@ public final class MemoryNodeServer implements AutoCloseable {
         }
 
         private void error(ChannelHandlerContext ctx, long id, int code, int node, String reason) {
-            ByteBuf out = ctx.alloc().buffer(64 + reason.length() * 3);
-            int at = Frame.start(out, Frame.ERROR, id);
-            out.writeByte(code).writeInt(node);
-            Frame.writeString(out, reason);
-            Frame.finish(out, at);
-            ctx.writeAndFlush(out);
+            Frame.sendError(ctx.channel(), id, code, node, reason);
         }
 
         private void refuse(ChannelHandlerContext ctx, String reason) {

@@ -51,6 +51,7 @@ public final class TcpFabric implements Fabric {
     private final boolean[] fenced;
     private final Map<Long, Link> peerLinks = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final List<Runnable> afterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private TcpFabric(ClusterMap cluster, Set<Integer> hostedNodes, Duration timeout) {
         if (cluster.computeNodes().size() > LatchWord.MAX_COMPUTE_NODES) {
@@ -179,12 +180,25 @@ public final class TcpFabric implements Fabric {
         }
     }
 
+    /** Runs {@code action} once this fabric has closed (a launcher stops the processes it runs on). */
+    public void whenClosed(Runnable action) {
+        afterClose.add(action);
+    }
+
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        try {
+            closeConnections();
+        } finally {
+            afterClose.forEach(Runnable::run);
+        }
+    }
+
+    private void closeConnections() {
         for (Link link : peerLinks.values()) {
             link.close();
         }
