@@ -1,7 +1,6 @@
 package io.selcc.cli;
 
 import io.selcc.fabric.Fabric;
-import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.tcp.ClusterMap;
 import io.selcc.fabric.tcp.TcpFabric;
 
@@ -47,24 +46,17 @@ public final class FabricLauncher {
     }
 
     static Fabric launch(ClusterSettings cluster, long bytesPerMemoryNode) {
-        List<Process> processes = new ArrayList<>();
-        Thread stopper = new Thread(() -> stop(processes), "memory-node-processes-stop");
-        Runtime.getRuntime().addShutdownHook(stopper);
+        Children children = new Children();
         try {
-            List<InetSocketAddress> memory = new ArrayList<>();
-            for (int j = 0; j < cluster.memoryNodes(); j++) {
-                Process p = start(j, bytesPerMemoryNode);
-                processes.add(p);
-                memory.add(awaitReady(j, p));
-            }
+            List<InetSocketAddress> memory = children.startMemoryNodes(cluster.memoryNodes(), bytesPerMemoryNode);
             InetSocketAddress any = new InetSocketAddress("127.0.0.1", 0);
             List<InetSocketAddress> compute = IntStream.range(0, cluster.computeNodes()).mapToObj(i -> any).toList();
             Set<Integer> all = Set.copyOf(IntStream.range(0, cluster.computeNodes()).boxed().toList());
             TcpFabric tcp = TcpFabric.connect(new ClusterMap(memory, compute), all, FABRIC_TIMEOUT);
-            return new Launched(tcp, processes, stopper);
+            tcp.whenClosed(children::stopAll); // the cluster closes the fabric: the memory nodes go with it
+            return tcp;
         } catch (RuntimeException | Error e) {
-            stop(processes);
-            Runtime.getRuntime().removeShutdownHook(stopper);
+            children.stopAll();
             throw e;
         }
     }
@@ -77,16 +69,9 @@ public final class FabricLauncher {
      * closes the returned processes.
      */
     public static Processes launchCluster(ClusterSettings cluster, long bytesPerMemoryNode, List<String> args, String subcommand) {
-        List<Process> processes = new ArrayList<>();
-        Thread stopper = new Thread(() -> stop(processes), "selcc-processes-stop");
-        Runtime.getRuntime().addShutdownHook(stopper);
+        Children children = new Children();
         try {
-            List<InetSocketAddress> memory = new ArrayList<>();
-            for (int j = 0; j < cluster.memoryNodes(); j++) {
-                Process p = start(j, bytesPerMemoryNode);
-                processes.add(p);
-                memory.add(awaitReady(j, p));
-            }
+            List<InetSocketAddress> memory = children.startMemoryNodes(cluster.memoryNodes(), bytesPerMemoryNode);
             List<InetSocketAddress> compute = new ArrayList<>();
             for (int i = 0; i < cluster.computeNodes(); i++) {
                 compute.add(new InetSocketAddress("127.0.0.1", freePort()));
@@ -106,27 +91,18 @@ public final class FabricLauncher {
             List<String> childArgs = withoutFlags(args, Set.of("--fabric", "--json"));
             List<Process> computeProcesses = new ArrayList<>();
             for (int i = 1; i < cluster.computeNodes(); i++) {
-                List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-Xmx1g", "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-                    SelccCli.class.getName(), subcommand));
+                List<String> command = new ArrayList<>(List.of("-Xmx1g", subcommand));
                 command.addAll(childArgs);
                 command.addAll(List.of("--cluster", file.toString(), "--node", String.valueOf(i)));
-                ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT)
-                    .redirectOutput(dir.resolve("compute-" + i + ".out").toFile());
-                builder.environment().put("CLASSPATH", System.getProperty("java.class.path"));
-                Process p = builder.start();
-                STARTED.incrementAndGet();
-                computeProcesses.add(p);
-                processes.add(p); // stopped with the rest if a later start fails
+                computeProcesses.add(children.start(command, ProcessBuilder.Redirect.to(dir.resolve("compute-" + i + ".out").toFile()),
+                    "compute node " + i));
             }
-            return new Processes(map, computeProcesses, processes, stopper, dir);
+            return new Processes(map, computeProcesses, children, dir);
         } catch (IOException e) {
-            stop(processes);
-            Runtime.getRuntime().removeShutdownHook(stopper);
+            children.stopAll();
             throw new CliFailure("cannot start the cluster's processes: " + e.getMessage(), e);
         } catch (RuntimeException | Error e) {
-            stop(processes);
-            Runtime.getRuntime().removeShutdownHook(stopper);
+            children.stopAll();
             throw e;
         }
     }
@@ -135,8 +111,7 @@ public final class FabricLauncher {
      * The processes {@link #launchCluster} started. Closing waits (one deadline for all) for the compute
      * nodes, which end on node 0's STOP, then stops everything left, memory nodes included.
      */
-    public record Processes(ClusterMap map, List<Process> computeNodes, List<Process> all, Thread stopper, Path dir)
-        implements AutoCloseable {
+    public record Processes(ClusterMap map, List<Process> computeNodes, Children children, Path dir) implements AutoCloseable {
         @Override
         public void close() {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -147,12 +122,7 @@ public final class FabricLauncher {
                     Thread.currentThread().interrupt();
                 }
             }
-            stop(all);
-            try {
-                Runtime.getRuntime().removeShutdownHook(stopper);
-            } catch (IllegalStateException e) {
-                // shutting down: the hook stops them too
-            }
+            children.stopAll();
             try (var files = java.nio.file.Files.list(dir)) {
                 for (Path f : files.toList()) {
                     java.nio.file.Files.deleteIfExists(f);
@@ -161,6 +131,78 @@ public final class FabricLauncher {
             } catch (IOException e) {
                 // a temporary directory left behind is not worth failing the run for
             }
+        }
+    }
+
+    /**
+     * The selcc processes one launch started: stopped by {@link #stopAll}, or by a shutdown hook if this
+     * JVM ends first.
+     */
+    public static final class Children {
+        private final List<Process> processes = new ArrayList<>();
+        private final Thread stopper = new Thread(this::stopEach, "selcc-processes-stop");
+
+        Children() {
+            Runtime.getRuntime().addShutdownHook(stopper);
+        }
+
+        /** Starts one {@code selcc memory-node} per memory node and waits for each one's ready line. */
+        List<InetSocketAddress> startMemoryNodes(int count, long bytes) {
+            List<InetSocketAddress> addresses = new ArrayList<>();
+            for (int j = 0; j < count; j++) {
+                Process p = start(List.of("-Xmx256m", "-XX:+UseSerialGC", "memory-node", "--listen", "127.0.0.1:0",
+                    "--size", bytes + "B", "--exit-with-parent", String.valueOf(ProcessHandle.current().pid())),
+                    ProcessBuilder.Redirect.PIPE, "memory node " + j);
+                addresses.add(awaitReady(j, p));
+            }
+            return addresses;
+        }
+
+        /**
+         * Starts {@code java [JVM options] SelccCli [arguments]} with this JVM's class path; {@code command} holds
+         * the JVM options (those starting with '-' before the first argument) and then the arguments.
+         */
+        Process start(List<String> command, ProcessBuilder.Redirect out, String what) {
+            List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+            int firstArgument = 0;
+            while (firstArgument < command.size() && command.get(firstArgument).startsWith("-")) {
+                firstArgument++;
+            }
+            line.addAll(command.subList(0, firstArgument));
+            line.add(SelccCli.class.getName());
+            line.addAll(command.subList(firstArgument, command.size()));
+            ProcessBuilder builder = new ProcessBuilder(line).redirectError(ProcessBuilder.Redirect.INHERIT).redirectOutput(out);
+            // The class path through the environment: a long -cp would push the arguments past what ps shows.
+            builder.environment().put("CLASSPATH", System.getProperty("java.class.path"));
+            try {
+                Process p = builder.start();
+                STARTED.incrementAndGet();
+                synchronized (processes) {
+                    processes.add(p);
+                }
+                return p;
+            } catch (IOException e) {
+                throw new CliFailure("cannot start " + what + "'s process: " + e.getMessage(), e);
+            }
+        }
+
+        /** Stops every process and forgets the shutdown hook. */
+        void stopAll() {
+            stopEach();
+            try {
+                Runtime.getRuntime().removeShutdownHook(stopper);
+            } catch (IllegalStateException e) {
+                // shutting down: the hook stops them too
+            }
+        }
+
+        private void stopEach() {
+            List<Process> all;
+            synchronized (processes) {
+                all = List.copyOf(processes);
+            }
+            stop(all);
         }
     }
 
@@ -187,24 +229,6 @@ public final class FabricLauncher {
             return probe.getLocalPort();
         } catch (IOException e) {
             throw new CliFailure("no free port on localhost: " + e.getMessage(), e);
-        }
-    }
-
-    private static Process start(int memoryNode, long bytes) {
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = List.of(java.toString(), "-Xmx256m", "-XX:+UseSerialGC",
-            "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow", SelccCli.class.getName(),
-            "memory-node", "--listen", "127.0.0.1:0", "--size", bytes + "B",
-            "--exit-with-parent", String.valueOf(ProcessHandle.current().pid()));
-        try {
-            ProcessBuilder builder = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT);
-            // The class path through the environment: a long -cp would push the arguments past what ps shows.
-            builder.environment().put("CLASSPATH", System.getProperty("java.class.path"));
-            Process p = builder.start();
-            STARTED.incrementAndGet();
-            return p;
-        } catch (IOException e) {
-            throw new CliFailure("cannot start memory node " + memoryNode + "'s process: " + e.getMessage(), e);
         }
     }
 
@@ -269,68 +293,6 @@ public final class FabricLauncher {
             } catch (InterruptedException e) {
                 p.destroyForcibly();
                 Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    /** The TCP fabric plus the processes it runs on: closing it stops them. */
-    private static final class Launched implements Fabric {
-        private final TcpFabric tcp;
-        private final List<Process> processes;
-        private final Thread stopper;
-
-        Launched(TcpFabric tcp, List<Process> processes, Thread stopper) {
-            this.tcp = tcp;
-            this.processes = processes;
-            this.stopper = stopper;
-        }
-
-        @Override
-        public int memoryNodeCount() {
-            return tcp.memoryNodeCount();
-        }
-
-        @Override
-        public long memoryNodeCapacity(int memoryNode) {
-            return tcp.memoryNodeCapacity(memoryNode);
-        }
-
-        @Override
-        public int computeNodeCount() {
-            return tcp.computeNodeCount();
-        }
-
-        @Override
-        public FabricEndpoint endpoint(int computeNode) {
-            return tcp.endpoint(computeNode);
-        }
-
-        @Override
-        public boolean hosts(int computeNode) {
-            return tcp.hosts(computeNode);
-        }
-
-        @Override
-        public void fence(int computeNode) {
-            tcp.fence(computeNode);
-        }
-
-        @Override
-        public boolean fenced(int computeNode) {
-            return tcp.fenced(computeNode);
-        }
-
-        @Override
-        public void close() {
-            try {
-                tcp.close();
-            } finally {
-                stop(processes);
-                try {
-                    Runtime.getRuntime().removeShutdownHook(stopper);
-                } catch (IllegalStateException e) {
-                    // already shutting down: the hook stops them too
-                }
             }
         }
     }

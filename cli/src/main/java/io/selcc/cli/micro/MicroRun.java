@@ -75,22 +75,7 @@ final class MicroRun {
             }
             allocate(cluster, space);
             PendingReply[] others = run == null ? null : run.go(MicroShare.go(config, space));
-            long measured;
-            try {
-                startWorkers(cluster, space);
-                measured = measure(cluster);
-            } finally {
-                control.stop();
-                for (Thread thread : threads) {
-                    thread.join(); // after this every count and latency is final
-                }
-            }
-            failIfAPeerIsGone();
-            Throwable failure = control.failure();
-            if (failure != null) {
-                throw new IllegalStateException("micro-benchmark failed: " + failure.getMessage(), failure);
-            }
-            MicroResult result = collect(cluster, space, measured);
+            MicroResult result = runShare(cluster, space, "");
             if (others != null) {
                 for (int i = 0; i < others.length; i++) {
                     result = MicroShare.merge(result, MicroShare.results(ClusterRun.results(others[i], i + 1)));
@@ -99,6 +84,29 @@ final class MicroRun {
             }
             return result;
         }
+    }
+
+    /**
+     * Runs this process's workers (every node's with one process) through warm-up and the measured
+     * interval and collects what they did; {@code where} names the node in a failure's message.
+     */
+    private MicroResult runShare(SelccCluster cluster, GclSpace space, String where) throws InterruptedException {
+        long measured;
+        try {
+            startWorkers(cluster, space);
+            measured = measure(cluster);
+        } finally {
+            control.stop();
+            for (Thread thread : threads) {
+                thread.join(); // after this every count and latency is final
+            }
+        }
+        failIfAPeerIsGone();
+        Throwable failure = control.failure();
+        if (failure != null) {
+            throw new IllegalStateException("micro-benchmark failed" + where + ": " + failure.getMessage(), failure);
+        }
+        return collect(cluster, space, measured);
     }
 
     /** Ends the run with one line if another compute node's process died during it. */
@@ -122,23 +130,7 @@ final class MicroRun {
         ClusterRun.GoRequest go = run.awaitGo();
         MicroShare.adopt(go.payload(), config, space);
         cluster.resetCounters();
-        long measured;
-        try {
-            startWorkers(cluster, space);
-            measured = measure(cluster);
-        } finally {
-            control.stop();
-            for (Thread thread : threads) {
-                thread.join();
-            }
-        }
-        failIfAPeerIsGone();
-        Throwable failure = control.failure();
-        if (failure != null) {
-            throw new IllegalStateException("micro-benchmark failed on compute node " + node + ": " + failure.getMessage(),
-                failure);
-        }
-        MicroResult mine = collect(cluster, space, measured);
+        MicroResult mine = runShare(cluster, space, " on compute node " + node);
         go.done(MicroShare.results(mine));
         var stop = run.awaitStop();
         cluster.flushCaches();
