@@ -32,7 +32,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Two databases, each hosting one compute node over its own TCP fabric, as two processes would: node 1's
  * finds the table node 0's created in the shared catalog, and transfers from both keep the total, under
- * no-wait 2PL, with conflicts between them.
+ * no-wait 2PL, with conflicts between them. (Planted once: a requester that drops the granted line's
+ * bytes made node 1 miss rows node 0 wrote.)
  */
 class DatabaseAcrossProcessesTest {
     private static final Schema ACCOUNT = Schema.builder().addLong("id").addMoney("balance").build();

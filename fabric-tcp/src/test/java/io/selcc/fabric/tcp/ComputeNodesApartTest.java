@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Two clusters, each hosting one of the two compute nodes over its own TCP fabric, as two processes
  * would: they share nothing but the memory node and the connections between them. Increments from both
- * must add up exactly, and each cluster refuses to act for the node it does not host.
+ * must add up exactly, and each cluster refuses to act for the node it does not host. (Planted once: a
+ * requester that drops the granted line's bytes lost updates here.)
  */
 class ComputeNodesApartTest {
     @Test
