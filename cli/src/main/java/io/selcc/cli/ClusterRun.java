@@ -26,8 +26,12 @@ import java.util.concurrent.TimeoutException;
  * runs its share on GO and answers it, when done, with its results; node 0 gathers them into the one
  * report and then sends STOP, which each node answers once its cache is written back.
  *
+ * <p>A benchmark whose nodes must all be set up before any starts has node 0 send PREPARE first, which
+ * each node answers once set up.
+ *
  * <p>Messages (layouts, big-endian, after a one-byte tag): 1 READY node int | 2 GO payload bytes |
- * 3 DONE payload bytes | 4 STOP | 5 ACK. Payloads are the benchmark's own (see its class).
+ * 3 DONE payload bytes | 4 STOP | 5 ACK | 6 PREPARE payload bytes | 7 PREPARED payload bytes. Payloads
+ * are the benchmark's own (see its class).
  */
 public final class ClusterRun {
     /** How long node 0 waits for the others to come up, and the others for node 0. */
@@ -40,6 +44,12 @@ public final class ClusterRun {
     }
 
     private record Done(byte[] payload) {
+    }
+
+    private record Prepare(byte[] payload) {
+    }
+
+    private record Prepared(byte[] payload) {
     }
 
     private enum Stop { STOP }
@@ -55,6 +65,8 @@ public final class ClusterRun {
                 case Done d -> out.putByte(3).putBytes(d.payload());
                 case Stop s -> out.putByte(4);
                 case Ack a -> out.putByte(5);
+                case Prepare p -> out.putByte(6).putBytes(p.payload());
+                case Prepared p -> out.putByte(7).putBytes(p.payload());
                 default -> throw new IllegalArgumentException("not a control message: " + message.getClass().getName());
             }
         }
@@ -68,6 +80,8 @@ public final class ClusterRun {
                 case 3 -> new Done(in.getBytes());
                 case 4 -> Stop.STOP;
                 case 5 -> Ack.ACK;
+                case 6 -> new Prepare(in.getBytes());
+                case 7 -> new Prepared(in.getBytes());
                 default -> throw new MalformedMessageException("unknown control message type " + tag);
             };
         }
@@ -77,6 +91,7 @@ public final class ClusterRun {
     private final int computeNodes;
     private final ConcurrentHashMap<Integer, Boolean> ready = new ConcurrentHashMap<>();
     private final CompletableFuture<GoRequest> go = new CompletableFuture<>();
+    private final CompletableFuture<Request> prepare = new CompletableFuture<>();
     private final CompletableFuture<ReplyHandle> stop = new CompletableFuture<>();
 
     private ClusterRun(FabricEndpoint endpoint, int computeNodes) {
@@ -104,6 +119,11 @@ public final class ClusterRun {
                     reply.reply(new Done(new byte[0])); // a second GO: nothing to run
                 }
             }
+            case Prepare p -> {
+                if (!prepare.complete(new Request(p.payload(), reply))) {
+                    reply.reply(new Prepared(new byte[0])); // a second PREPARE: prepared already
+                }
+            }
             case Stop s -> stop.complete(reply);
             default -> throw new IllegalArgumentException("unexpected control message from node " + from + ": " + message);
         }
@@ -116,7 +136,32 @@ public final class ClusterRun {
         }
     }
 
+    /** A PREPARE this node received; {@link #prepared} answers it once this node is ready to run. */
+    public record Request(byte[] payload, ReplyHandle reply) {
+        public void prepared(byte[] answer) {
+            reply.reply(new Prepared(answer));
+        }
+    }
+
     // ---------------------------------------------------------------- node 0
+
+    /**
+     * Node 0, for a benchmark that needs every node set up before any starts (TPC-C: each opens its node
+     * and starts its log before the first commit): sends PREPARE with {@code payload} to every other node
+     * and waits until each answered; returns their answers by node (index 0 empty).
+     */
+    public byte[][] prepareOthers(byte[] payload) {
+        byte[][] answers = new byte[computeNodes][];
+        answers[0] = new byte[0];
+        for (int n = 1; n < computeNodes; n++) {
+            try {
+                answers[n] = ((Prepared) endpoint.call(n, MessageKind.CONTROL, new Prepare(payload))).payload();
+            } catch (NodeFailedException e) {
+                throw new CliFailure("compute node " + n + " failed while it prepared: " + e.getMessage(), e);
+            }
+        }
+        return answers;
+    }
 
     /** Node 0: waits until every other compute node said READY; fails naming those that did not. */
     public void awaitOthers() throws InterruptedException {
@@ -156,15 +201,32 @@ public final class ClusterRun {
     /** Node 0: the results node {@code i + 1} answered GO with. */
     public static byte[] results(PendingReply reply, int node) {
         try {
-            return ((Done) reply.await()).payload();
+            return awaitResults(reply);
         } catch (NodeFailedException e) {
             throw new CliFailure("compute node " + node + " failed before it sent its results: " + e.getMessage(), e);
         }
     }
 
+    /**
+     * Node 0: the results a node answered GO with.
+     *
+     * @throws NodeFailedException if the node failed before it answered
+     */
+    public static byte[] awaitResults(PendingReply reply) {
+        return ((Done) reply.await()).payload();
+    }
+
     /** Node 0: tells every other node to write back and stop, and waits until each did. */
     public void stopOthers() {
+        stopOthers(java.util.Set.of());
+    }
+
+    /** {@link #stopOthers()}, but not the nodes in {@code gone} (their processes died during the run). */
+    public void stopOthers(java.util.Set<Integer> gone) {
         for (int n = 1; n < computeNodes; n++) {
+            if (gone.contains(n)) {
+                continue;
+            }
             try {
                 endpoint.call(n, MessageKind.CONTROL, Stop.STOP);
             } catch (NodeFailedException e) {
@@ -190,6 +252,11 @@ public final class ClusterRun {
                 Thread.sleep(200); // node 0 is still starting: not a synchronisation between our threads
             }
         }
+    }
+
+    /** Another node: waits for node 0's PREPARE. */
+    public Request awaitPrepare() throws InterruptedException {
+        return await(prepare, "PREPARE");
     }
 
     /** Another node: waits for node 0's GO. */

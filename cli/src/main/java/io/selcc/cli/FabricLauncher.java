@@ -38,6 +38,11 @@ public final class FabricLauncher {
     /** Processes started so far by this JVM (tests check that a run really started its nodes as processes). */
     private static final java.util.concurrent.atomic.AtomicInteger STARTED = new java.util.concurrent.atomic.AtomicInteger();
 
+    /** The JVM options Chronicle Queue needs on JDK 25 (as bin/selcc and the test JVMs pass them). */
+    private static final List<String> CHRONICLE_FLAGS = List.of("--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+        "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
+        "-Dchronicle.analytics.disable=true");
+
     private FabricLauncher() {
     }
 
@@ -68,7 +73,8 @@ public final class FabricLauncher {
      * (and without {@code --json}: node 0 reports). The caller runs as node 0 with the returned map, then
      * closes the returned processes.
      */
-    public static Processes launchCluster(ClusterSettings cluster, long bytesPerMemoryNode, List<String> args, String subcommand) {
+    public static Processes launchCluster(ClusterSettings cluster, long bytesPerMemoryNode, List<String> args,
+                                          List<String> subcommand) {
         Children children = new Children();
         try {
             List<InetSocketAddress> memory = children.startMemoryNodes(cluster.memoryNodes(), bytesPerMemoryNode);
@@ -91,7 +97,8 @@ public final class FabricLauncher {
             List<String> childArgs = withoutFlags(args, Set.of("--fabric", "--json"));
             List<Process> computeProcesses = new ArrayList<>();
             for (int i = 1; i < cluster.computeNodes(); i++) {
-                List<String> command = new ArrayList<>(List.of("-Xmx1g", subcommand));
+                List<String> command = new ArrayList<>(List.of("-Xmx1g"));
+                command.addAll(subcommand);
                 command.addAll(childArgs);
                 command.addAll(List.of("--cluster", file.toString(), "--node", String.valueOf(i)));
                 computeProcesses.add(children.start(command, ProcessBuilder.Redirect.to(dir.resolve("compute-" + i + ".out").toFile()),
@@ -165,6 +172,7 @@ public final class FabricLauncher {
         Process start(List<String> command, ProcessBuilder.Redirect out, String what) {
             List<String> line = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow"));
+            line.addAll(CHRONICLE_FLAGS); // a compute node's commit log: without them Chronicle cannot map its files
             int firstArgument = 0;
             while (firstArgument < command.size() && command.get(firstArgument).startsWith("-")) {
                 firstArgument++;

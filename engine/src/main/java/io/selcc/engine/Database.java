@@ -44,6 +44,8 @@ public final class Database implements AutoCloseable {
     /** Repairs of crashed nodes, by node: started once each. Guarded by itself. */
     private final Map<Integer, java.util.concurrent.CompletableFuture<CrashRecovery.Report>> crashRepairs =
         new LinkedHashMap<>();
+    /** Compute nodes of other processes found gone (see {@link #processGone}). Guarded by {@link #crashRepairs}. */
+    private final java.util.Set<Integer> goneProcesses = new java.util.HashSet<>();
 
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
@@ -261,6 +263,18 @@ public final class Database implements AutoCloseable {
      */
     public String crashRefusal(int computeNode) {
         DatabaseNode victim = node(computeNode);
+        String refusal = repairRefusal(computeNode);
+        if (refusal != null) {
+            return refusal;
+        }
+        if (victim.crashed) {
+            return "compute node " + computeNode + " crashed already";
+        }
+        return null;
+    }
+
+    /** Why a crash of {@code computeNode} could not be repaired now (see {@link #crashRefusal}), or null. */
+    private String repairRefusal(int computeNode) {
         if (cluster.accessMode() != io.selcc.cache.AccessMode.SELCC) {
             return "a crashed compute node can be repaired only in SELCC mode (SEL's latch words count readers,"
                 + " they do not name them)";
@@ -285,14 +299,15 @@ public final class Database implements AutoCloseable {
         if (survivorOf(computeNode) < 0) {
             return "no other compute node is open to repair compute node " + computeNode;
         }
-        if (victim.crashed) {
-            return "compute node " + computeNode + " crashed already";
-        }
         return null;
     }
 
     /** A node learnt that {@code computeNode} cannot be reached: the first report starts its repair. */
     private void peerFailed(int computeNode) {
+        if (!cluster.hosts(computeNode)) {
+            processGone(computeNode);
+            return;
+        }
         synchronized (crashRepairs) {
             if (crashRepairs.containsKey(computeNode) || !cluster.crashed(computeNode)) {
                 return;
@@ -309,6 +324,48 @@ public final class Database implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * A compute node of another process cannot be reached (its process died, or its connection broke):
+     * the first report fences it (so nothing it may still send lands) and, if the lowest compute node
+     * still reachable from here runs in this process, repairs its lines on a thread of its own; another
+     * process's survivors find the lines released once that process repaired them. A crash that cannot
+     * be repaired (nothing logged, say) fails every survivor that meets one of its lines, naming why.
+     */
+    private void processGone(int computeNode) {
+        synchronized (crashRepairs) {
+            if (!goneProcesses.add(computeNode)) {
+                return;
+            }
+            repairsRunning = true;
+            io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
+                try {
+                    cluster.fenceGone(computeNode);
+                    String refusal = repairRefusal(computeNode);
+                    if (refusal != null) {
+                        throw new IllegalStateException(refusal);
+                    }
+                    int repairer = lowestReachable(computeNode);
+                    if (!cluster.hosts(repairer)) {
+                        return; // compute node `repairer`'s process repairs, and releases the lines as it goes
+                    }
+                    recoverCrashedNode(computeNode);
+                } catch (Throwable t) {
+                    cluster.repairFailed(computeNode, t instanceof IllegalStateException ? t.getMessage() : String.valueOf(t));
+                }
+            });
+        }
+    }
+
+    /** The lowest compute node other than {@code gone} this process has not seen fenced. */
+    private int lowestReachable(int gone) {
+        for (int n = 0; n < nodes.length; n++) {
+            if (n != gone && !cluster.crashed(n)) {
+                return n;
+            }
+        }
+        throw new IllegalStateException("no compute node is left to repair compute node " + gone);
     }
 
     /**

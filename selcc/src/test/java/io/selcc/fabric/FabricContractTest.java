@@ -53,6 +53,26 @@ public abstract class FabricContractTest {
         assertEquals(64, b.counters().snapshot().get(Counter.BYTES_READ));
     }
 
+    /**
+     * Segments over Java arrays of any element type (the cache reads snapshots into a long[]): shown to
+     * fail over TCP when the fabric took every segment's ByteBuffer view, which a long[] does not have.
+     */
+    @Test
+    void heapSegmentsOfAnyArrayTypeRoundTrip() {
+        FabricEndpoint a = fabric.endpoint(0);
+        long[] values = {1, -2, 0x0123_4567_89AB_CDEFL, 42};
+        MemorySegment src = MemorySegment.ofArray(values);
+        long address = GlobalAddress.of(0, 8192);
+        a.remoteWrite(address, src, 8, 24);
+        MemorySegment dst = MemorySegment.ofArray(new long[5]);
+        a.remoteRead(address, dst, 16, 24);
+        assertEquals(0, dst.get(ValueLayout.JAVA_LONG, 8));
+        assertEquals(-1, src.asSlice(8, 24).mismatch(dst.asSlice(16, 24)));
+        MemorySegment bytes = MemorySegment.ofArray(new byte[24]);
+        a.remoteRead(address, bytes, 0, 24);
+        assertEquals(-1, src.asSlice(8, 24).mismatch(bytes));
+    }
+
     @Test
     void casAndFaaReturnThePreviousValue() {
         FabricEndpoint a = fabric.endpoint(0);

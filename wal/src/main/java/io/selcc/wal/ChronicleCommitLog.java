@@ -107,6 +107,8 @@ final class ChronicleCommitLog implements CommitLog {
     private boolean failed;
     /** Its compute node crashed: no append any more; what was appended is still forced and published. */
     private boolean sealed;
+    /** The last sequence number this log drew (from where logging started): see {@link Wal#othersDrawNumbers}. */
+    private long lastDrawn;
 
     // Written by one thread at a time (appends under lock, forces by the flusher), read by anyone.
     private volatile long appends;
@@ -141,8 +143,9 @@ final class ChronicleCommitLog implements CommitLog {
     }
 
     ChronicleCommitLog(Wal group, int computeNode, Path directory, boolean forcing, LongSupplier nextSequence,
-                       UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+                       long settledThrough, UnaryOperator<SingleChronicleQueueBuilder> tuning) {
         this.group = group;
+        this.lastDrawn = settledThrough;
         this.computeNode = computeNode;
         this.directory = directory;
         this.forcing = forcing;
@@ -194,6 +197,11 @@ final class ChronicleCommitLog implements CommitLog {
                 encodeBuffer = new byte[Math.max(length, 2 * encodeBuffer.length)];
             }
             long sequence = nextSequence.getAsLong();
+            if (group.drawsWithOthers()) {
+                // Numbers between this log's last and this one went to other processes' logs: not ours to force.
+                group.drawnElsewhere(lastDrawn + 1, sequence - 1);
+                lastDrawn = sequence;
+            }
             try {
                 LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
                 write(encodeBuffer, length);

@@ -109,6 +109,8 @@ public final class Wal implements CommitLog.Factory {
     private volatile boolean closed;
     /** Tests: logs opened from now on start their flusher only when the test says ({@link ChronicleCommitLog#startFlusher}). */
     private volatile boolean flushersHeld;
+    /** See {@link #othersDrawNumbers()}; set before the first log opens. */
+    private volatile boolean othersDrawNumbers;
     /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
     private volatile ChronicleCommitLog[] logs = new ChronicleCommitLog[0];
 
@@ -157,6 +159,50 @@ public final class Wal implements CommitLog.Factory {
         throw new IllegalArgumentException(ROLL_CYCLE_PROPERTY + "=" + name + " names no Chronicle Queue roll cycle");
     }
 
+    /**
+     * Makes this group the log of one compute node whose commit sequence numbers other processes draw
+     * from the same counter (compute nodes as processes, each with a group of its own over one shared
+     * directory). The watermark W then covers this node's numbers: a number between two this log drew
+     * went to another process's log, which forces it there, so it counts here as forced. A commit is
+     * acknowledged once its own record and this node's earlier ones are forced; one that read another
+     * process's commit does not wait for that one's force (see docs/decisions.md). Call before the
+     * first log opens; the group then holds one log.
+     *
+     * @throws IllegalStateException if a log is open already
+     */
+    public Wal othersDrawNumbers() {
+        lock.lock();
+        try {
+            if (Arrays.stream(logs).anyMatch(java.util.Objects::nonNull)) {
+                throw new IllegalStateException("a log is open already: directory=" + directory);
+            }
+            othersDrawNumbers = true;
+            return this;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean drawsWithOthers() {
+        return othersDrawNumbers;
+    }
+
+    /** Sequence numbers {@code from..to} (none if {@code to < from}) went to other processes' logs. */
+    void drawnElsewhere(long from, long to) {
+        if (to < from) {
+            return;
+        }
+        long count = to - from + 1;
+        long[] numbers = new long[(int) Math.min(count, 4096)];
+        for (long s = from; s <= to; ) {
+            int n = 0;
+            while (n < numbers.length && s <= to) {
+                numbers[n++] = s++;
+            }
+            published(numbers, n);
+        }
+    }
+
     /** Where compute node {@code computeNode}'s log lives under the log directory {@code directory}. */
     public static Path nodeDirectory(Path directory, int computeNode) {
         return directory.resolve("node-" + computeNode);
@@ -193,11 +239,15 @@ public final class Wal implements CommitLog.Factory {
                 loggingFrom = settledThrough;
             }
             ChronicleCommitLog[] current = logs;
+            if (othersDrawNumbers && Arrays.stream(current).anyMatch(java.util.Objects::nonNull)) {
+                throw new IllegalStateException("a log group whose numbers other processes draw too holds one log:"
+                    + " computeNode=" + computeNode + " directory=" + directory);
+            }
             if (computeNode < current.length && current[computeNode] != null) {
                 throw new IllegalStateException("log already open: computeNode=" + computeNode + " directory=" + directory);
             }
             ChronicleCommitLog log = new ChronicleCommitLog(this, computeNode, nodeDirectory(directory, computeNode),
-                mode == Mode.SYNC, nextSequence, tuning);
+                mode == Mode.SYNC, nextSequence, settledThrough, tuning);
             ChronicleCommitLog[] next = Arrays.copyOf(current, Math.max(current.length, computeNode + 1));
             next[computeNode] = log;
             logs = next;

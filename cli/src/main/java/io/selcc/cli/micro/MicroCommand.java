@@ -86,7 +86,7 @@ public final class MicroCommand implements Callable<Integer> {
             java.util.List<String> args = spec.commandLine().getParseResult().originalArgs();
             int at = args.indexOf("micro");
             try (var processes = io.selcc.cli.FabricLauncher.launchCluster(config.cluster(), config.memoryPerNode(),
-                args.subList(at + 1, args.size()), "micro")) {
+                args.subList(at + 1, args.size()), java.util.List.of("micro"))) {
                 config = config.withCluster(config.cluster().inCluster(processes.map(), 0));
                 result = new MicroRun(config, out).execute();
             }

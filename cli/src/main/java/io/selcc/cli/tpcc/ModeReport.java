@@ -46,12 +46,26 @@ record ModeReport(String mode, Integer distribution, long committed, long invali
         return per(walForces + (twoPc == null ? 0 : twoPc.logForces()), committed);
     }
 
+    /** The counters of the compute nodes this process hosts (every node's but with compute nodes as processes). */
     private static CounterSnapshot nodeCounters(Database db) {
         CounterSnapshot sum = CounterSnapshot.zero();
         for (int n = 0; n < db.computeNodeCount(); n++) {
-            sum = sum.plus(db.node(n).computeNode().counters().snapshot());
+            if (db.cluster().hosts(n)) {
+                sum = sum.plus(db.node(n).computeNode().counters().snapshot());
+            }
         }
         return sum;
+    }
+
+    /** This report with another process's counts added (shared mode: no 2PC figures). */
+    ModeReport plus(ModeReport other) {
+        return new ModeReport(mode, distribution, committed + other.committed, invalidations + other.invalidations,
+            roundTrips + other.roundTrips, messages + other.messages, walForces + other.walForces, twoPc);
+    }
+
+    /** This report over {@code committed} transactions (the merged driver result's). */
+    ModeReport committing(long committed) {
+        return new ModeReport(mode, distribution, committed, invalidations, roundTrips, messages, walForces, twoPc);
     }
 
     /** Distributed attempts: commits and aborts (a retried conflict counts each attempt). */

@@ -103,6 +103,9 @@ final class TpccReport {
             .field("sharedBytesGrown", result.sharedBytesGrown())
             .field("sharedBytesPerNewOrder", result.sharedBytesPerNewOrder())
             .field("stoppedBySharedMemoryFull", result.sharedMemoryFull());
+        json.name("completedByTerminal").beginArray();
+        result.completedByTerminal().forEach(json::value);
+        json.endArray();
         extra.accept(json);
         json.name("perType").beginObject();
         for (TxnType type : TxnType.values()) {

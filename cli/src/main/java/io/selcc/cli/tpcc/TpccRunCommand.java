@@ -98,6 +98,12 @@ public final class TpccRunCommand implements Callable<Integer> {
         description = "With --crash-node: when, from the start of the warm-up. Default: a third of warm-up plus run.")
     private java.time.Duration crashAfter;
 
+    @Option(names = "--log-dir", paramLabel = "DIR",
+        description = "With --cluster and a log (--wal async or sync): the directory every compute node's process"
+            + " logs into (node-N inside), one all of them can read: when a compute node's process dies, a survivor"
+            + " restores its committed work from its log. Must be empty or absent when the run starts.")
+    private java.nio.file.Path logDir;
+
     /** The last run's figures, for {@code tpcc compare}, which runs this command once per mode and share. */
     private DriverResult lastResult;
     private ModeReport lastMode;
@@ -171,6 +177,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         // Before anything takes a data directory's lock: a refused mode must not look like a missing database.
         ClusterSettings early = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         boolean partitionedMode = modeChecks(early);
+        processChecks(early, partitionedMode);
         if (checkpointEvery != null) {
             io.selcc.cli.Flags.require(tpcc.dataDir != null, spec.commandLine(), "--checkpoint-every", checkpointEvery,
                 "needs --data-dir");
@@ -233,6 +240,12 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
         if (validateOnly) {
             return 0;
+        }
+        if (cluster.fabric() == ClusterSettings.FabricChoice.TCP && !cluster.separateProcesses() && eachNodeAProcess()) {
+            return launchProcesses(cluster, run, config, weights, out, err);
+        }
+        if (cluster.separateProcesses()) {
+            return runAsProcess(cluster, run, config, weights, out, err);
         }
         WalSetup log;
         try {
@@ -374,6 +387,46 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
     }
 
+    /**
+     * What compute nodes as processes ({@code --cluster}) do not run yet, and {@code --log-dir}'s rules.
+     * ({@code --fabric tcp} with one of those keeps the compute nodes in this process instead.)
+     */
+    private void processChecks(ClusterSettings early, boolean partitionedMode) {
+        if (early.separateProcesses()) {
+            String why = inOneProcessBecause(partitionedMode);
+            Flags.require(why == null, spec.commandLine(), "--cluster", early.clusterMap(),
+                "compute nodes as processes do not run " + why + " yet");
+            Flags.require(logDir != null || "off".equalsIgnoreCase(wal), spec.commandLine(), "--wal", wal,
+                "with --cluster needs --log-dir: a directory every compute node's process can read (a survivor"
+                    + " restores a dead node's commits from its log)");
+        } else {
+            Flags.require(logDir == null, spec.commandLine(), "--log-dir", logDir, "only with --cluster");
+        }
+        if (logDir != null) {
+            Flags.require(!"off".equalsIgnoreCase(wal), spec.commandLine(), "--log-dir", logDir,
+                "needs a log (--wal async or sync)");
+        }
+    }
+
+    /** Why this run keeps its compute nodes in one process (a flag processes do not run yet), or null. */
+    private String inOneProcessBecause(boolean partitionedMode) {
+        if (partitionedMode) {
+            return "--mode partitioned";
+        }
+        if (tpcc.dataDir != null) {
+            return "--data-dir";
+        }
+        if (crashNode != null) {
+            return "--crash-node (kill the process instead)";
+        }
+        return null;
+    }
+
+    /** With {@code --fabric tcp}: whether each compute node runs as a process of its own. */
+    private boolean eachNodeAProcess() {
+        return inOneProcessBecause(!"shared".equals(mode)) == null;
+    }
+
     /** Checks --mode and --distribution against the cluster; whether the mode is partitioned. */
     private boolean modeChecks(ClusterSettings early) {
         boolean partitionedMode = switch (mode) {
@@ -409,6 +462,255 @@ public final class TpccRunCommand implements Callable<Integer> {
             Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
                 "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
                     + tpcc.warehouses);
+        }
+    }
+
+    // ---------------------------------------------------------------- compute nodes as processes
+
+    /**
+     * {@code --fabric tcp}: starts the memory nodes and compute nodes 1..N-1 as processes on localhost
+     * (with a temporary shared log directory when logging) and runs as compute node 0.
+     */
+    private Integer launchProcesses(ClusterSettings cluster, RunSettings run, DriverConfig config, Mix weights,
+                                    PrintWriter out, PrintWriter err) throws InterruptedException {
+        java.util.List<String> args = new java.util.ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        int at = args.indexOf("run");
+        args = new java.util.ArrayList<>(args.subList(at + 1, args.size()));
+        java.nio.file.Path temporaryLogs = null;
+        if (!"off".equalsIgnoreCase(wal)) {
+            try {
+                temporaryLogs = java.nio.file.Files.createTempDirectory("selcc-wal-");
+            } catch (java.io.IOException e) {
+                throw new io.selcc.cli.CliFailure("cannot create a temporary log directory: " + e.getMessage(), e);
+            }
+            args.addAll(java.util.List.of("--log-dir", temporaryLogs.toString()));
+            logDir = temporaryLogs;
+        }
+        try (var processes = io.selcc.cli.FabricLauncher.launchCluster(cluster, tpcc.memoryPerNode, args,
+            java.util.List.of("tpcc", "run"))) {
+            return runAsProcess(cluster.inCluster(processes.map(), 0), run, config, weights, out, err);
+        } finally {
+            if (temporaryLogs != null) {
+                WalSetup.removeDirectory(temporaryLogs);
+            }
+        }
+    }
+
+    /**
+     * One compute node of a run whose compute nodes are processes ({@code --cluster FILE --node ID}). Node 0
+     * waits for the others, loads, starts its log and sends PREPARE; each other node checks it runs the same
+     * workload, opens its node and starts its log (into the shared {@code --log-dir}), and answers; node 0
+     * sends GO, every node runs its terminals, the others answer GO with what they measured, node 0 prints
+     * the one report of all, runs {@code --check} while the others still answer for their lines, and sends
+     * STOP. A node whose process dies meanwhile is fenced and its lines restored from its log (with a log);
+     * its results are then missing from the report, which says so.
+     */
+    private Integer runAsProcess(ClusterSettings cluster, RunSettings run, DriverConfig config, Mix weights,
+                                 PrintWriter out, PrintWriter err) throws InterruptedException {
+        int me = cluster.node();
+        if (me == 0 && logDir != null) {
+            Flags.require(WalSetup.emptyOrAbsent(logDir), spec.commandLine(), "--log-dir", logDir,
+                "holds files of an earlier run: give an empty directory (a repair would read its logs)");
+        }
+        WalSetup log;
+        try {
+            log = WalSetup.open(wal, spec.commandLine(), logDir);
+        } catch (java.io.UncheckedIOException e) {
+            throw new io.selcc.cli.CliFailure("cannot open the log: " + e.getMessage(), e);
+        }
+        if (log.wal() != null) {
+            log.wal().othersDrawNumbers(); // the other compute nodes draw commit numbers from the same counter
+        }
+        try (log; Database db = TpccSetup.open(cluster, tpcc, null, 0)) {
+            io.selcc.cli.ClusterRun control = io.selcc.cli.ClusterRun.join(db.cluster().fabric().endpoint(me),
+                cluster.computeNodes());
+            String workload = workload(cluster, config);
+            if (me != 0) {
+                return member(db, control, log, config, workload, me, out);
+            }
+            out.printf(Locale.ROOT, "compute node 0 of %d processes: waiting for compute nodes 1-%d%n",
+                cluster.processes(), cluster.computeNodes() - 1);
+            out.flush();
+            control.awaitOthers();
+            TpccSetup.load(db, cluster, tpcc, run.seed(), config.constants(), out, 0);
+            if (log.wal() != null) {
+                db.startLogging(log.wal()); // writes the load back first: memory is the repairs' base
+            }
+            log.describe(out);
+            control.prepareOthers(workload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            db.cluster().resetCounters();
+            out.printf("running %d terminal(s) on %d compute node processes for %.1f s after %.1f s of warm-up, mix %s%s%n",
+                cluster.totalThreads(), cluster.computeNodes(), run.durationNanos() / 1e9, run.warmupNanos() / 1e9,
+                weights, waitTimes ? ", with keying/think times" : "");
+            out.flush();
+            io.selcc.fabric.PendingReply[] others = control.go(new byte[0]);
+            NodeShare mine = runShare(db, log, config, TpccSetup.printStream(out));
+            DriverResult result = mine.result();
+            ModeReport modeReport = mine.mode();
+            long[] walCounts = mine.walCounts();
+            java.util.Set<Integer> gone = new java.util.TreeSet<>();
+            for (int i = 0; i < others.length; i++) {
+                int node = i + 1;
+                byte[] payload;
+                try {
+                    payload = io.selcc.cli.ClusterRun.awaitResults(others[i]);
+                } catch (io.selcc.fabric.NodeFailedException e) {
+                    if (!db.cluster().crashed(node)) {
+                        throw new io.selcc.cli.CliFailure("compute node " + node + " failed before it sent its results: "
+                            + e.getMessage(), e);
+                    }
+                    gone.add(node);
+                    err.printf("warning: compute node %d's process died during the run: its terminals' results are"
+                        + " missing from the report%n", node);
+                    continue;
+                }
+                NodeShare theirs = NodeShare.decode(payload, config);
+                result = io.selcc.tpcc.driver.DriverResults.merge(result, theirs.result());
+                modeReport = modeReport.plus(theirs.mode());
+                for (int c = 0; c < walCounts.length; c++) {
+                    walCounts[c] += theirs.walCounts()[c];
+                }
+            }
+            for (io.selcc.engine.CrashRecovery.Report repair : db.awaitCrashRepairs()) {
+                out.println(repair.describe());
+            }
+            modeReport = modeReport.committing(result.committed());
+            TpccReport.print(out, result);
+            log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9, walCounts);
+            modeReport.print(out);
+            lastResult = result;
+            lastMode = modeReport;
+            lastCluster = cluster;
+            lastWalForces = walCounts[1];
+            CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out, 0) : null;
+            control.stopOthers(gone);
+            if (run.json() != null) {
+                DriverResult reported = result;
+                ModeReport reportedMode = modeReport;
+                JsonFile.write(run.json(), TpccReport.json(reported, cluster, tpcc, check, json -> {
+                    log.json(json, walCounts);
+                    reportedMode.json(json);
+                    json.field("computeNodesLost", gone.size());
+                }));
+                out.println("wrote " + run.json());
+            }
+            out.flush();
+            if (result.sharedMemoryFull()) {
+                err.printf(Locale.ROOT, "selcc: shared memory is full: the run stopped after %.1f s of measurement;"
+                    + " raise --memory%n", result.seconds());
+                err.flush();
+                return 1;
+            }
+            return check == null || check.passed() ? 0 : 1;
+        }
+    }
+
+    /** A compute node other than 0: see {@link #runAsProcess}. */
+    private Integer member(Database db, io.selcc.cli.ClusterRun control, WalSetup log, DriverConfig config,
+                           String workload, int me, PrintWriter out) throws InterruptedException {
+        out.printf(Locale.ROOT, "compute node %d: joining compute node 0%n", me);
+        out.flush();
+        control.sayReady();
+        io.selcc.cli.ClusterRun.Request prepare = control.awaitPrepare();
+        String theirs = new String(prepare.payload(), java.nio.charset.StandardCharsets.UTF_8);
+        if (!theirs.equals(workload)) {
+            throw new io.selcc.cli.CliFailure("compute node 0 runs another workload: its flags give '" + theirs
+                + "', this node's '" + workload + "' (start every process with the same flags)");
+        }
+        db.node(me); // finds the tables node 0 loaded
+        if (log.wal() != null) {
+            db.startLogging(log.wal());
+        }
+        prepare.prepared(new byte[0]);
+        io.selcc.cli.ClusterRun.GoRequest go = control.awaitGo();
+        db.cluster().resetCounters();
+        NodeShare mine = runShare(db, log, config, TpccSetup.printStream(out));
+        go.done(mine.encode());
+        var stop = control.awaitStop();
+        io.selcc.cli.ClusterRun.acknowledge(stop);
+        out.printf(Locale.ROOT, "compute node %d: %,d transactions in %.2f s sent to compute node 0, which reports the run%n",
+            me, mine.result().committed(), mine.result().seconds());
+        out.flush();
+        return 0;
+    }
+
+    /** Runs this process's terminals; its results, mode counters and log counters. */
+    private NodeShare runShare(Database db, WalSetup log, DriverConfig config, java.io.PrintStream progress)
+        throws InterruptedException {
+        TpccDriver driver = new TpccDriver(db, config, progress);
+        if (log.forces()) {
+            driver.reportDurableNewOrders();
+        }
+        ModeReport.Start[] measured = {null};
+        driver.atMeasureStart(() -> measured[0] = ModeReport.Start.of(db, log.wal(), null));
+        DriverResult result;
+        try {
+            result = runDriver(driver, log.wal());
+        } catch (IllegalStateException e) {
+            throw lostPeer(db, e);
+        }
+        ModeReport mode = ModeReport.of(db, log.wal(), null, this.mode, distribution,
+            measured[0] != null ? measured[0] : ModeReport.Start.of(db, log.wal(), null), result.committed());
+        io.selcc.wal.Wal.Counters c = log.wal() == null ? null : log.wal().counters();
+        long[] walCounts = c == null ? new long[3] : new long[] {c.appends(), c.forces(), c.bytes()};
+        return new NodeShare(result, mode, walCounts);
+    }
+
+    /**
+     * A run that failed because a compute node's process died and its lines could not be restored (no log):
+     * one line naming it; anything else keeps its trace.
+     */
+    private static RuntimeException lostPeer(Database db, IllegalStateException e) {
+        for (int n = 0; n < db.computeNodeCount(); n++) {
+            if (!db.cluster().hosts(n) && db.cluster().crashed(n)) {
+                Throwable root = e;
+                while (root.getCause() != null && root.getCause() != root) {
+                    if (root instanceof IllegalStateException && root.getMessage() != null
+                        && root.getMessage().contains("repair of crashed compute node")) {
+                        break;
+                    }
+                    root = root.getCause();
+                }
+                return new io.selcc.cli.CliFailure("compute node " + n + "'s process is gone and the run cannot go on: "
+                    + root.getMessage(), e);
+            }
+        }
+        return e;
+    }
+
+    /** The flags every process of one run must share (not the node id, cluster file, output or log directory). */
+    private String workload(ClusterSettings cs, DriverConfig config) {
+        return "cc=" + tpcc.cc + " warehouses=" + tpcc.warehouses + " access=" + cs.access() + " gclSize=" + cs.gclSize()
+            + " threads=" + cs.threads() + " cache=" + cs.cacheFrames() + " fairness=" + cs.fairness() + " mix=" + config.mix()
+            + " waitTimes=" + config.waitTimes() + " maxAttempts=" + config.retry().maxAttempts() + " wal=" + wal.toLowerCase(Locale.ROOT)
+            + " distribution=" + distribution + " duration=" + config.durationNanos() + " warmup=" + config.warmupNanos()
+            + " seed=" + config.seed();
+    }
+
+    /**
+     * What one compute-node process measured, as its DONE payload: the driver's result
+     * ({@link io.selcc.tpcc.driver.DriverResults}' bytes), then invalidations, round trips, messages and log
+     * forces of the measured interval, then its log's records, forces and bytes (whole run), 7 longs in all.
+     */
+    private record NodeShare(DriverResult result, ModeReport mode, long[] walCounts) {
+        byte[] encode() {
+            io.selcc.fabric.WireWriter w = new io.selcc.fabric.WireWriter();
+            w.putBytes(io.selcc.tpcc.driver.DriverResults.encode(result));
+            w.putLong(mode.invalidations()).putLong(mode.roundTrips()).putLong(mode.messages()).putLong(mode.walForces());
+            for (long c : walCounts) {
+                w.putLong(c);
+            }
+            return w.toByteArray();
+        }
+
+        static NodeShare decode(byte[] bytes, DriverConfig config) {
+            io.selcc.fabric.WireReader in = new io.selcc.fabric.WireReader(bytes);
+            DriverResult result = io.selcc.tpcc.driver.DriverResults.decode(in.getBytes(), config);
+            ModeReport mode = new ModeReport("shared", null, result.committed(), in.getLong(), in.getLong(), in.getLong(),
+                in.getLong(), null);
+            long[] wal = {in.getLong(), in.getLong(), in.getLong()};
+            in.expectEnd("DONE");
+            return new NodeShare(result, mode, wal);
         }
     }
 

@@ -42,9 +42,8 @@ final class TpccSetup {
     static ClusterSettings settings(ClusterOptions clusterOptions, TpccOptions options, CommandLine cl) {
         options.validate(cl);
         ClusterSettings cluster = clusterOptions.settings(cl, defaultCacheFrames(2048, options.warehouses));
-        Flags.require(!cluster.separateProcesses(), cl, "--cluster", cluster.clusterMap(),
-            "compute nodes as separate processes run the micro-benchmark only so far; for TPC-C use --fabric tcp"
-                + " (memory nodes as processes, compute nodes in this one)");
+        Flags.require(!cluster.separateProcesses() || options.dataDir == null, cl, "--data-dir", options.dataDir,
+            "is not kept with compute nodes as processes (--cluster) yet");
         long needed = (long) MIN_CACHE_FRAMES_PER_TERMINAL * cluster.threads();
         Flags.require(cluster.cacheFrames() >= needed, cl, "--cache", cluster.cacheFrames() + " frames",
             "TPC-C needs at least " + MIN_CACHE_FRAMES_PER_TERMINAL + " frames per terminal (--threads "
@@ -170,13 +169,47 @@ final class TpccSetup {
      */
     static int loadAndMaybeCheck(ClusterSettings cluster, TpccOptions options, long seed, boolean check, PrintWriter out) {
         try (Database db = open(cluster, options)) {
-            TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
-            load(db, cluster, options, seed, constants, out);
-            boolean passed = !check || check(db, options.warehouses, out).passed();
-            if (options.dataDir != null && passed) {
-                DataDir.checkpoint(db, options.dataDir, null, DataDir.properties(options.warehouses, seed, constants), out);
+            return onNodeZero(cluster, db, out, () -> {
+                TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
+                load(db, cluster, options, seed, constants, out);
+                boolean passed = !check || check(db, options.warehouses, out).passed();
+                if (options.dataDir != null && passed) {
+                    DataDir.checkpoint(db, options.dataDir, null, DataDir.properties(options.warehouses, seed, constants), out);
+                }
+                return passed ? 0 : 1;
+            });
+        }
+    }
+
+    /**
+     * {@code work}'s exit code. With compute nodes as processes ({@code --cluster}), node 0 does the work
+     * once every other node joined and then stops them (it loads into the shared memory nodes and checks
+     * from there); another node joins, waits for node 0's STOP and returns 0.
+     */
+    static int onNodeZero(ClusterSettings cluster, Database db, PrintWriter out, java.util.function.IntSupplier work) {
+        if (!cluster.separateProcesses()) {
+            return work.getAsInt();
+        }
+        io.selcc.cli.ClusterRun control = io.selcc.cli.ClusterRun.join(db.cluster().fabric().endpoint(cluster.node()),
+            cluster.computeNodes());
+        try {
+            if (cluster.node() != 0) {
+                out.printf(Locale.ROOT, "compute node %d: joining compute node 0, which does the work%n", cluster.node());
+                out.flush();
+                control.sayReady();
+                io.selcc.cli.ClusterRun.acknowledge(control.awaitStop());
+                return 0;
             }
-            return passed ? 0 : 1;
+            out.printf(Locale.ROOT, "compute node 0 of %d processes: waiting for compute nodes 1-%d%n",
+                cluster.processes(), cluster.computeNodes() - 1);
+            out.flush();
+            control.awaitOthers();
+            int exit = work.getAsInt();
+            control.stopOthers();
+            return exit;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CliFailure("interrupted while the compute nodes' processes worked together", e);
         }
     }
 

@@ -23,11 +23,14 @@ final class WalSetup implements AutoCloseable {
     private final Wal.Mode mode;
     private final Path directory;
     private final Wal wal;
+    /** Where a log not removed at the end goes (a data directory's, or a cluster's shared one), or null. */
+    private final Path kept;
 
-    private WalSetup(Wal.Mode mode, Path directory, Wal wal) {
+    private WalSetup(Wal.Mode mode, Path directory, Wal wal, Path kept) {
         this.mode = mode;
         this.directory = directory;
         this.wal = wal;
+        this.kept = kept;
     }
 
     /**
@@ -42,10 +45,10 @@ final class WalSetup implements AutoCloseable {
             default -> throw Flags.invalid(cl, "--wal", flag, "must be off, async or sync");
         };
         if (mode == null) {
-            return new WalSetup(null, null, null);
+            return new WalSetup(null, null, null, null);
         }
         if (keptIn != null) {
-            return new WalSetup(mode, null, Wal.open(keptIn, mode));
+            return new WalSetup(mode, null, Wal.open(keptIn, mode), keptIn);
         }
         Path directory;
         try {
@@ -53,7 +56,7 @@ final class WalSetup implements AutoCloseable {
         } catch (IOException e) {
             throw new CliFailure("cannot create a temporary directory for --wal " + flag + ": " + e.getMessage(), e);
         }
-        return new WalSetup(mode, directory, Wal.open(directory, mode));
+        return new WalSetup(mode, directory, Wal.open(directory, mode), null);
     }
 
     /** Whether a commit returns only once its record is forced (--wal sync). */
@@ -79,8 +82,39 @@ final class WalSetup implements AutoCloseable {
         if (wal != null && directory != null) {
             out.printf("logging commits (--wal %s) into %s, removed at the end%n", modeName(), directory);
         } else if (wal != null) {
-            out.printf("logging commits (--wal %s) into the data directory%n", modeName());
+            out.printf("logging commits (--wal %s) into %s%n", modeName(), kept);
         }
+    }
+
+    /** Whether {@code directory} does not exist or holds nothing. */
+    static boolean emptyOrAbsent(Path directory) {
+        if (!Files.exists(directory)) {
+            return true;
+        }
+        try (Stream<Path> entries = Files.list(directory)) {
+            return entries.findAny().isEmpty();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * {@link #report(PrintWriter, double)} over this log and other processes' ({@code counts}: records,
+     * forces, bytes summed over every process's log, this one's included).
+     */
+    void report(PrintWriter out, double seconds, long[] counts) {
+        if (wal == null) {
+            return;
+        }
+        report(out, seconds, new Wal.Counters(counts[0], counts[1], counts[2]), ", all compute nodes");
+    }
+
+    void json(JsonWriter json, long[] counts) {
+        json.name("wal").beginObject().field("mode", modeName());
+        if (wal != null) {
+            json.field("records", counts[0]).field("forces", counts[1]).field("bytes", counts[2]);
+        }
+        json.endObject();
     }
 
     /**
@@ -91,8 +125,11 @@ final class WalSetup implements AutoCloseable {
         if (wal == null) {
             return;
         }
-        Wal.Counters c = wal.counters();
-        out.printf(Locale.ROOT, "wal %s (whole run, warm-up included): %,d commit records, %,d forces (%,.0f/s,"
+        report(out, seconds, wal.counters(), "");
+    }
+
+    private void report(PrintWriter out, double seconds, Wal.Counters c, String whose) {
+        out.printf(Locale.ROOT, "wal %s (whole run, warm-up included" + whose + "): %,d commit records, %,d forces (%,.0f/s,"
                 + " %.1f records per force), %,.0f log bytes per record%n", modeName(), c.appends(), c.forces(),
             seconds > 0 ? c.forces() / seconds : 0, c.forces() == 0 ? 0 : c.appends() / (double) c.forces(),
             c.appends() == 0 ? 0 : c.bytes() / (double) c.appends());
@@ -110,15 +147,19 @@ final class WalSetup implements AutoCloseable {
     /** Removes the temporary log directory (the database, which closes the log, is closed first). */
     @Override
     public void close() {
-        if (directory == null) {
-            return;
+        if (directory != null) {
+            removeDirectory(directory);
         }
+    }
+
+    /** Removes {@code directory} and everything in it. */
+    static void removeDirectory(Path directory) {
         try (Stream<Path> paths = Files.walk(directory)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(path);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove the temporary log directory " + directory, e);
+            throw new UncheckedIOException("cannot remove the log directory " + directory, e);
         }
     }
 }

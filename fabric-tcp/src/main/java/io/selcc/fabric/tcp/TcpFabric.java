@@ -395,6 +395,33 @@ public final class TcpFabric implements Fabric {
             return memoryLinks[memoryNode];
         }
 
+        /**
+         * Copies {@code src} into {@code out}: through its buffer view where it has one (off-heap frames,
+         * byte arrays), else through a copy (a segment over a long[] has no buffer view).
+         */
+        private static void writeSegment(ByteBuf out, MemorySegment src) {
+            if (hasBufferView(src)) {
+                out.writeBytes(src.asByteBuffer());
+            } else {
+                out.writeBytes(src.toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+            }
+        }
+
+        /** Fills {@code dst} from {@code in} (see {@link #writeSegment}). */
+        private static void readSegment(ByteBuf in, MemorySegment dst) {
+            if (hasBufferView(dst)) {
+                in.readBytes(dst.asByteBuffer());
+            } else {
+                byte[] bytes = new byte[(int) dst.byteSize()];
+                in.readBytes(bytes);
+                MemorySegment.copy(MemorySegment.ofArray(bytes), 0, dst, 0, bytes.length);
+            }
+        }
+
+        private static boolean hasBufferView(MemorySegment segment) {
+            return segment.isNative() || segment.heapBase().map(base -> base instanceof byte[]).orElse(false);
+        }
+
         private void writeVerbs(ByteBuf out, VerbBatch batch, int[] verbs, int beneficiary) {
             out.writeInt(nodeId).writeInt(beneficiary).writeInt(verbs.length);
             for (int i : verbs) {
@@ -405,7 +432,7 @@ public final class TcpFabric implements Fabric {
                     case WRITE -> {
                         int length = batch.length(i);
                         out.writeInt(length);
-                        out.writeBytes(batch.segment(i).asSlice(batch.segmentOffset(i), length).asByteBuffer());
+                        writeSegment(out, batch.segment(i).asSlice(batch.segmentOffset(i), length));
                     }
                     case CAS -> out.writeLong(batch.operand(i)).writeLong(batch.update(i));
                     case FAA -> out.writeLong(batch.operand(i));
@@ -418,7 +445,7 @@ public final class TcpFabric implements Fabric {
                 switch (batch.kind(i)) {
                     case READ -> {
                         int length = batch.length(i);
-                        reply.readBytes(batch.segment(i).asSlice(batch.segmentOffset(i), length).asByteBuffer());
+                        readSegment(reply, batch.segment(i).asSlice(batch.segmentOffset(i), length));
                         counters.increment(Counter.VERB_READ);
                         counters.add(Counter.BYTES_READ, length);
                     }

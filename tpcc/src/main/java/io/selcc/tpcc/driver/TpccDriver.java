@@ -35,7 +35,7 @@ import java.util.function.LongSupplier;
  * Runs TPC-C terminals against a loaded database.
  *
  * <pre>
- *   compute node n: terminal threads n*T .. n*T+T-1
+ *   compute node n: terminal threads n*T .. n*T+T-1 (only the nodes this process hosts run here)
  *   terminal i: home warehouse (i mod W) + 1, home district (i div W) mod 10 + 1 (Stock-Level)
  *   each: draw a type from its deck -> [keying time] -> run with retries -> [think time]
  * </pre>
@@ -176,10 +176,14 @@ public final class TpccDriver {
         long measuredStart = start + config.warmupNanos();
         measureFrom = measuredStart;
         for (int n = 0; n < nodes; n++) {
-            DatabaseNode node = db.node(n);
+            DatabaseNode node = db.cluster().hosts(n) ? db.node(n) : null;
             for (int t = 0; t < config.terminalsPerNode(); t++) {
                 int index = n * config.terminalsPerNode() + t;
-                Terminal terminal = new Terminal(node, index, seeds.split());
+                SplittableRandom random = seeds.split(); // for every node: a terminal's stream is its own wherever it runs
+                if (node == null) {
+                    continue; // a compute node in another process runs its own terminals
+                }
+                Terminal terminal = new Terminal(node, index, random);
                 terminals.add(terminal);
                 int nodeId = node.computeNode().nodeId();
                 threads.add(EngineThread.start("tpcc-terminal-" + index, () -> {

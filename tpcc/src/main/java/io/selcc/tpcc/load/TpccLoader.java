@@ -134,16 +134,23 @@ public final class TpccLoader {
                 queues.add(new ConcurrentLinkedQueue<>(units(p)));
             }
         }
-        int threads = nodes * threadsPerNode;
+        // The compute nodes this process hosts load (with compute nodes as processes, node 0 alone: the
+        // rows land in shared memory, where every node finds them).
+        int[] hosted = java.util.stream.IntStream.range(0, nodes).filter(n -> db.cluster().hosts(n)).toArray();
+        if (partitions > 0 && hosted.length != nodes) {
+            throw new IllegalArgumentException("a partitioned load runs where every compute node is: hosted="
+                + java.util.Arrays.toString(hosted) + " computeNodes=" + nodes);
+        }
+        int threads = hosted.length * threadsPerNode;
         CountDownLatch done = new CountDownLatch(threads);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            DatabaseNode node = db.node(t % nodes);
+            DatabaseNode node = db.node(hosted[t % hosted.length]);
             int partition = partitions == 0 ? TpccSchema.SHARED : t % nodes;
             Queue<LoadUnit> units = queues.get(partitions == 0 ? 0 : partition);
             Worker worker = new Worker(node, partition, generator, units, failure);
-            workers.add(EngineThread.start("tpcc-load-n" + (t % nodes) + "-t" + (t / nodes), () -> {
+            workers.add(EngineThread.start("tpcc-load-n" + hosted[t % hosted.length] + "-t" + (t / hosted.length), () -> {
                 try {
                     worker.run();
                 } catch (Throwable e) {
@@ -187,9 +194,9 @@ public final class TpccLoader {
         long millis = (System.nanoTime() - startNanos) / 1_000_000;
         long memory = 0;
         for (int p = partitions == 0 ? TpccSchema.SHARED : 0; p < Math.max(partitions, 0); p++) {
-            memory += heapBytes(db.node(0), p);
+            memory += heapBytes(db.liveNode(), p);
         }
-        long shared = db.cluster().gclsInUse() * db.node(0).computeNode().gclSize();
+        long shared = db.cluster().gclsInUse() * db.liveNode().computeNode().gclSize();
         long total = totalRows();
         print("load: done warehouses=%d rows=%,d in %.1f s (%,.0f rows/s); shared memory in use %.1f MiB: heap pages"
                 + " %.1f MiB, indexes and catalog %.1f MiB", warehouses, total, millis / 1e3,
