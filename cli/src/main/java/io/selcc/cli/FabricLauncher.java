@@ -130,6 +130,15 @@ public final class FabricLauncher {
                 }
             }
             children.stopAll();
+            for (int i = 0; i < computeNodes.size(); i++) {
+                Process p = computeNodes.get(i);
+                if (!p.isAlive() && p.exitValue() != 0) {
+                    // Its output goes before the directory: a compute node's own reason is the one worth reading.
+                    System.err.println("compute node " + (i + 1) + "'s process ended with exit code " + p.exitValue()
+                        + "; the end of its output:");
+                    System.err.println(tail(dir.resolve("compute-" + (i + 1) + ".out"), 20));
+                }
+            }
             try (var files = java.nio.file.Files.list(dir)) {
                 for (Path f : files.toList()) {
                     java.nio.file.Files.deleteIfExists(f);
@@ -138,6 +147,17 @@ public final class FabricLauncher {
             } catch (IOException e) {
                 // a temporary directory left behind is not worth failing the run for
             }
+        }
+    }
+
+    /** The last {@code lines} lines of {@code file}, indented, or why they cannot be read. */
+    private static String tail(Path file, int lines) {
+        try {
+            List<String> all = java.nio.file.Files.readAllLines(file, StandardCharsets.UTF_8);
+            List<String> last = all.subList(Math.max(0, all.size() - lines), all.size());
+            return last.isEmpty() ? "  (nothing)" : "  " + String.join("\n  ", last);
+        } catch (IOException e) {
+            return "  (cannot read " + file + ": " + e.getMessage() + ")";
         }
     }
 

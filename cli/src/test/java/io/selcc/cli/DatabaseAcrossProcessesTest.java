@@ -116,6 +116,104 @@ class DatabaseAcrossProcessesTest {
         }
     }
 
+    /**
+     * Three databases as three processes, logging into one directory; node 2 transfers, then dies (its
+     * fabric closes under it: its cache, with lines it held exclusive and dirty, is lost). Nodes 0 and 1
+     * go on: whichever meets one of its lines first claims the repair in shared memory and restores them
+     * from memory and the logs; the other waits for the claim to say done. The total is kept, and exactly
+     * one process repaired. Shown to fail with every claim won: both processes repaired, and the second
+     * found a line the first had adopted already (a protocol violation; the repair failed).
+     */
+    @Test
+    @Timeout(value = 180, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aDeadProcessIsRepairedOnceFromTheLogsAndTheTotalIsKept(@org.junit.jupiter.api.io.TempDir java.nio.file.Path logs)
+        throws Exception {
+        long seed = System.nanoTime();
+        System.out.println("DatabaseAcrossProcessesTest dead process seed=" + seed);
+        try (MemoryNodeServer memory = MemoryNodeServer.start(new InetSocketAddress("127.0.0.1", 0), 64 << 20)) {
+            List<InetSocketAddress> compute = new ArrayList<>();
+            for (int n = 0; n < 3; n++) {
+                compute.add(new InetSocketAddress("127.0.0.1", freePort()));
+            }
+            ClusterMap map = new ClusterMap(List.of(memory.address()), compute);
+            Database[] dbs = {open(map, 0), open(map, 1), open(map, 2)};
+            try {
+                DatabaseNode n0 = dbs[0].node(0);
+                for (long id = 0; id < ACCOUNTS; id++) {
+                    long key = id;
+                    assertTrue(n0.run(tx -> tx.insert(n0.table("account"), row -> {
+                        row.setLong(0, key);
+                        row.setMoney(1, START);
+                    })).committed());
+                }
+                DatabaseNode[] nodes = {n0, dbs[1].node(1), dbs[2].node(2)};
+                for (Database db : dbs) {
+                    // Every process logs before anything commits: memory now is every repair's base.
+                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).othersDrawNumbers());
+                }
+                assertEquals(40, transfers(nodes[2], new SplittableRandom(seed), 40), "node 2 did its share");
+                long held = dbs[2].cluster().fabric().endpoint(2).counters().snapshot().get(Counter.ROUND_TRIPS);
+                assertTrue(held > 0, "node 2 worked through the memory node");
+                dbs[2].cluster().fabric().close(); // its process dies: connections gone, cache lost
+                ExecutorService pool = Executors.newFixedThreadPool(2);
+                List<Future<Integer>> done = new ArrayList<>();
+                for (int n = 0; n < 2; n++) {
+                    DatabaseNode node = nodes[n];
+                    SplittableRandom random = new SplittableRandom(seed + 1 + n);
+                    done.add(pool.submit(() -> transfers(node, random, 60)));
+                }
+                pool.shutdown();
+                for (Future<Integer> f : done) {
+                    assertEquals(60, f.get(150, TimeUnit.SECONDS), "a survivor finished its share (seed=" + seed + ")");
+                }
+                int here = 0;
+                int elsewhere = 0;
+                for (int n = 0; n < 2; n++) {
+                    io.selcc.engine.CrashRecovery.Report report = dbs[n].peerGone(2); // the one that never met it learns now
+                    if (report.ranElsewhere()) {
+                        elsewhere++;
+                        assertEquals(1 - n, report.survivor(), "the other process repaired: " + report.describe());
+                    } else {
+                        here++;
+                        assertTrue(report.lostLines() > 0, "node 2 held lines: " + report.describe());
+                    }
+                }
+                assertEquals(1, here, "exactly one process repaired node 2 (seed=" + seed + ")");
+                assertEquals(1, elsewhere, "the other waited for it");
+                long total = nodes[1].run(tx -> {
+                    long sum = 0;
+                    for (long id = 0; id < ACCOUNTS; id++) {
+                        sum += tx.get(nodes[1].table("account"), id).getMoney(1);
+                    }
+                    return sum;
+                }).value();
+                assertEquals(ACCOUNTS * START, total, "money made or lost by the repair (seed=" + seed + ")");
+            } finally {
+                dbs[0].close();
+                dbs[1].close();
+                try {
+                    dbs[2].close();
+                } catch (RuntimeException gone) {
+                    // its fabric is closed: nothing of it is left to close cleanly
+                }
+            }
+        }
+    }
+
+    /** {@code count} random transfers on {@code node}, each committed; returns how many ran. */
+    private static int transfers(DatabaseNode node, SplittableRandom random, int count) {
+        Table table = node.table("account");
+        for (int i = 0; i < count; i++) {
+            long from = random.nextInt(ACCOUNTS);
+            long to = (from + 1 + random.nextInt(ACCOUNTS - 1)) % ACCOUNTS;
+            long cents = 1 + random.nextInt(100);
+            TxnResult<Boolean> r = node.run(tx -> tx.update(table, from, row -> row.setMoney(1, row.getMoney(1) - cents))
+                && tx.update(table, to, row -> row.setMoney(1, row.getMoney(1) + cents)));
+            assertTrue(r.committed() && r.value(), "transfer " + i + " on node " + node.computeNode().nodeId() + ": " + r);
+        }
+        return count;
+    }
+
     private static int freePort() {
         try (ServerSocket probe = new ServerSocket(0)) {
             return probe.getLocalPort();

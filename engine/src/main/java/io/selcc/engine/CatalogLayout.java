@@ -19,7 +19,10 @@ package io.selcc.engine;
  * </pre>
  *
  * Counters GCL words (offsets in its data region): 0 = global timestamp counter (TO), 8 = commit
- * sequence counter (the commit log's global order; see {@link CommitLog}).
+ * sequence counter (the commit log's global order; see {@link CommitLog}), 16 + 8n = the repair claim
+ * of compute node n (n &lt; {@code LatchWord.MAX_COMPUTE_NODES}; compute nodes as processes, see
+ * {@link Database}): 0 while no process repairs node n, else state (high 32 bits:
+ * {@link #REPAIR_CLAIMED}, {@link #REPAIR_DONE} or {@link #REPAIR_FAILED}) and the repairing node.
  */
 final class CatalogLayout {
     static final int MAGIC = 0x4341544C; // "CATL"
@@ -38,6 +41,23 @@ final class CatalogLayout {
     static final byte KIND_INDEX = 2;
     static final int TIMESTAMP_COUNTER_WORD = 0;
     static final int COMMIT_SEQUENCE_WORD = 8;
+    static final int REPAIR_CLAIMS_WORD = 16;
+    static final long REPAIR_CLAIMED = 1;
+    static final long REPAIR_DONE = 2;
+    static final long REPAIR_FAILED = 3;
+
+    /** A repair claim word: {@code state} and {@code repairer}. */
+    static long repairClaim(long state, int repairer) {
+        return state << 32 | repairer;
+    }
+
+    static long repairState(long claim) {
+        return claim >>> 32;
+    }
+
+    static int repairer(long claim) {
+        return (int) claim;
+    }
 
     private CatalogLayout() {
     }

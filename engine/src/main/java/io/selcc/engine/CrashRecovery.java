@@ -81,7 +81,21 @@ public final class CrashRecovery {
     public record Report(int crashedNode, int survivor, int lostLines, int heapPages, long slotChanges, long slotsFreed,
                          int leaves, long leafEntries, int otherLines, String base, long baseRowsRead, long changesRead,
                          double seconds) {
+        /** A repair another process did ({@code survivor} ran there): what this process knows of it. */
+        public static Report elsewhere(int crashedNode, int survivor, double seconds) {
+            return new Report(crashedNode, survivor, -1, 0, 0, 0, 0, 0, 0, "", 0, 0, seconds);
+        }
+
+        /** Whether the repair ran in another process ({@link #elsewhere}): then only who and when are known. */
+        public boolean ranElsewhere() {
+            return lostLines < 0;
+        }
+
         public String describe() {
+            if (ranElsewhere()) {
+                return String.format(java.util.Locale.ROOT, "compute node %d crashed; compute node %d's process restored"
+                    + " its lines (waited %.2f s here)", crashedNode, survivor, seconds);
+            }
             return String.format(java.util.Locale.ROOT,
                 "compute node %d crashed; node %d restored its %,d lines in %.2f s: %,d heap pages (%,d slots put"
                     + " back from the log, %,d uncommitted inserts freed), %,d index leaves rebuilt (%,d entries),"

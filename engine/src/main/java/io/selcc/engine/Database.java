@@ -44,8 +44,6 @@ public final class Database implements AutoCloseable {
     /** Repairs of crashed nodes, by node: started once each. Guarded by itself. */
     private final Map<Integer, java.util.concurrent.CompletableFuture<CrashRecovery.Report>> crashRepairs =
         new LinkedHashMap<>();
-    /** Compute nodes of other processes found gone (see {@link #processGone}). Guarded by {@link #crashRepairs}. */
-    private final java.util.Set<Integer> goneProcesses = new java.util.HashSet<>();
 
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
@@ -328,44 +326,83 @@ public final class Database implements AutoCloseable {
 
     /**
      * A compute node of another process cannot be reached (its process died, or its connection broke):
-     * the first report fences it (so nothing it may still send lands) and, if the lowest compute node
-     * still reachable from here runs in this process, repairs its lines on a thread of its own; another
-     * process's survivors find the lines released once that process repaired them. A crash that cannot
-     * be repaired (nothing logged, say) fails every survivor that meets one of its lines, naming why.
+     * the first report here fences it (so nothing it may still send lands) and starts, on a thread of its
+     * own, its repair: the first process whose survivor claims it in shared memory (a CAS on the node's
+     * repair claim word, see {@link CatalogLayout}) restores its lines; every other process waits until
+     * the claim says done (its survivors meanwhile wait for the lines, which the repairer releases as it
+     * goes) or failed. A crash that cannot be repaired (nothing logged, say) fails every survivor here
+     * that meets one of its lines, naming why.
      */
     private void processGone(int computeNode) {
         synchronized (crashRepairs) {
-            if (!goneProcesses.add(computeNode)) {
+            if (crashRepairs.containsKey(computeNode)) {
                 return;
             }
+            java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair = new java.util.concurrent.CompletableFuture<>();
+            crashRepairs.put(computeNode, repair);
             repairsRunning = true;
             io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
                 try {
-                    cluster.fenceGone(computeNode);
-                    String refusal = repairRefusal(computeNode);
-                    if (refusal != null) {
-                        throw new IllegalStateException(refusal);
-                    }
-                    int repairer = lowestReachable(computeNode);
-                    if (!cluster.hosts(repairer)) {
-                        return; // compute node `repairer`'s process repairs, and releases the lines as it goes
-                    }
-                    recoverCrashedNode(computeNode);
+                    repair.complete(repairGone(computeNode));
                 } catch (Throwable t) {
                     cluster.repairFailed(computeNode, t instanceof IllegalStateException ? t.getMessage() : String.valueOf(t));
+                    repair.completeExceptionally(t);
                 }
             });
         }
     }
 
-    /** The lowest compute node other than {@code gone} this process has not seen fenced. */
-    private int lowestReachable(int gone) {
-        for (int n = 0; n < nodes.length; n++) {
-            if (n != gone && !cluster.crashed(n)) {
-                return n;
+    /** Between two reads of another process's repair claim: that process's progress has no signal here. */
+    private static final long REPAIR_POLL_NANOS = 20_000_000L;
+
+    /** {@link #processGone}'s work: fence, claim, repair here or wait for the process that claimed it. */
+    private CrashRecovery.Report repairGone(int computeNode) {
+        long start = System.nanoTime();
+        cluster.fenceGone(computeNode);
+        String refusal = repairRefusal(computeNode);
+        if (refusal != null) {
+            throw new IllegalStateException(refusal);
+        }
+        DatabaseNode here = opened[survivorOf(computeNode)];
+        long found = here.claimRepair(computeNode);
+        if (found == 0) {
+            boolean repaired = false;
+            try {
+                CrashRecovery.Report report = repairNow(computeNode);
+                repaired = true;
+                return report;
+            } finally {
+                here.finishRepair(computeNode, repaired);
             }
         }
-        throw new IllegalStateException("no compute node is left to repair compute node " + gone);
+        while (true) {
+            int repairer = CatalogLayout.repairer(found);
+            long state = CatalogLayout.repairState(found);
+            if (state == CatalogLayout.REPAIR_DONE) {
+                return CrashRecovery.Report.elsewhere(computeNode, repairer, (System.nanoTime() - start) / 1e9);
+            }
+            if (state == CatalogLayout.REPAIR_FAILED) {
+                throw new IllegalStateException("compute node " + repairer + "'s process could not repair compute node "
+                    + computeNode + " (its output says why)");
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(REPAIR_POLL_NANOS);
+            found = here.repairClaim(computeNode);
+        }
+    }
+
+    /**
+     * Compute node {@code computeNode}, in another process, is gone (its process died before it answered,
+     * say): starts its repair as a survivor that met one of its lines would, and waits for it.
+     *
+     * @throws IllegalArgumentException if the node runs in this process ({@link #crash} is for those)
+     * @throws IllegalStateException    if it could not be repaired (the message says why)
+     */
+    public CrashRecovery.Report peerGone(int computeNode) {
+        if (computeNode < 0 || computeNode >= nodes.length || cluster.hosts(computeNode)) {
+            throw new IllegalArgumentException("not a compute node of another process: computeNode=" + computeNode);
+        }
+        processGone(computeNode);
+        return recoverCrashedNode(computeNode);
     }
 
     /**
@@ -378,10 +415,14 @@ public final class Database implements AutoCloseable {
         java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair;
         boolean mine = false;
         synchronized (crashRepairs) {
-            if (!cluster.crashed(computeNode)) {
+            repair = crashRepairs.get(computeNode);
+            if (repair == null && !cluster.crashed(computeNode)) {
                 throw new IllegalStateException("compute node " + computeNode + " has not crashed");
             }
-            repair = crashRepairs.get(computeNode);
+            if (repair == null && !cluster.hosts(computeNode)) {
+                processGone(computeNode); // another process's node, fenced here: repaired as processGone does
+                repair = crashRepairs.get(computeNode);
+            }
             if (repair == null) {
                 repair = new java.util.concurrent.CompletableFuture<>();
                 crashRepairs.put(computeNode, repair);

@@ -130,6 +130,32 @@ public final class DatabaseNode {
         return inFlight;
     }
 
+    /** The global address of compute node {@code crashed}'s repair claim word (see {@link CatalogLayout}). */
+    private long repairClaimWord(int crashed) {
+        if (crashed < 0 || crashed >= io.selcc.fabric.LatchWord.MAX_COMPUTE_NODES) {
+            throw new IllegalArgumentException("no such compute node: " + crashed);
+        }
+        return sequenceCounter - CatalogLayout.COMMIT_SEQUENCE_WORD + CatalogLayout.REPAIR_CLAIMS_WORD + 8L * crashed;
+    }
+
+    /** Claims the repair of {@code crashed} for this node: 0 if it won, else the claim word it found. */
+    long claimRepair(int crashed) {
+        return node.cas(repairClaimWord(crashed), 0, CatalogLayout.repairClaim(CatalogLayout.REPAIR_CLAIMED,
+            node.nodeId()));
+    }
+
+    /** Marks this node's claimed repair of {@code crashed} done or failed. */
+    void finishRepair(int crashed, boolean repaired) {
+        long claimed = CatalogLayout.repairClaim(CatalogLayout.REPAIR_CLAIMED, node.nodeId());
+        node.cas(repairClaimWord(crashed), claimed, CatalogLayout.repairClaim(
+            repaired ? CatalogLayout.REPAIR_DONE : CatalogLayout.REPAIR_FAILED, node.nodeId()));
+    }
+
+    /** {@code crashed}'s repair claim word now. */
+    long repairClaim(int crashed) {
+        return node.faa(repairClaimWord(crashed), 0);
+    }
+
     /** The commit sequence counter's current value: the highest number drawn so far. */
     long commitSequenceCounter() {
         return node.faa(sequenceCounter, 0);

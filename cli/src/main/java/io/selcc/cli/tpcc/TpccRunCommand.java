@@ -538,6 +538,15 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             log.describe(out);
             control.prepareOthers(workload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            if (logDir != null) {
+                for (int n = 1; n < cluster.computeNodes(); n++) {
+                    java.nio.file.Path theirs = io.selcc.wal.Wal.nodeDirectory(logDir, n);
+                    // A repair here reads a dead node's log from this directory: it must be the one the node writes.
+                    Flags.require(java.nio.file.Files.isDirectory(theirs), spec.commandLine(), "--log-dir", logDir,
+                        "is not shared: compute node " + n + " started its log, but " + theirs + " is not there as"
+                            + " compute node 0 sees it (give every process the same directory on a shared file system)");
+                }
+            }
             db.cluster().resetCounters();
             out.printf("running %d terminal(s) on %d compute node processes for %.1f s after %.1f s of warm-up, mix %s%s%n",
                 cluster.totalThreads(), cluster.computeNodes(), run.durationNanos() / 1e9, run.warmupNanos() / 1e9,
@@ -555,13 +564,17 @@ public final class TpccRunCommand implements Callable<Integer> {
                 try {
                     payload = io.selcc.cli.ClusterRun.awaitResults(others[i]);
                 } catch (io.selcc.fabric.NodeFailedException e) {
-                    if (!db.cluster().crashed(node)) {
-                        throw new io.selcc.cli.CliFailure("compute node " + node + " failed before it sent its results: "
-                            + e.getMessage(), e);
+                    try {
+                        db.peerGone(node); // fenced and repaired (here or by another process) before the check reads
+                    } catch (IllegalStateException notRepaired) {
+                        throw new io.selcc.cli.CliFailure("compute node " + node + "'s process is gone and its lines"
+                            + " could not be restored: " + notRepaired.getMessage(), notRepaired);
                     }
                     gone.add(node);
                     err.printf("warning: compute node %d's process died during the run: its terminals' results are"
-                        + " missing from the report%n", node);
+                        + " missing from the report (counted as 0)%n", node);
+                    result = io.selcc.tpcc.driver.DriverResults.merge(result,
+                        io.selcc.tpcc.driver.DriverResults.missing(config));
                     continue;
                 }
                 NodeShare theirs = NodeShare.decode(payload, config);
@@ -571,8 +584,12 @@ public final class TpccRunCommand implements Callable<Integer> {
                     walCounts[c] += theirs.walCounts()[c];
                 }
             }
-            for (io.selcc.engine.CrashRecovery.Report repair : db.awaitCrashRepairs()) {
-                out.println(repair.describe());
+            try {
+                for (io.selcc.engine.CrashRecovery.Report repair : db.awaitCrashRepairs()) {
+                    out.println(repair.describe());
+                }
+            } catch (IllegalStateException notRepaired) {
+                throw new io.selcc.cli.CliFailure(notRepaired.getMessage(), notRepaired);
             }
             modeReport = modeReport.committing(result.committed());
             TpccReport.print(out, result);
@@ -582,8 +599,8 @@ public final class TpccRunCommand implements Callable<Integer> {
             lastMode = modeReport;
             lastCluster = cluster;
             lastWalForces = walCounts[1];
+            // While the others still answer for the lines they hold.
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out, 0) : null;
-            control.stopOthers(gone);
             if (run.json() != null) {
                 DriverResult reported = result;
                 ModeReport reportedMode = modeReport;
@@ -594,6 +611,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 }));
                 out.println("wrote " + run.json());
             }
+            control.stopOthers(gone);
             out.flush();
             if (result.sharedMemoryFull()) {
                 err.printf(Locale.ROOT, "selcc: shared memory is full: the run stopped after %.1f s of measurement;"
@@ -614,8 +632,8 @@ public final class TpccRunCommand implements Callable<Integer> {
         io.selcc.cli.ClusterRun.Request prepare = control.awaitPrepare();
         String theirs = new String(prepare.payload(), java.nio.charset.StandardCharsets.UTF_8);
         if (!theirs.equals(workload)) {
-            throw new io.selcc.cli.CliFailure("compute node 0 runs another workload: its flags give '" + theirs
-                + "', this node's '" + workload + "' (start every process with the same flags)");
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "compute node 0 runs another workload:"
+                + " its flags give '" + theirs + "', this node's '" + workload + "' (start every process with the same flags)");
         }
         db.node(me); // finds the tables node 0 loaded
         if (log.wal() != null) {

@@ -118,10 +118,27 @@ public final class DriverResults {
     }
 
     /**
+     * What a compute node whose process died before it reported contributes: nothing, with a 0 for each of
+     * its terminals (so terminal indexes stay node x terminals per node + terminal).
+     */
+    public static DriverResult missing(DriverConfig config) {
+        Map<TxnType, TypeStats> perType = new EnumMap<>(TxnType.class);
+        for (TxnType type : TxnType.values()) {
+            perType.put(type, new TypeStats());
+        }
+        List<Long> terminals = new ArrayList<>();
+        for (int t = 0; t < config.terminalsPerNode(); t++) {
+            terminals.add(0L);
+        }
+        return new DriverResult(config, 0, perType, new InputShares(), terminals, false, 0, 0);
+    }
+
+    /**
      * {@code first}'s result with {@code second}'s added (terminals of a higher compute node second): the
      * counts, latencies and input shares summed, the terminals listed one after the other. The measured
-     * time and the shared memory grown stay {@code first}'s: the processes measure intervals of the same
-     * length started a message apart, and shared memory is counted cluster-wide by each.
+     * time is the longer one (the processes measure intervals of the same length started a message apart;
+     * one that stopped early, its shared memory full, must not shorten the others'), and the shared
+     * memory grown is {@code first}'s: each process counts it cluster-wide.
      */
     public static DriverResult merge(DriverResult first, DriverResult second) {
         Map<TxnType, TypeStats> perType = new EnumMap<>(TxnType.class);
@@ -136,8 +153,8 @@ public final class DriverResults {
         shares.merge(second.inputShares());
         List<Long> completed = new ArrayList<>(first.completedByTerminal());
         completed.addAll(second.completedByTerminal());
-        return new DriverResult(first.config(), first.measuredNanos(), perType, shares, completed,
-            first.sharedMemoryFull() || second.sharedMemoryFull(), first.sharedBytesGrown(),
+        return new DriverResult(first.config(), Math.max(first.measuredNanos(), second.measuredNanos()), perType, shares,
+            completed, first.sharedMemoryFull() || second.sharedMemoryFull(), first.sharedBytesGrown(),
             first.terminalCpuNanos() + second.terminalCpuNanos());
     }
 

@@ -90,13 +90,13 @@ class DriverResultsTest {
     }
 
     @Test
-    void mergingSumsTheCountsAndKeepsTheFirstsTime() {
+    void mergingSumsTheCountsAndTakesTheLongerTime() {
         long seed = new SplittableRandom().nextLong();
         System.out.println("DriverResultsTest seed " + seed);
         DriverResult first = sample(seed);
         DriverResult second = sample(seed + 1);
         DriverResult merged = DriverResults.merge(first, DriverResults.decode(DriverResults.encode(second), CONFIG));
-        assertEquals(first.measuredNanos(), merged.measuredNanos());
+        assertEquals(Math.max(first.measuredNanos(), second.measuredNanos()), merged.measuredNanos());
         assertEquals(first.committed() + second.committed(), merged.committed(), "seed " + seed);
         assertEquals(first.aborted() + second.aborted(), merged.aborted(), "seed " + seed);
         assertEquals(first.terminalCpuNanos() + second.terminalCpuNanos(), merged.terminalCpuNanos());
@@ -109,6 +109,17 @@ class DriverResultsTest {
             assertEquals(first.stats(type).roundTrips + second.stats(type).roundTrips, merged.stats(type).roundTrips);
         }
         assertEquals(first.inputShares().newOrders + second.inputShares().newOrders, merged.inputShares().newOrders);
+    }
+
+    @Test
+    void aMissingNodeAddsZeroTerminalsAndNothingElse() {
+        DriverResult first = sample(3);
+        DriverResult merged = DriverResults.merge(first, DriverResults.missing(CONFIG));
+        assertEquals(figures(first).subList(5, figures(first).size()), figures(merged).subList(5, figures(merged).size()),
+            "every count as the first's");
+        assertEquals(first.measuredNanos(), merged.measuredNanos());
+        assertEquals(List.of(first.completedByTerminal().get(0), first.completedByTerminal().get(1), 0L),
+            merged.completedByTerminal(), "one terminal per node in CONFIG: the missing node's counts 0");
     }
 
     @Test
