@@ -73,6 +73,38 @@ public abstract class FabricContractTest {
         assertEquals(-1, src.asSlice(8, 24).mismatch(bytes));
     }
 
+    /**
+     * A batch bigger than a network fabric's frame (a whole cache written back: tens of MiB) runs whole
+     * and in order: a later write of the same bytes wins. Shown to fail over TCP before batches were split
+     * into frames ("frame of 19664722 bytes is over the limit").
+     */
+    @Test
+    void aBatchLargerThanAnyFrameRunsInOrder() {
+        FabricEndpoint a = fabric.endpoint(0);
+        int chunk = 64 << 10;
+        int writes = 300;
+        int slots = 12; // 12 x 64 KiB within the first MiB, each written 25 times: the last write must win
+        MemorySegment src = arena.allocate((long) writes * chunk);
+        VerbBatch batch = new VerbBatch();
+        for (int w = 0; w < writes; w++) {
+            src.asSlice((long) w * chunk, chunk).fill((byte) w);
+            batch.write(GlobalAddress.of(1, (long) (w % slots) * chunk), src, (long) w * chunk, chunk);
+        }
+        a.post(batch);
+        MemorySegment dst = arena.allocate((long) writes * chunk);
+        batch.clear();
+        for (int r = 0; r < writes; r++) {
+            batch.read(GlobalAddress.of(1, (long) (r % slots) * chunk), dst, (long) r * chunk, chunk);
+        }
+        a.post(batch);
+        for (int r = 0; r < writes; r++) {
+            int slot = r % slots;
+            byte last = (byte) (writes - slots + slot); // the last write index w with w % slots == slot
+            assertEquals(last, dst.get(ValueLayout.JAVA_BYTE, (long) r * chunk), "slot " + slot + " read " + r);
+            assertEquals(last, dst.get(ValueLayout.JAVA_BYTE, (long) r * chunk + chunk - 1), "slot " + slot + " read " + r);
+        }
+    }
+
     @Test
     void casAndFaaReturnThePreviousValue() {
         FabricEndpoint a = fabric.endpoint(0);

@@ -236,6 +236,11 @@ public final class TcpFabric implements Fabric {
         }
     }
 
+    /** A frame's request or reply bytes at most, for a batch split into frames (well under {@link Frame#MAX_LENGTH}). */
+    static final int CHUNK_BYTES = 4 << 20;
+    /** A verb's kind and address in a VERBS frame. */
+    private static final int VERB_HEADER_BYTES = 1 + 8;
+
     /** One hosted compute node's attachment. */
     private final class TcpEndpoint implements FabricEndpoint {
         private final int nodeId;
@@ -323,7 +328,47 @@ public final class TcpFabric implements Fabric {
             return postAsync(batch, -1);
         }
 
-        /** Sends one frame per memory node the batch touches (in the batch's order within each), all at once. */
+        /**
+         * Adds {@code verbs} (one memory node's, in the batch's order) to {@code groups} as runs whose request
+         * and reply each stay within {@link #CHUNK_BYTES}: a cache written back at the end of a long run is
+         * one batch of tens of MiB, over the frame limit. The runs go out in order on the node's one
+         * connection, whose frames the memory node executes in arrival order, so the ordering rule holds.
+         */
+        private static void chunk(VerbBatch batch, List<Integer> verbs, List<int[]> groups) {
+            List<Integer> run = new ArrayList<>();
+            long request = 0;
+            long reply = 0;
+            for (int i : verbs) {
+                long in = VERB_HEADER_BYTES + switch (batch.kind(i)) {
+                    case READ -> 4;
+                    case WRITE -> 4 + batch.length(i);
+                    case CAS -> 16;
+                    case FAA -> 8;
+                };
+                long out = switch (batch.kind(i)) {
+                    case READ -> batch.length(i);
+                    case WRITE -> 0;
+                    case CAS, FAA -> 8;
+                };
+                if (!run.isEmpty() && (request + in > CHUNK_BYTES || reply + out > CHUNK_BYTES)) {
+                    groups.add(run.stream().mapToInt(Integer::intValue).toArray());
+                    run.clear();
+                    request = 0;
+                    reply = 0;
+                }
+                run.add(i);
+                request += in;
+                reply += out;
+            }
+            if (!run.isEmpty()) {
+                groups.add(run.stream().mapToInt(Integer::intValue).toArray());
+            }
+        }
+
+        /**
+         * Sends one frame per memory node the batch touches (in the batch's order within each; more than
+         * one when a node's share is large, see {@link #chunk}), all at once.
+         */
         private PendingVerbs postAsync(VerbBatch batch, int beneficiary) {
             checkNotFenced(nodeId);
             int size = batch.size();
@@ -336,7 +381,7 @@ public final class TcpFabric implements Fabric {
                 oneNode = GlobalAddress.memoryNode(batch.address(i)) == first;
             }
             List<int[]> groups = new ArrayList<>(1);
-            if (oneNode) {
+            if (oneNode && size <= 4096 && batch.payloadBytes() <= CHUNK_BYTES / 2) {
                 int[] all = new int[size];
                 for (int i = 0; i < size; i++) {
                     all[i] = i;
@@ -348,7 +393,7 @@ public final class TcpFabric implements Fabric {
                     byNode.computeIfAbsent(GlobalAddress.memoryNode(batch.address(i)), k -> new ArrayList<>()).add(i);
                 }
                 for (List<Integer> g : byNode.values()) {
-                    groups.add(g.stream().mapToInt(Integer::intValue).toArray());
+                    chunk(batch, g, groups);
                 }
             }
             Link[] links = new Link[groups.size()];
