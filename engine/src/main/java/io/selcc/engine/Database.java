@@ -528,6 +528,20 @@ public final class Database implements AutoCloseable {
         return cc;
     }
 
+    /** How the transactions of every node opened so far ended: commits, aborts by reason. */
+    public TransactionCounts.Snapshot transactionCounts() {
+        TransactionCounts.Snapshot sum = TransactionCounts.Snapshot.ZERO;
+        for (DatabaseNode n : openedNodes()) {
+            sum = sum.plus(n.transactionCounts().snapshot());
+        }
+        return sum;
+    }
+
+    /** Whether {@link #close} was called: the memory the database ran on is gone. */
+    public boolean isClosed() {
+        return cluster.isClosed();
+    }
+
     @Override
     public void close() {
         CommitLog.Factory commitLogs;

@@ -40,6 +40,8 @@ public final class DatabaseNode {
 
     /** See {@link #commitsInFlight()}. */
     private final CommitsInFlight inFlight;
+    /** See {@link #transactionCounts()}. */
+    private final TransactionCounts counts = new TransactionCounts();
     /** Global address of the commit sequence counter word. */
     private final long sequenceCounter;
 
@@ -52,6 +54,11 @@ public final class DatabaseNode {
         this.commitLog = commitLog;
         this.inFlight = inFlight;
         this.sequenceCounter = sequenceCounter;
+    }
+
+    /** How this node's transactions ended so far: commits, aborts by reason. */
+    public TransactionCounts transactionCounts() {
+        return counts;
     }
 
     /** The algorithm on this node (a crash repair asks it how to stamp what it restores). */
@@ -281,7 +288,7 @@ public final class DatabaseNode {
             } catch (AbortException e) {
                 // The algorithm rolled back already; an application that throws it itself (a stale read
                 // it detected) may not have: roll back here so no latch outlives the attempt.
-                tx.abortQuietly();
+                tx.abortQuietly(e.reason());
                 outcome = CommitOutcome.aborted(e.reason());
             } catch (RuntimeException | Error e) {
                 try {

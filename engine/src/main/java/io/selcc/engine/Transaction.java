@@ -520,6 +520,7 @@ public final class Transaction implements AutoCloseable {
         try {
             outcome = cc.commit(new IndexMaintenance());
             end(outcome.committed() ? State.COMMITTED : State.ABORTED);
+            db.transactionCounts().ended(outcome);
             if (voteFailure != null) {
                 if (voteFailure instanceof Error error) {
                     throw error;
@@ -575,14 +576,21 @@ public final class Transaction implements AutoCloseable {
         cc.abort(AbortReason.USER_ABORT);
         end(State.ABORTED);
         outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
+        db.transactionCounts().ended(outcome);
     }
 
     void abortQuietly() {
+        abortQuietly(AbortReason.USER_ABORT);
+    }
+
+    /** Rolls back if still active, counting the end as {@code reason} (an abort the body threw itself). */
+    void abortQuietly(AbortReason reason) {
         returnRedo();
         if (state == State.ACTIVE) {
             cc.abort(AbortReason.USER_ABORT);
             end(State.ABORTED);
-            outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
+            outcome = CommitOutcome.aborted(reason);
+            db.transactionCounts().ended(outcome);
         }
     }
 
@@ -695,8 +703,12 @@ public final class Transaction implements AutoCloseable {
     /** The algorithm rolled back and threw: this transaction is over. */
     private AbortException ended(AbortException e) {
         returnRedo();
+        boolean wasActive = state == State.ACTIVE;
         end(State.ABORTED);
         outcome = CommitOutcome.aborted(e.reason());
+        if (wasActive) {
+            db.transactionCounts().ended(outcome);
+        }
         return e;
     }
 

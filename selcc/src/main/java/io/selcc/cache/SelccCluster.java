@@ -332,6 +332,11 @@ public final class SelccCluster implements AutoCloseable {
         return computeNode;
     }
 
+    /** Whether {@link #close} was called. */
+    public boolean isClosed() {
+        return closed;
+    }
+
     @Override
     public void close() {
         if (closed) {
