@@ -70,7 +70,7 @@ public final class FabricLauncher {
      * {@code --fabric tcp} with every compute node a process of its own (micro): starts the memory nodes,
      * writes a cluster file (free ports on localhost for the compute nodes), and starts compute nodes
      * 1..N-1 running {@code args} with {@code --cluster FILE --node i} in place of {@code --fabric tcp}
-     * (and without {@code --json}: node 0 reports). The caller runs as node 0 with the returned map, then
+     * (and without {@code --json} or {@code --csv}: node 0 reports). The caller runs as node 0 with the returned map, then
      * closes the returned processes.
      */
     public static Processes launchCluster(ClusterSettings cluster, long bytesPerMemoryNode, List<String> args,
@@ -94,7 +94,7 @@ public final class FabricLauncher {
                 text.append("compute.").append(i).append("=127.0.0.1:").append(compute.get(i).getPort()).append('\n');
             }
             java.nio.file.Files.writeString(file, text);
-            List<String> childArgs = withoutFlags(args, Set.of("--fabric", "--json"));
+            List<String> childArgs = withoutFlags(args, Set.of("--fabric", "--json", "--csv"));
             List<Process> computeProcesses = new ArrayList<>();
             for (int i = 1; i < cluster.computeNodes(); i++) {
                 List<String> command = new ArrayList<>(List.of("-Xmx1g"));

@@ -27,13 +27,25 @@ public final class RunOptions {
         description = "Also write parameters and results to FILE as JSON.")
     private Path json;
 
-    /** @throws CommandLine.ParameterException naming the flag and value on bad input */
-    public RunSettings settings(CommandLine cl) {
+    @Option(names = "--csv", paramLabel = "FILE",
+        description = "Also append the results to FILE as CSV: a header row, then one row per transaction type and"
+            + " one for all (a file with the same header collects a sweep).")
+    private Path csv;
+
+    /**
+     * @param csvHeader the benchmark's CSV header (checked against an existing {@code --csv} file)
+     * @throws CommandLine.ParameterException naming the flag and value on bad input
+     */
+    public RunSettings settings(CommandLine cl, java.util.List<String> csvHeader) {
         Flags.require(!duration.isZero(), cl, "--duration", "0", "must be > 0");
         if (json != null) {
             String problem = JsonFile.whyNotWritable(json);
             Flags.require(problem == null, cl, "--json", json, problem);
         }
-        return new RunSettings(duration.toNanos(), warmup.toNanos(), seed, json);
+        if (csv != null) {
+            String problem = CsvFile.whyNotWritable(csv, csvHeader);
+            Flags.require(problem == null, cl, "--csv", csv, problem);
+        }
+        return new RunSettings(duration.toNanos(), warmup.toNanos(), seed, json, csv);
     }
 }

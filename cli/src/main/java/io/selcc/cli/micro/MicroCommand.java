@@ -102,6 +102,11 @@ public final class MicroCommand implements Callable<Integer> {
             out.println("wrote " + config.run().json());
             out.flush();
         }
+        if (config.run().csv() != null) {
+            io.selcc.cli.CsvFile.append(config.run().csv(), MicroReport.CSV_HEADER, MicroReport.csvRows(config, result));
+            out.println("appended to " + config.run().csv());
+            out.flush();
+        }
         return ExitCode.OK;
     }
 
@@ -119,7 +124,7 @@ public final class MicroCommand implements Callable<Integer> {
             long maxGcls = (io.selcc.fabric.tcp.TcpFabric.MAX_MESSAGE_BYTES - 4096) / Long.BYTES;
             Flags.require(gcls <= maxGcls, cl, "--gcls", gcls, "at most " + maxGcls + " with compute nodes as processes");
         }
-        RunSettings run = runOptions.settings(cl);
+        RunSettings run = runOptions.settings(cl, MicroReport.CSV_HEADER);
         return new MicroConfig(cluster, run, gcls, readRatio, sharing, theta, locality, writerNodes);
     }
 

@@ -45,6 +45,36 @@ final class MicroReport {
         out.flush();
     }
 
+    /** The columns of {@code --csv}: the run's parameters, then one row's figures (type: read, write or all). */
+    static final java.util.List<String> CSV_HEADER = java.util.List.of("benchmark", "access", "fabric", "processes",
+        "computeNodes", "memoryNodes", "threads", "gclSize", "gcls", "readRatio", "sharing", "theta", "seed", "durationMillis",
+        "measuredMillis", "type", "ops", "opsPerSec", "p50Micros", "p99Micros", "roundTripsPerOp", "invalidationsPerOp",
+        "cacheHitRatio");
+
+    /** One row per operation type (reads, writes; their latencies and costs are only known together) and one for all. */
+    static java.util.List<java.util.List<Object>> csvRows(MicroConfig c, MicroResult r) {
+        ClusterSettings cs = c.cluster();
+        RunSettings rs = c.run();
+        java.util.List<Object> run = java.util.List.of("micro", accessName(c), cs.fabric().label(), cs.processes(),
+            cs.computeNodes(), cs.memoryNodes(), cs.threads(), cs.gclSize(), c.gcls(), c.readRatio(), c.sharing(), c.theta(),
+            rs.seed(), rs.durationNanos() / NANOS_PER_MILLI, r.measuredNanos() / NANOS_PER_MILLI);
+        long reads = r.nodes().stream().mapToLong(MicroResult.NodeResult::reads).sum();
+        long writes = r.nodes().stream().mapToLong(MicroResult.NodeResult::writes).sum();
+        double seconds = r.measuredNanos() / 1e9;
+        java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
+        rows.add(row(run, "read", reads, seconds == 0 ? 0.0 : reads / seconds, null, null, null, null, null));
+        rows.add(row(run, "write", writes, seconds == 0 ? 0.0 : writes / seconds, null, null, null, null, null));
+        rows.add(row(run, "all", r.ops(), r.opsPerSec(), r.p50Micros(), r.p99Micros(), r.roundTripsPerOp(),
+            r.invalidationsPerOp(), r.cacheHitRatio()));
+        return rows;
+    }
+
+    private static java.util.List<Object> row(java.util.List<Object> run, Object... figures) {
+        java.util.List<Object> row = new java.util.ArrayList<>(run);
+        row.addAll(java.util.Arrays.asList(figures));
+        return row;
+    }
+
     /** Parameters, then results; keys are stable, scripts read them. */
     static String json(MicroConfig c, MicroResult r) {
         ClusterSettings cs = c.cluster();

@@ -58,6 +58,47 @@ final class TpccReport {
         out.flush();
     }
 
+    /** The columns of {@code --csv}: the run's parameters, then one row's figures (a transaction type, or all). */
+    static final java.util.List<String> CSV_HEADER = java.util.List.of("benchmark", "cc", "access", "fabric", "processes",
+        "warehouses", "computeNodes", "memoryNodes", "threads", "mode", "wal", "seed", "durationMillis", "measuredMillis",
+        "tpmC", "type", "committed", "aborted", "failed", "rolledBack", "txnPerSec", "p50Micros", "p90Micros", "p99Micros",
+        "maxMicros", "roundTripsPerTxn", "messagesPerTxn");
+
+    /** One row per transaction type and one for all of them, BenchBase-style. */
+    static java.util.List<java.util.List<Object>> csvRows(DriverResult result, ClusterSettings cluster, TpccOptions tpcc,
+                                                          String mode, String wal) {
+        DriverConfig config = result.config();
+        java.util.List<Object> run = java.util.List.of("tpcc", tpcc.cc, cluster.access().name().toLowerCase(Locale.ROOT),
+            cluster.fabric().label(), cluster.processes(), config.warehouses(), cluster.computeNodes(), cluster.memoryNodes(),
+            cluster.threads(), mode, wal.toLowerCase(Locale.ROOT), config.seed(), config.durationNanos() / 1_000_000,
+            result.measuredNanos() / 1_000_000, result.tpmC());
+        java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
+        org.HdrHistogram.Histogram all = new org.HdrHistogram.Histogram(3);
+        for (TxnType type : TxnType.values()) {
+            TypeStats s = result.stats(type);
+            all.add(s.latencyMicros());
+            rows.add(row(run, type.jsonName(), s.committed(), s.aborted(), s.failed(), s.rolledBack(), result.txnPerSec(type),
+                s.percentileMicros(50), s.percentileMicros(90), s.percentileMicros(99),
+                s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue(), s.roundTripsPerTxn(),
+                s.messagesPerTxn()));
+        }
+        long rolledBack = result.perType().values().stream().mapToLong(TypeStats::rolledBack).sum();
+        rows.add(row(run, "all", result.committed(), result.aborted(), result.failed(), rolledBack, result.txnPerSec(),
+            percentile(all, 50), percentile(all, 90), percentile(all, 99), all.getTotalCount() == 0 ? 0 : all.getMaxValue(),
+            result.roundTripsPerTxn(), result.messagesPerTxn()));
+        return rows;
+    }
+
+    private static double percentile(org.HdrHistogram.Histogram h, double p) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(p);
+    }
+
+    private static java.util.List<Object> row(java.util.List<Object> run, Object... figures) {
+        java.util.List<Object> row = new java.util.ArrayList<>(run);
+        row.addAll(java.util.Arrays.asList(figures));
+        return row;
+    }
+
     static String json(DriverResult result, ClusterSettings cluster, TpccOptions tpcc, CheckReport check) {
         return json(result, cluster, tpcc, check, json -> { });
     }

@@ -195,7 +195,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 checkpointEvery, "needs a log (--wal async or sync)");
         }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
-        RunSettings run = runOptions.settings(spec.commandLine());
+        RunSettings run = runOptions.settings(spec.commandLine(), TpccReport.CSV_HEADER);
         warehouseChecks(cluster, partitionedMode);
         int partitions = partitionedMode ? cluster.computeNodes() : 0;
         if (crashAfter != null) {
@@ -370,6 +370,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 }));
                 out.println("wrote " + run.json());
             }
+            writeCsv(run, result, cluster, out);
             if (stored != null) {
                 DataDir.checkpoint(db, tpcc.dataDir, log.wal(), stored, out);
                 checkpointed[0] = true;
@@ -462,6 +463,14 @@ public final class TpccRunCommand implements Callable<Integer> {
             Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
                 "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
                     + tpcc.warehouses);
+        }
+    }
+
+    /** {@code --csv}: appends the run's rows. */
+    private void writeCsv(RunSettings run, DriverResult result, ClusterSettings cluster, PrintWriter out) {
+        if (run.csv() != null) {
+            io.selcc.cli.CsvFile.append(run.csv(), TpccReport.CSV_HEADER, TpccReport.csvRows(result, cluster, tpcc, mode, wal));
+            out.println("appended to " + run.csv());
         }
     }
 
@@ -611,6 +620,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 }));
                 out.println("wrote " + run.json());
             }
+            writeCsv(run, result, cluster, out);
             control.stopOthers(gone);
             out.flush();
             if (result.sharedMemoryFull()) {

@@ -74,6 +74,12 @@ public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType,
         return ended == 0 ? 0 : (double) roundTrips / ended;
     }
 
+    public double messagesPerTxn() {
+        long ended = perType.values().stream().mapToLong(TypeStats::ended).sum();
+        long messages = perType.values().stream().mapToLong(s -> s.messages).sum();
+        return ended == 0 ? 0 : (double) messages / ended;
+    }
+
     /**
      * Shared memory taken during the run per New-Order completed: every type's growth (New-Order's
      * rows and index entries, Payment's history) over the New-Orders, the figure that says how long a
