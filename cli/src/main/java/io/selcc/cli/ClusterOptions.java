@@ -1,9 +1,7 @@
 package io.selcc.cli;
 
 import io.selcc.cache.AccessMode;
-import io.selcc.fabric.GclLayout;
-import io.selcc.fabric.GlobalAddress;
-import io.selcc.fabric.LatchWord;
+import io.selcc.cache.SelccCluster;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -91,15 +89,16 @@ public final class ClusterOptions {
      * @param defaultCacheFrames frames per node when {@code --cache} is absent (raised to the minimum)
      * @throws CommandLine.ParameterException naming the flag and value on bad input
      */
+    private static void requireNo(String problem, CommandLine cl, String flag, Object value) {
+        Flags.require(problem == null, cl, flag, value, problem);
+    }
+
     public ClusterSettings settings(CommandLine cl, long defaultCacheFrames) {
-        Flags.require(computeNodes >= 1 && computeNodes <= LatchWord.MAX_COMPUTE_NODES, cl, "--compute-nodes",
-            computeNodes, "must be in [1, " + LatchWord.MAX_COMPUTE_NODES + "]: the latch word has one reader bit per node");
-        Flags.require(memoryNodes >= 1 && memoryNodes <= GlobalAddress.MAX_MEMORY_NODES, cl, "--memory-nodes",
-            memoryNodes, "must be in [1, " + GlobalAddress.MAX_MEMORY_NODES + "]");
+        // The cluster's rules, named by its builder's checks; here each is mapped to its flag.
+        requireNo(SelccCluster.computeNodesProblem(computeNodes), cl, "--compute-nodes", computeNodes);
+        requireNo(SelccCluster.memoryNodesProblem(memoryNodes), cl, "--memory-nodes", memoryNodes);
         Flags.require(threads >= 1, cl, "--threads", threads, "must be >= 1");
-        Flags.require(gclSize >= GclLayout.MIN_SIZE && gclSize <= GclLayout.MAX_SIZE && Integer.bitCount(gclSize) == 1,
-            cl, "--gcl-size", gclSize,
-            "must be a power of two in [" + GclLayout.MIN_SIZE + ", " + GclLayout.MAX_SIZE + "]");
+        requireNo(SelccCluster.gclSizeProblem(gclSize), cl, "--gcl-size", gclSize);
         Flags.require(Double.isFinite(gbps) && gbps >= 0, cl, "--gbps", gbps, "must be a number >= 0; 0 = unlimited");
         long minFrames = (long) MIN_CACHE_FRAMES_PER_THREAD * threads;
         long frames;

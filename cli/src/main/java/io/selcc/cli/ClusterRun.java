@@ -292,4 +292,16 @@ public final class ClusterRun {
     }
 
     private static final Duration HEARTBEAT = Duration.ofSeconds(5);
+
+    /**
+     * A compute node of the run is gone: if a memory node is lost too (its death takes the other
+     * processes down with it, and whichever loss this node meets first is a race), that is the cause to
+     * report. Probes each memory node with one atomic read; throws its {@code MemoryNodeFailedException}.
+     */
+    public static void failIfAMemoryNodeIsLost(io.selcc.cache.SelccCluster cluster, int node) {
+        FabricEndpoint endpoint = cluster.fabric().endpoint(node);
+        for (int memoryNode = 0; memoryNode < cluster.fabric().memoryNodeCount(); memoryNode++) {
+            endpoint.remoteFaa(io.selcc.fabric.GlobalAddress.of(memoryNode, 0), 0);
+        }
+    }
 }

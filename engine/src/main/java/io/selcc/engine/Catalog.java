@@ -2,7 +2,7 @@ package io.selcc.engine;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
-import io.selcc.fabric.GclLayout;
+import io.selcc.cache.GclLayout;
 
 import java.nio.charset.StandardCharsets;
 import java.util.function.LongSupplier;

@@ -20,7 +20,7 @@ package io.selcc.engine;
  *
  * Counters GCL words (offsets in its data region): 0 = global timestamp counter (TO), 8 = commit
  * sequence counter (the commit log's global order; see {@link CommitLog}), 16 + 8n = the repair claim
- * of compute node n (n &lt; {@code LatchWord.MAX_COMPUTE_NODES}; compute nodes as processes, see
+ * of compute node n (n &lt; {@code Fabric.MAX_COMPUTE_NODES}; compute nodes as processes, see
  * {@link Database}): 0 while no process repairs node n, else state (high 32 bits:
  * {@link #REPAIR_CLAIMED}, {@link #REPAIR_DONE} or {@link #REPAIR_FAILED}) and the repairing node.
  */

@@ -28,7 +28,6 @@ public final class Database implements AutoCloseable {
     private final ConcurrencyControlProvider cc;
     private final Map<String, TableDefinition> tables;
     private final List<IndexDefinition> indexes;
-    private final boolean thomasWriteRule;
     private final DatabaseNode[] nodes;
     /** A copy of {@link #nodes} read without the monitor (replaced on every open): the crash repair reads it. */
     private volatile DatabaseNode[] opened;
@@ -50,7 +49,6 @@ public final class Database implements AutoCloseable {
         this.cc = cc;
         this.tables = builder.tables;
         this.indexes = builder.indexes;
-        this.thomasWriteRule = builder.thomasWriteRule;
         this.commitLogs = builder.commitLogs;
         this.nodes = new DatabaseNode[cluster.computeNodeCount()];
         this.opened = nodes.clone();
@@ -68,8 +66,7 @@ public final class Database implements AutoCloseable {
                 + " computeNodes=" + nodes.length);
         }
         if (nodes[computeNode] == null) {
-            nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes,
-                thomasWriteRule);
+            nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes);
             nodes[computeNode].bulkLoaded = () -> {
                 loadedSinceWriteBack = true;
                 CommitLog.Factory logs = commitLogs;
@@ -96,14 +93,10 @@ public final class Database implements AutoCloseable {
      *
      * @throws IllegalStateException if the database logs already, or a transaction is running (the
      *                               message says how many, on which nodes; nothing was started)
-     * @throws IllegalArgumentException with the Thomas write rule (see {@link Builder#build})
      */
     public synchronized void startLogging(CommitLog.Factory logs) {
         if (commitLogs != null) {
             throw new IllegalStateException("the database logs already");
-        }
-        if (thomasWriteRule) {
-            throw new IllegalArgumentException("the Thomas write rule cannot be combined with a commit log");
         }
         java.util.Objects.requireNonNull(logs, "logs");
         List<DatabaseNode> open = openedNodes(); // nodes open later log from their start (see node())
@@ -560,7 +553,6 @@ public final class Database implements AutoCloseable {
         private final Map<String, TableDefinition> tables = new LinkedHashMap<>();
         private final List<IndexDefinition> indexes = new ArrayList<>();
         private String ccName;
-        private boolean thomasWriteRule;
         private CommitLog.Factory commitLogs;
 
         public Builder computeNodes(int n) { cluster.computeNodes(n); return this; }
@@ -573,13 +565,6 @@ public final class Database implements AutoCloseable {
         public Builder threadsPerNode(int threads) { cluster.threadsPerNode(threads); return this; }
         /** The concurrency-control algorithm by name ("2pl", "to", "occ"); must be on the class path. */
         public Builder cc(String name) { this.ccName = name; return this; }
-        /**
-         * TO only: skip an update older than the tuple's last write instead of aborting (Thomas write
-         * rule). Every update through {@link Transaction} reads the row first, and a younger writer's
-         * read raises the tuple's read timestamp above any older writer's, which then aborts anyway; so
-         * with this API the rule never fires. It is kept for blind writes a later API may add.
-         */
-        public Builder thomasWriteRule(boolean on) { this.thomasWriteRule = on; return this; }
 
         /**
          * Logs every committed transaction that changed rows into {@code logs} (the wal module's
@@ -611,11 +596,6 @@ public final class Database implements AutoCloseable {
             if (ccName == null) {
                 throw new IllegalArgumentException("no concurrency control chosen: call cc(name); available="
                     + ConcurrencyControls.available());
-            }
-            if (thomasWriteRule && commitLogs != null) {
-                // An obsolete write it skips at commit is already in the transaction's redo, and would be
-                // replayed over the younger write that won.
-                throw new IllegalArgumentException("the Thomas write rule cannot be combined with a commit log");
             }
             ConcurrencyControlProvider provider = ConcurrencyControls.byName(ccName);
             return new Database(this, cluster.build(), provider);

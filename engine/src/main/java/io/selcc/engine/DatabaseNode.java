@@ -1,5 +1,8 @@
 package io.selcc.engine;
 
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.threads.PerThread;
 import io.selcc.cache.ComputeNode;
 import io.selcc.engine.cc.CcEnvironment;
@@ -67,13 +70,12 @@ public final class DatabaseNode {
     }
 
     static DatabaseNode open(ComputeNode node, ConcurrencyControlProvider provider, Map<String, TableDefinition> definitions,
-                             List<IndexDefinition> indexDefinitions, boolean thomasWriteRule) {
-        return open(node, -1, provider, definitions, indexDefinitions, thomasWriteRule);
+                             List<IndexDefinition> indexDefinitions) {
+        return open(node, -1, provider, definitions, indexDefinitions);
     }
 
     static DatabaseNode open(ComputeNode node, int computeNodeIndex, ConcurrencyControlProvider provider,
-                             Map<String, TableDefinition> definitions, List<IndexDefinition> indexDefinitions,
-                             boolean thomasWriteRule) {
+                             Map<String, TableDefinition> definitions, List<IndexDefinition> indexDefinitions) {
         Map<String, Table> tables = new LinkedHashMap<>();
         Map<String, Index> indexes = new LinkedHashMap<>();
         long timestampCounter;
@@ -113,7 +115,7 @@ public final class DatabaseNode {
             timestampCounter = catalog.counterWord(CatalogLayout.TIMESTAMP_COUNTER_WORD);
             sequenceCounter = catalog.counterWord(CatalogLayout.COMMIT_SEQUENCE_WORD);
         }
-        ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter, thomasWriteRule));
+        ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter));
         return new DatabaseNode(node, cc, tables, indexes, null, new CommitsInFlight(), sequenceCounter);
     }
 
@@ -139,7 +141,7 @@ public final class DatabaseNode {
 
     /** The global address of compute node {@code crashed}'s repair claim word (see {@link CatalogLayout}). */
     private long repairClaimWord(int crashed) {
-        if (crashed < 0 || crashed >= io.selcc.fabric.LatchWord.MAX_COMPUTE_NODES) {
+        if (crashed < 0 || crashed >= io.selcc.fabric.Fabric.MAX_COMPUTE_NODES) {
             throw new IllegalArgumentException("no such compute node: " + crashed);
         }
         return sequenceCounter - CatalogLayout.COMMIT_SEQUENCE_WORD + CatalogLayout.REPAIR_CLAIMS_WORD + 8L * crashed;

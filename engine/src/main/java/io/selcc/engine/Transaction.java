@@ -1,5 +1,8 @@
 package io.selcc.engine;
 
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;

@@ -1,5 +1,7 @@
 package io.selcc.engine;
 
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.CommitOutcome;
 import java.util.Map;
 
 /**

@@ -1,5 +1,8 @@
 package io.selcc.engine;
 
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.cache.AccessMode;
 import io.selcc.fabric.Counter;
 import io.selcc.threads.EngineThread;
@@ -1289,7 +1292,7 @@ public abstract class ConcurrencyControlContractTest {
             Map<String, TableDefinition> otherwise = Map.of("ledger",
                 TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)));
             IllegalStateException mismatch = assertThrows(IllegalStateException.class,
-                () -> DatabaseNode.open(db.cluster().node(1), db.provider(), otherwise, List.of(), false));
+                () -> DatabaseNode.open(db.cluster().node(1), db.provider(), otherwise, List.of()));
             assertTrue(mismatch.getMessage().contains("insert-only") && mismatch.getMessage().contains("ledger"),
                 mismatch.getMessage());
         }

@@ -1,5 +1,7 @@
 package io.selcc.engine;
 
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.AbortException;
 import io.selcc.cache.AccessMode;
 
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.selcc.junit5;
 
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;

@@ -1,7 +1,7 @@
 package io.selcc.cache;
 
 import io.selcc.fabric.FabricEndpoint;
-import io.selcc.fabric.GclLayout;
+import io.selcc.cache.GclLayout;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.fabric.NodeCounters;
 import io.selcc.threads.PerThread;

@@ -1,6 +1,6 @@
 package io.selcc.cache;
 
-import io.selcc.fabric.GclLayout;
+import io.selcc.cache.GclLayout;
 import io.selcc.fabric.GlobalAddress;
 
 import java.lang.foreign.MemorySegment;

@@ -2,8 +2,8 @@ package io.selcc.cache;
 
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.FabricEndpoint;
-import io.selcc.fabric.GclLayout;
-import io.selcc.fabric.LatchWord;
+import io.selcc.cache.GclLayout;
+import io.selcc.cache.LatchWord;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
 

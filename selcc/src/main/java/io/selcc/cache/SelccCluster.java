@@ -3,13 +3,12 @@ package io.selcc.cache;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.fabric.Fabric;
 import io.selcc.fabric.FabricEndpoint;
-import io.selcc.fabric.GclLayout;
+import io.selcc.cache.GclLayout;
 import io.selcc.fabric.GlobalAddress;
-import io.selcc.fabric.LatchWord;
+import io.selcc.cache.LatchWord;
 import io.selcc.fabric.LatencyModel;
 import io.selcc.fabric.LocalFabric;
 import io.selcc.fabric.VerbBatch;
-import io.selcc.threads.EngineThread;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -33,7 +32,8 @@ public final class SelccCluster implements AutoCloseable {
     private final Fabric fabric;
     private final Settings settings;
     private final AbstractComputeNode[] nodes;
-    private final List<Thread> workers = new ArrayList<>();
+    /** Each cached node's eviction worker: started once the cluster is built, stopped when it closes. */
+    private final List<EvictionAgent> agents = new ArrayList<>();
     private volatile boolean closed;
 
     private SelccCluster(Fabric fabric, Settings settings) {
@@ -57,9 +57,15 @@ public final class SelccCluster implements AutoCloseable {
         }
         for (AbstractComputeNode node : hosted()) {
             if (node instanceof SelccNode selcc) {
-                Thread worker = EngineThread.start("selcc-evict-" + node.nodeId(), true, selcc::runEvictionWorker);
-                workers.add(worker);
+                agents.add(new EvictionAgent(selcc));
             }
+        }
+    }
+
+    /** Starts every node's agents (their eviction workers); {@link Builder#build} calls it once. */
+    private void startAgents() {
+        for (EvictionAgent agent : agents) {
+            agent.start();
         }
     }
 
@@ -230,6 +236,26 @@ public final class SelccCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Why a cluster cannot have {@code n} compute nodes, or null: one for each reader bit of the latch
+     * word. The rules of a cluster's shape are here once; a command line maps them to its flags.
+     */
+    public static String computeNodesProblem(int n) {
+        return n < 1 || n > Fabric.MAX_COMPUTE_NODES
+            ? "must be in [1, " + Fabric.MAX_COMPUTE_NODES + "]: the latch word has one reader bit per compute node" : null;
+    }
+
+    /** Why a cluster cannot have {@code n} memory nodes (the node's share of a global address), or null. */
+    public static String memoryNodesProblem(int n) {
+        return n < 1 || n > io.selcc.fabric.GlobalAddress.MAX_MEMORY_NODES
+            ? "must be in [1, " + io.selcc.fabric.GlobalAddress.MAX_MEMORY_NODES + "]" : null;
+    }
+
+    /** Why {@code bytes} cannot be the GCL size, or null. */
+    public static String gclSizeProblem(int bytes) {
+        return GclLayout.sizeProblem(bytes);
+    }
+
     /** Latch words read per round trip by {@link #claimLinesOf}. */
     private static final int SCAN_BATCH = 512;
 
@@ -343,15 +369,8 @@ public final class SelccCluster implements AutoCloseable {
             return;
         }
         closed = true;
-        for (Thread worker : workers) {
-            worker.interrupt();
-        }
-        for (Thread worker : workers) {
-            try {
-                worker.join();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        for (EvictionAgent agent : agents) {
+            agent.close();
         }
         for (AbstractComputeNode node : hosted()) {
             node.close();
@@ -425,7 +444,9 @@ public final class SelccCluster implements AutoCloseable {
         public Builder fabric(Fabric f) { this.fabric = f; return this; }
 
         public SelccCluster build() {
-            GclLayout.checkSize(gclSize);
+            require(gclSizeProblem(gclSize), "gclSize", gclSize);
+            require(computeNodesProblem(computeNodes), "computeNodes", computeNodes);
+            require(memoryNodesProblem(memoryNodes), "memoryNodes", memoryNodes);
             require(cacheFrames >= 2, "cache must hold at least 2 frames: cacheFrames=" + cacheFrames);
             require(shards >= 1, "shards must be >= 1: shards=" + shards);
             require(tryLockRetries >= 0, "tryLockRetries must be >= 0: tryLockRetries=" + tryLockRetries);
@@ -447,7 +468,15 @@ public final class SelccCluster implements AutoCloseable {
             Settings settings = new Settings(accessMode, gclSize, cacheFrames, shards, latency, clock, tryLockRetries,
                 upgradeAttempts, pendingWaitNanos, backoffConstant, fairness, lease, threadsPerNode, starvationPriority,
                 readerWindowBaseNanos, lowWater, allocationChunk);
-            return new SelccCluster(f, settings);
+            SelccCluster cluster = new SelccCluster(f, settings);
+            cluster.startAgents();
+            return cluster;
+        }
+
+        private static void require(String problem, String setting, long value) {
+            if (problem != null) {
+                throw new IllegalArgumentException(setting + " " + problem + ": " + setting + "=" + value);
+            }
         }
 
         private static void require(boolean condition, String message) {

@@ -5,6 +5,12 @@ package io.selcc.fabric;
  * them and each other. Implementations: {@link LocalFabric} (in one JVM); tcp and rdma later.
  */
 public interface Fabric extends AutoCloseable {
+    /**
+     * Compute nodes a fabric serves at most: the cache's latch word has one reader bit per compute node
+     * (and a writer tag), in 64 bits.
+     */
+    int MAX_COMPUTE_NODES = 56;
+
     int memoryNodeCount();
 
     /** Bytes in memory node {@code memoryNode}. */

@@ -39,7 +39,7 @@ public final class LocalFabric implements Fabric {
     /**
      * @param memoryNodeCount number of memory nodes
      * @param bytesPerMemoryNode capacity of each memory node (multiple of 8)
-     * @param computeNodeCount number of compute nodes, at most {@link LatchWord#MAX_COMPUTE_NODES}
+     * @param computeNodeCount number of compute nodes, at most {@link Fabric#MAX_COMPUTE_NODES}
      * @param latency latency model applied to every round trip ({@link LatencyModel#OFF} for none)
      */
     public LocalFabric(int memoryNodeCount, long bytesPerMemoryNode, int computeNodeCount, LatencyModel latency) {
@@ -47,8 +47,8 @@ public final class LocalFabric implements Fabric {
             throw new IllegalArgumentException("memory nodes must be in [1, " + GlobalAddress.MAX_MEMORY_NODES
                 + "]: memoryNodes=" + memoryNodeCount);
         }
-        if (computeNodeCount < 1 || computeNodeCount > LatchWord.MAX_COMPUTE_NODES) {
-            throw new IllegalArgumentException("compute nodes must be in [1, " + LatchWord.MAX_COMPUTE_NODES
+        if (computeNodeCount < 1 || computeNodeCount > MAX_COMPUTE_NODES) {
+            throw new IllegalArgumentException("compute nodes must be in [1, " + MAX_COMPUTE_NODES
                 + "] (the latch word has one reader bit per node): computeNodes=" + computeNodeCount);
         }
         if (bytesPerMemoryNode < 4096 || bytesPerMemoryNode % 8 != 0 || bytesPerMemoryNode > GlobalAddress.OFFSET_MASK) {
@@ -228,11 +228,16 @@ public final class LocalFabric implements Fabric {
         }
 
         private void read(long address, MemorySegment dst, long dstOffset, int length) {
+            copyOut(address, dst, dstOffset, length);
+            roundTrip(length);
+        }
+
+        /** A READ verb's work: memory's bytes into {@code dst}, counted (the round trip is the caller's). */
+        private void copyOut(long address, MemorySegment dst, long dstOffset, int length) {
             MemorySegment node = target(address, length, false);
             MemorySegment.copy(node, GlobalAddress.offset(address), dst, dstOffset, length);
             counters.increment(Counter.VERB_READ);
             counters.add(Counter.BYTES_READ, length);
-            roundTrip(length);
         }
 
         @Override
@@ -246,12 +251,17 @@ public final class LocalFabric implements Fabric {
         }
 
         private void write(long address, MemorySegment src, long srcOffset, int length) {
+            copyIn(address, src, srcOffset, length);
+            roundTrip(length);
+        }
+
+        /** A WRITE verb's work: {@code src}'s bytes into memory, published, counted (the round trip is the caller's). */
+        private void copyIn(long address, MemorySegment src, long srcOffset, int length) {
             MemorySegment node = target(address, length, false);
             MemorySegment.copy(src, srcOffset, node, GlobalAddress.offset(address), length);
             VarHandle.releaseFence();
             counters.increment(Counter.VERB_WRITE);
             counters.add(Counter.BYTES_WRITTEN, length);
-            roundTrip(length);
         }
 
         @Override
@@ -317,21 +327,8 @@ public final class LocalFabric implements Fabric {
             for (int i = 0; i < batch.size; i++) {
                 long address = batch.addresses[i];
                 switch (batch.kinds[i]) {
-                    case READ -> {
-                        int length = batch.lengths[i];
-                        MemorySegment node = target(address, length, false);
-                        MemorySegment.copy(node, GlobalAddress.offset(address), batch.segments[i], batch.segmentOffsets[i], length);
-                        counters.increment(Counter.VERB_READ);
-                        counters.add(Counter.BYTES_READ, length);
-                    }
-                    case WRITE -> {
-                        int length = batch.lengths[i];
-                        MemorySegment node = target(address, length, false);
-                        MemorySegment.copy(batch.segments[i], batch.segmentOffsets[i], node, GlobalAddress.offset(address), length);
-                        VarHandle.releaseFence();
-                        counters.increment(Counter.VERB_WRITE);
-                        counters.add(Counter.BYTES_WRITTEN, length);
-                    }
+                    case READ -> copyOut(address, batch.segments[i], batch.segmentOffsets[i], batch.lengths[i]);
+                    case WRITE -> copyIn(address, batch.segments[i], batch.segmentOffsets[i], batch.lengths[i]);
                     case CAS -> batch.results[i] = cas(address, batch.operands[i], batch.updates[i]);
                     case FAA -> batch.results[i] = faa(address, batch.operands[i]);
                 }

@@ -1,7 +1,7 @@
 package io.selcc.cache;
 
 import io.selcc.fabric.FabricEndpoint;
-import io.selcc.fabric.GclLayout;
+import io.selcc.cache.GclLayout;
 import io.selcc.fabric.LatencyModel;
 import io.selcc.fabric.LocalFabric;
 import io.selcc.fabric.NodeFailedException;
@@ -187,8 +187,8 @@ class CrashedNodeTest {
             assertTrue(deadThread.get() instanceof NodeFailedException, "the crashed node's thread stopped: "
                 + deadThread.get());
             long word = cluster.fabric().endpoint(0).remoteFaa(line, 0);
-            assertEquals(0, io.selcc.fabric.LatchWord.writer(word), "the line stays the survivor's: "
-                + io.selcc.fabric.LatchWord.toString(word));
+            assertEquals(0, io.selcc.cache.LatchWord.writer(word), "the line stays the survivor's: "
+                + io.selcc.cache.LatchWord.toString(word));
         }
     }
 

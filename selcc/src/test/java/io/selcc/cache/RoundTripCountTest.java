@@ -2,7 +2,7 @@ package io.selcc.cache;
 
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.CounterSnapshot;
-import io.selcc.fabric.GclLayout;
+import io.selcc.cache.GclLayout;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -98,12 +98,12 @@ public final class TpccRandom {
 
     /** C_ID: NURand(1023, 1, 3000). */
     public int customerId() {
-        return nurand(random, A_C_ID, constants.cId(), 1, 3000);
+        return nurand(random, A_C_ID, constants.cId(), 1, TpccScale.CUSTOMERS_PER_DISTRICT);
     }
 
     /** OL_I_ID: NURand(8191, 1, 100000). */
     public int itemId() {
-        return nurand(random, A_OL_I_ID, constants.olIId(), 1, 100_000);
+        return nurand(random, A_OL_I_ID, constants.olIId(), 1, TpccScale.ITEMS);
     }
 
     /** a-string[x..y]: random letters, length uniform in [x..y] ([SPEC] 4.3.2.2); at most 500. */

@@ -1,8 +1,8 @@
 package io.selcc.twopc;
 
-import io.selcc.engine.AbortException;
-import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.Redo;
 import io.selcc.engine.RowVisitor;
 import io.selcc.engine.Transaction;

@@ -1,7 +1,7 @@
 package io.selcc.twopc;
 
-import io.selcc.engine.AbortException;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.Database;
 import io.selcc.fabric.LocalFabric;
 import io.selcc.fabric.MessageInterceptor.Fate;

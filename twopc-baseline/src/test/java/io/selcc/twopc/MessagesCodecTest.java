@@ -1,6 +1,6 @@
 package io.selcc.twopc;
 
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.fabric.MalformedMessageException;
 import io.selcc.fabric.WireReader;
 import io.selcc.fabric.WireWriter;

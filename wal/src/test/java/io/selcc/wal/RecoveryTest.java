@@ -1,6 +1,6 @@
 package io.selcc.wal;
 
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.CommitLog;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;

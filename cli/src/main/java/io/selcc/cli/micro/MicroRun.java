@@ -101,7 +101,7 @@ final class MicroRun {
                 thread.join(); // after this every count and latency is final
             }
         }
-        failIfAPeerIsGone();
+        failIfAPeerIsGone(cluster);
         Throwable failure = control.failure();
         if (failure != null) {
             throw new IllegalStateException("micro-benchmark failed" + where + ": " + failure.getMessage(), failure);
@@ -110,9 +110,10 @@ final class MicroRun {
     }
 
     /** Ends the run with one line if another compute node's process died during it. */
-    private void failIfAPeerIsGone() {
+    private void failIfAPeerIsGone(SelccCluster cluster) {
         int gone = lostPeer.get();
         if (gone >= 0) {
+            ClusterRun.failIfAMemoryNodeIsLost(cluster, config.cluster().node());
             throw new io.selcc.cli.CliFailure("compute node " + gone + "'s process is gone: the lines it held are lost"
                 + " (the micro-benchmark keeps no log to restore them from), so the run ends");
         }

@@ -1,49 +1,22 @@
 package io.selcc.cli.tpcc;
 
-import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.SelccCli;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
-import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc check}: loads a database and runs the twelve consistency conditions and the index check on it. */
 @Command(name = "check", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
     description = "Load a fresh database (or, with --data-dir, recover the one kept there) and run the twelve"
         + " consistency conditions of clause 3.3.2 on it, and check that every index agrees with its table (exit"
         + " code 1 if any fails). With --data-dir it also reports ordersSinceLoad: count(ORDER) minus the load's.")
-public final class TpccCheckCommand implements Callable<Integer> {
-    @Spec
-    private CommandSpec spec;
-
-    @Mixin
-    private ClusterOptions clusterOptions;
-
-    @Mixin
-    private TpccOptions tpcc;
-
-    @Option(names = "--seed", paramLabel = "LONG", defaultValue = "42",
-        description = "Seed of the population. Default: ${DEFAULT-VALUE}.")
-    private long seed;
-
+public final class TpccCheckCommand extends TpccDatabaseCommand {
     @Option(names = "--json", paramLabel = "FILE",
         description = "With --data-dir: also write the result (ordersSinceLoad, conditions failed, recovery) as JSON.")
     private java.nio.file.Path json;
 
     @Override
-    public Integer call() {
-        try {
-            return runLocked();
-        } finally {
-            DataDir.unlock(); // a command run in-process (tests) leaves the directory free for the next
-        }
-    }
-
-    private Integer runLocked() {
+    Integer runLocked() {
         if (tpcc.dataDir != null) {
             DataDir.forRecovery(tpcc.dataDir, tpcc, spec.commandLine());
         }

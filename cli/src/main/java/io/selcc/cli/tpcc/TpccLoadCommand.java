@@ -1,45 +1,17 @@
 package io.selcc.cli.tpcc;
 
-import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.SelccCli;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-
-import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc load}: loads the initial population and reports rows, time and memory. */
 @Command(name = "load", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
     description = "Load the initial population (clause 4.3.3.1) in parallel over compute nodes and threads;"
         + " report rows per table, time and memory. With --check, run the consistency checks after it. With"
         + " --data-dir, keep the database in a directory (a checkpoint) for run and check.")
-public final class TpccLoadCommand implements Callable<Integer> {
-    @Spec
-    private CommandSpec spec;
-
-    @Mixin
-    private ClusterOptions clusterOptions;
-
-    @Mixin
-    private TpccOptions tpcc;
-
-    @Option(names = "--seed", paramLabel = "LONG", defaultValue = "42",
-        description = "Seed of the population and of the NURand constants. Default: ${DEFAULT-VALUE}.")
-    private long seed;
-
+public final class TpccLoadCommand extends TpccDatabaseCommand {
     @Override
-    public Integer call() {
-        try {
-            return runLocked();
-        } finally {
-            DataDir.unlock(); // a command run in-process (tests) leaves the directory free for the next
-        }
-    }
-
-    private Integer runLocked() {
+    Integer runLocked() {
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         if (tpcc.dataDir != null) {
             DataDir.forLoad(tpcc.dataDir, spec.commandLine());

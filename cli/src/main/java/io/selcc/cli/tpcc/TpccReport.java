@@ -2,7 +2,7 @@ package io.selcc.cli.tpcc;
 
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.JsonWriter;
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.tpcc.check.CheckReport;
 import io.selcc.tpcc.check.ConditionResult;
 import io.selcc.tpcc.driver.DriverConfig;

@@ -576,6 +576,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                     try {
                         db.peerGone(node); // fenced and repaired (here or by another process) before the check reads
                     } catch (IllegalStateException notRepaired) {
+                        io.selcc.cli.ClusterRun.failIfAMemoryNodeIsLost(db.cluster(), 0);
                         throw new io.selcc.cli.CliFailure("compute node " + node + "'s process is gone and its lines"
                             + " could not be restored: " + notRepaired.getMessage(), notRepaired);
                     }
@@ -691,6 +692,7 @@ public final class TpccRunCommand implements Callable<Integer> {
     private static RuntimeException lostPeer(Database db, IllegalStateException e) {
         for (int n = 0; n < db.computeNodeCount(); n++) {
             if (!db.cluster().hosts(n) && db.cluster().crashed(n)) {
+                io.selcc.cli.ClusterRun.failIfAMemoryNodeIsLost(db.cluster(), db.cluster().liveNode());
                 Throwable root = e;
                 while (root.getCause() != null && root.getCause() != root) {
                     if (root instanceof IllegalStateException && root.getMessage() != null

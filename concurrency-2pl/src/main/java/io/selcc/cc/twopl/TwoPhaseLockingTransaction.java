@@ -2,9 +2,9 @@ package io.selcc.cc.twopl;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
-import io.selcc.engine.AbortException;
-import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.LongMap;

@@ -2,10 +2,8 @@ package io.selcc.cc.occ;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
-import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.cc.BufferingTransaction;
-import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.CommitLeaves;
 import io.selcc.engine.cc.LatchedPages;
 import io.selcc.engine.cc.ReadSet;
@@ -18,7 +16,6 @@ import io.selcc.storage.TupleView;
 
 import java.util.HashMap;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -121,38 +118,21 @@ final class OptimisticTransaction extends BufferingTransaction {
         return null;
     }
 
+    /** Every read still valid, every covered leaf unchanged, every insert slot intact (a crashed node's cache may take one). */
     @Override
-    public CommitOutcome commit(CommitHook hook) {
-        beginCommit();
-        LatchedPages latched = LatchedPages.NONE;
-        try {
-            latched = latchForCommit();
-            CommitLeaves leaves = holdChangedLeaves();
-            AbortReason refused = hook.beforeInstall();
-            if (refused != null) {
-                writes.freeInserts(latched);
-                return CommitOutcome.aborted(refused);
-            }
-            // An insert slot a crashed node's cache took with it is a failed validation too.
-            if (!validate(latched) || !validateNodeSet(leaves) || !writes.insertsIntact(latched)) {
-                hook.undo();
-                writes.freeInserts(latched);
-                return CommitOutcome.aborted(AbortReason.VALIDATION_FAILED);
-            }
-            AbortReason notLogged = hook.commitPoint(); // write latches still held: logged in commit order
-            if (notLogged != null) {
-                hook.undo();
-                writes.freeInserts(latched);
-                return CommitOutcome.aborted(notLogged);
-            }
-            writes.install(latched, version -> version + 1, Set.of());
-            return CommitOutcome.COMMITTED;
-        } finally {
-            releaseChangedLeaves();
-            writes.releaseLatched();
-            returnReads();
-            writes.recycle(); // the transaction is over: its row images go back to the thread's pool
-        }
+    protected AbortReason validateReads(LatchedPages latched, CommitLeaves leaves) {
+        return validate(latched) && validateNodeSet(leaves) && writes.insertsIntact(latched) ? null
+            : AbortReason.VALIDATION_FAILED;
+    }
+
+    @Override
+    protected long newVersion(long version) {
+        return version + 1;
+    }
+
+    @Override
+    protected void afterRelease() {
+        returnReads();
     }
 
     /**

@@ -1,7 +1,7 @@
 package io.selcc.cc.occ;
 
-import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.CrashRecovery;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;

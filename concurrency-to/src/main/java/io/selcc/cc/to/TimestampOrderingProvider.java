@@ -33,8 +33,7 @@ public final class TimestampOrderingProvider implements ConcurrencyControlProvid
             @Override
             public CcTransaction begin() {
                 return new TimestampOrderingTransaction(node,
-                    TimestampOrderingTransaction.timestamp(node.faa(counter, 1) + 1, node.nodeId()),
-                    environment.thomasWriteRule());
+                    TimestampOrderingTransaction.timestamp(node.faa(counter, 1) + 1, node.nodeId()));
             }
 
             /**

@@ -2,10 +2,8 @@ package io.selcc.cc.to;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
-import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.cc.BufferingTransaction;
-import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.cc.LatchedPages;
 import io.selcc.engine.cc.LongMap;
 import io.selcc.engine.cc.RowViews;
@@ -17,9 +15,7 @@ import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -31,8 +27,7 @@ import java.util.function.Predicate;
  *       when rts must change; never for an insert-only table, whose committed rows no writer changes).</li>
  *   <li>write: buffered; at commit, with the write set's pages X-latched in global order, abort if
  *       rts > ts (a younger transaction read it), wts > ts (it wrote it) or the slot holds another row
- *       now, then install with wts = ts. With the Thomas write rule an update older than wts (but not
- *       than rts) is skipped instead.</li>
+ *       now, then install with wts = ts.</li>
  * </ul>
  * Serializable in timestamp order; no dirty reads since writes appear only at commit.
  *
@@ -48,20 +43,18 @@ import java.util.function.Predicate;
  */
 final class TimestampOrderingTransaction extends BufferingTransaction {
     /** Low bits of a timestamp that name the compute node that drew it. */
-    static final int NODE_BITS = Integer.SIZE - Integer.numberOfLeadingZeros(io.selcc.fabric.LatchWord.MAX_COMPUTE_NODES - 1);
+    static final int NODE_BITS = Integer.SIZE - Integer.numberOfLeadingZeros(io.selcc.fabric.Fabric.MAX_COMPUTE_NODES - 1);
     static final int NODE_MASK = (1 << NODE_BITS) - 1;
 
     private final long ts;
-    private final boolean thomasWriteRule;
     private final TimestampGuard guard = new TimestampGuard();
     /** Leaves the current index read covered: address, version seen (pairs). */
     private final List<long[]> coveredLeaves = new ArrayList<>();
     private AbortReason refusal;
 
-    TimestampOrderingTransaction(ComputeNode node, long ts, boolean thomasWriteRule) {
+    TimestampOrderingTransaction(ComputeNode node, long ts) {
         super(node);
         this.ts = ts;
-        this.thomasWriteRule = thomasWriteRule;
     }
 
     /**
@@ -222,77 +215,59 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         return refusal;
     }
 
+    /**
+     * Every written row still carries this transaction's intent and no younger write; own inserts' slots
+     * are intact and no younger than {@code ts}.
+     */
     @Override
-    public CommitOutcome commit(CommitHook hook) {
-        beginCommit();
-        LatchedPages latched = LatchedPages.NONE;
-        boolean installed = false;
-        boolean latchedAll = false;
-        try {
-            latched = latchForCommit();
-            latchedAll = true;
-            Set<Long> obsolete = new HashSet<>();
-            if (!writes.insertsIntact(latched)) {
-                writes.freeInserts(latched); // a crashed node's cache took an insert slot with it
-                return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
-            }
-            LongMap<WriteSet.Entry> entries = writes.entries();
-            for (int at = 0; at < entries.size(); at++) {
-                long rid = entries.keyAt(at);
-                WriteSet.Entry write = entries.valueAt(at);
-                TupleView row = writes.row(rid, write, latched);
-                if (!write.touchesSharedRow()) {
-                    // Own inserts: nobody else can see them, but the slot's version must only grow.
-                    if (row.version() > ts) {
-                        writes.freeInserts(latched);
-                        return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
-                    }
-                    continue;
-                }
-                if (!row.isVisible() || row.incarnation() != write.incarnation() || !row.hasWriteIntent()
-                        || row.readTimestamp() != ts) {
-                    if (node.anyPeerCrashed()) {
-                        // A crash repair restamped the row's line (its cache took the intent with it): others
-                        // may have read or written the row since, so this write can no longer commit.
-                        writes.freeInserts(latched);
-                        return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
-                    }
-                    // The intent keeps younger readers and every writer off the row: losing it is a bug.
-                    throw new IllegalStateException("TO write intent lost on record " + rid + " ts=" + ts
-                        + " rts=" + row.readTimestamp() + " visible=" + row.isVisible());
-                }
+    protected AbortReason validateRows(LatchedPages latched) {
+        if (!writes.insertsIntact(latched)) {
+            return AbortReason.TIMESTAMP_TOO_OLD; // a crashed node's cache took an insert slot with it
+        }
+        LongMap<WriteSet.Entry> entries = writes.entries();
+        for (int at = 0; at < entries.size(); at++) {
+            long rid = entries.keyAt(at);
+            WriteSet.Entry write = entries.valueAt(at);
+            TupleView row = writes.row(rid, write, latched);
+            if (!write.touchesSharedRow()) {
+                // Own inserts: nobody else can see them, but the slot's version must only grow.
                 if (row.version() > ts) {
-                    if (thomasWriteRule && write.kind() == WriteSet.Kind.UPDATE) {
-                        obsolete.add(rid); // a younger write already won
-                    } else {
-                        writes.freeInserts(latched);
-                        return CommitOutcome.aborted(AbortReason.TIMESTAMP_TOO_OLD);
-                    }
+                    return AbortReason.TIMESTAMP_TOO_OLD;
                 }
+                continue;
             }
-            holdChangedLeaves(); // a refused index change is undone before anyone sees the others
-            AbortReason refused = hook.beforeInstall();
-            if (refused != null) {
-                writes.freeInserts(latched);
-                return CommitOutcome.aborted(refused);
+            if (!row.isVisible() || row.incarnation() != write.incarnation() || !row.hasWriteIntent()
+                    || row.readTimestamp() != ts) {
+                if (node.anyPeerCrashed()) {
+                    // A crash repair restamped the row's line (its cache took the intent with it): others
+                    // may have read or written the row since, so this write can no longer commit.
+                    return AbortReason.TIMESTAMP_TOO_OLD;
+                }
+                // The intent keeps younger readers and every writer off the row: losing it is a bug.
+                throw new IllegalStateException("TO write intent lost on record " + rid + " ts=" + ts
+                    + " rts=" + row.readTimestamp() + " visible=" + row.isVisible());
             }
-            AbortReason notLogged = hook.commitPoint(); // write latches still held: logged in commit order
-            if (notLogged != null) {
-                hook.undo();
-                writes.freeInserts(latched);
-                return CommitOutcome.aborted(notLogged);
+            if (row.version() > ts) {
+                return AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction wrote the row
             }
-            dropIntents(latched); // in the same latch hold as the install: nobody sees the gap
-            writes.install(latched, version -> ts, obsolete);
-            installed = true;
-            return CommitOutcome.COMMITTED;
-        } finally {
-            if (!installed && latchedAll) {
-                dropIntents(latched); // a failed commit: the rows stay as they were, without the intents
-            }
-            releaseChangedLeaves();
-            writes.releaseLatched();
-            writes.recycle(); // the transaction is over: its row images go back to the thread's pool
+        }
+        return null;
+    }
+
+    @Override
+    protected void beforeInstall(LatchedPages latched) {
+        dropIntents(latched); // in the same latch hold as the install: nobody sees the gap
+    }
+
+    @Override
+    protected long newVersion(long version) {
+        return ts;
+    }
+
+    @Override
+    protected void commitEnded(LatchedPages latched, boolean latchedAll, boolean installed) {
+        if (!installed && latchedAll) {
+            dropIntents(latched); // a failed commit: the rows stay as they were, without the intents
         }
     }
 

@@ -1,7 +1,7 @@
 package io.selcc.cc.to;
 
 import io.selcc.cache.AccessMode;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;

@@ -1,9 +1,9 @@
 package io.selcc.cc.to;
 
 import io.selcc.cache.AccessMode;
-import io.selcc.engine.AbortException;
-import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;

@@ -1,8 +1,6 @@
 package io.selcc.engine.cc;
 
 import io.selcc.cache.ComputeNode;
-import io.selcc.engine.AbortException;
-import io.selcc.engine.AbortReason;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
@@ -13,8 +11,8 @@ import java.util.function.Predicate;
 
 /**
  * Base of algorithms that buffer writes in a {@link WriteSet} and install them at commit (OCC, TO):
- * updates, deletes, inserts, own-row reads and abort are the same for all of them. A subclass says
- * how a row other transactions may see is read, and how it commits.
+ * updates, deletes, inserts, own-row reads, abort and the commit's steps are the same for all of them.
+ * A subclass says how a row other transactions may see is read, and what its commit checks.
  */
 public abstract class BufferingTransaction implements CcTransaction {
     protected final ComputeNode node;
@@ -99,13 +97,13 @@ public abstract class BufferingTransaction implements CcTransaction {
     }
 
     /** From here until {@link #releaseChangedLeaves}, index changes keep their leaves X-latched. */
-    protected final CommitLeaves holdChangedLeaves() {
+    private CommitLeaves holdChangedLeaves() {
         commitLeaves = new CommitLeaves(readGuard());
         return commitLeaves;
     }
 
     /** Ends a commit's hold on its leaves (after installing or undoing). */
-    protected final void releaseChangedLeaves() {
+    private void releaseChangedLeaves() {
         if (commitLeaves != null) {
             commitLeaves.releaseAll(node);
             commitLeaves = null;
@@ -128,7 +126,7 @@ public abstract class BufferingTransaction implements CcTransaction {
      * freed, {@link #rolledBack} run) before the failure propagates: {@link #beginCommit} already
      * marked it over, so {@link #abort} would not.
      */
-    protected final LatchedPages latchForCommit() {
+    private LatchedPages latchForCommit() {
         try {
             return writes.latchPages();
         } catch (RuntimeException | Error e) {
@@ -143,8 +141,96 @@ public abstract class BufferingTransaction implements CcTransaction {
         }
     }
 
+    /**
+     * The commit of every buffering algorithm:
+     * <ol>
+     *   <li>latch the write set's pages (in global order);</li>
+     *   <li>{@link #validateRows}: the algorithm's checks of the rows it writes (TO's timestamps);</li>
+     *   <li>hold the changed leaves and apply the index changes ({@code hook.beforeInstall}, which may
+     *       refuse: a unique key taken meanwhile);</li>
+     *   <li>{@link #validateReads}: checks that need the leaves held and the index changes applied (OCC's
+     *       read and node sets); a refusal undoes the index changes;</li>
+     *   <li>the commit point ({@code hook.commitPoint}, the log, with every write latch still held), then
+     *       {@link #beforeInstall} and the install, each written row's version {@link #newVersion};</li>
+     * </ol>
+     * An abort frees the inserted slots. At the end, whatever happened: {@link #commitEnded}, the leaves
+     * and pages released, {@link #afterRelease}.
+     */
+    @Override
+    public final CommitOutcome commit(CommitHook hook) {
+        beginCommit();
+        LatchedPages latched = LatchedPages.NONE;
+        boolean latchedAll = false;
+        boolean installed = false;
+        try {
+            latched = latchForCommit();
+            latchedAll = true;
+            AbortReason rows = validateRows(latched);
+            if (rows != null) {
+                writes.freeInserts(latched);
+                return CommitOutcome.aborted(rows);
+            }
+            CommitLeaves leaves = holdChangedLeaves();
+            AbortReason refused = hook.beforeInstall();
+            if (refused != null) {
+                writes.freeInserts(latched);
+                return CommitOutcome.aborted(refused);
+            }
+            AbortReason reads = validateReads(latched, leaves);
+            if (reads != null) {
+                hook.undo();
+                writes.freeInserts(latched);
+                return CommitOutcome.aborted(reads);
+            }
+            AbortReason notLogged = hook.commitPoint(); // write latches still held: logged in commit order
+            if (notLogged != null) {
+                hook.undo();
+                writes.freeInserts(latched);
+                return CommitOutcome.aborted(notLogged);
+            }
+            beforeInstall(latched);
+            writes.install(latched, this::newVersion);
+            installed = true;
+            return CommitOutcome.COMMITTED;
+        } finally {
+            commitEnded(latched, latchedAll, installed);
+            releaseChangedLeaves();
+            writes.releaseLatched();
+            afterRelease();
+            writes.recycle(); // the transaction is over: its row images go back to the thread's pool
+        }
+    }
+
+    /** Checks the rows to write, their pages latched, before any index change; a reason to abort, or null. */
+    protected AbortReason validateRows(LatchedPages latched) {
+        return null;
+    }
+
+    /** Checks with the changed leaves held and the index changes applied; a reason to abort, or null. */
+    protected AbortReason validateReads(LatchedPages latched, CommitLeaves leaves) {
+        return null;
+    }
+
+    /** Runs right before the install, after the commit point, in the same latch hold. */
+    protected void beforeInstall(LatchedPages latched) {
+    }
+
+    /** A written row's version after the install, from its version before. */
+    protected abstract long newVersion(long version);
+
+    /**
+     * Runs first when a commit ends, latches still held ({@code latchedAll}: every page of the write set
+     * was latched), whether it installed or not.
+     */
+    protected void commitEnded(LatchedPages latched, boolean latchedAll, boolean installed) {
+    }
+
+    /** Runs once a commit released its latches. */
+    protected void afterRelease() {
+    }
+
     /** Marks the transaction over at the start of a commit (a failed commit cleans up itself). */
-    protected final void beginCommit() {
+    private void beginCommit() {
         checkActive();
         active = false;
     }

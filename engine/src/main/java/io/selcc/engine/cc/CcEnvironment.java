@@ -7,7 +7,6 @@ import io.selcc.cache.ComputeNode;
  *
  * @param node the compute node
  * @param timestampCounter global address of an 8-byte word for FAA timestamps, in a GCL that is never latched
- * @param thomasWriteRule TO only: skip (instead of abort) a write older than the tuple's last write
  */
-public record CcEnvironment(ComputeNode node, long timestampCounter, boolean thomasWriteRule) {
+public record CcEnvironment(ComputeNode node, long timestampCounter) {
 }

@@ -1,8 +1,5 @@
 package io.selcc.engine.cc;
 
-import io.selcc.engine.AbortException;
-import io.selcc.engine.AbortReason;
-import io.selcc.engine.CommitOutcome;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;

@@ -1,6 +1,5 @@
 package io.selcc.engine.cc;
 
-import io.selcc.engine.AbortReason;
 
 /**
  * The engine's part of a commit: index changes, made by the algorithm's call while it holds every

@@ -202,16 +202,10 @@ public final class WriteSet {
         return RowViews.of(table).wrap(latched.get(table.pageOf(rid)), table.slotOf(rid));
     }
 
-    /**
-     * Installs every write except those in {@code skip}; a written row's version becomes
-     * {@code newVersion(old)}.
-     */
-    public void install(LatchedPages latched, LongUnaryOperator newVersion, java.util.Set<Long> skip) {
+    /** Installs every write; a written row's version becomes {@code newVersion(old)}. */
+    public void install(LatchedPages latched, LongUnaryOperator newVersion) {
         for (int i = 0; i < entries.size(); i++) {
             long rid = entries.keyAt(i);
-            if (skip.contains(rid)) {
-                continue;
-            }
             Entry entry = entries.valueAt(i);
             HeapTable table = entry.table;
             GclHandle page = latched.get(table.pageOf(rid));

@@ -516,13 +516,8 @@ public final class BLinkTree {
                 if (refused) {
                     return delivered;
                 }
-                for (int i = 0; i < copied; i++) {
-                    delivered++;
-                    if (!visitor.visit(c.keys[i], c.values[i])) {
-                        return delivered;
-                    }
-                }
-                if (last || delivered == limit) {
+                delivered = deliverCopied(c, copied, delivered, visitor);
+                if (c.visitorStopped || last || delivered == limit) {
                     return delivered;
                 }
                 first = false;
@@ -586,19 +581,31 @@ public final class BLinkTree {
                 if (refused) {
                     return delivered;
                 }
-                for (int i = 0; i < copied; i++) {
-                    delivered++;
-                    if (!visitor.visit(c.keys[i], c.values[i])) {
-                        return delivered;
-                    }
-                }
-                if (last || delivered == limit) {
+                delivered = deliverCopied(c, copied, delivered, visitor);
+                if (c.visitorStopped || last || delivered == limit) {
                     return delivered;
                 }
             }
         } finally {
             release(c);
         }
+    }
+
+    /**
+     * Hands the {@code copied} entries a scan copied out of a leaf (in {@code c.keys}/{@code c.values},
+     * latch released) to the visitor in order; returns {@code delivered} plus those it took, and sets
+     * {@code c.visitorStopped} if the visitor asked to stop.
+     */
+    private static int deliverCopied(Context c, int copied, int delivered, EntryVisitor visitor) {
+        c.visitorStopped = false;
+        for (int i = 0; i < copied; i++) {
+            delivered++;
+            if (!visitor.visit(c.keys[i], c.values[i])) {
+                c.visitorStopped = true;
+                return delivered;
+            }
+        }
+        return delivered;
     }
 
     // ---------------------------------------------------------------- descent
@@ -1227,6 +1234,8 @@ public final class BLinkTree {
         boolean optMovedRight;
         final long[] keys;
         final long[] values;
+        /** Set by {@link #deliverCopied} when a scan's visitor asked to stop. */
+        boolean visitorStopped;
         /**
          * Leaves this thread's operations ended at, with their fences as read then (round-robin
          * replacement): TPC-C's terminals insert into ten districts' ranges in turn, which one hint

@@ -96,7 +96,7 @@ final class ComputeNodeServer {
                 }
                 in.readUnsignedByte();
                 int from = in.readInt();
-                if (peer >= 0 || from < 0 || from >= io.selcc.fabric.LatchWord.MAX_COMPUTE_NODES) {
+                if (peer >= 0 || from < 0 || from >= io.selcc.fabric.Fabric.MAX_COMPUTE_NODES) {
                     refuse(ctx, peer >= 0 ? "a second HELLO" : "HELLO from no such compute node: " + from);
                     return;
                 }

@@ -5,7 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
-import io.selcc.fabric.LatchWord;
+import io.selcc.fabric.Fabric;
 import io.selcc.fabric.OffHeap;
 import io.selcc.fabric.VerbBatch;
 
@@ -37,8 +37,8 @@ public final class MemoryNodeServer implements AutoCloseable {
     private final MemorySegment memory;
     private final EventLoopGroup loops;
     private final Channel server;
-    private final AtomicIntegerArray fenced = new AtomicIntegerArray(LatchWord.MAX_COMPUTE_NODES);
-    private final AtomicIntegerArray inFlight = new AtomicIntegerArray(LatchWord.MAX_COMPUTE_NODES);
+    private final AtomicIntegerArray fenced = new AtomicIntegerArray(Fabric.MAX_COMPUTE_NODES);
+    private final AtomicIntegerArray inFlight = new AtomicIntegerArray(Fabric.MAX_COMPUTE_NODES);
     private final CountDownLatch closed = new CountDownLatch(1);
 
     private MemoryNodeServer(InetSocketAddress listen, long bytes, int threads) throws InterruptedException {
@@ -177,10 +177,10 @@ public final class MemoryNodeServer implements AutoCloseable {
 
         /** Null if every verb is well-formed and inside this memory node; else what is wrong. */
         private String check(ByteBuf in, int issuer, int beneficiary, int count) {
-            if (issuer < 0 || issuer >= LatchWord.MAX_COMPUTE_NODES) {
+            if (issuer < 0 || issuer >= Fabric.MAX_COMPUTE_NODES) {
                 return "no such compute node: issuer=" + issuer;
             }
-            if (beneficiary < -1 || beneficiary >= LatchWord.MAX_COMPUTE_NODES) {
+            if (beneficiary < -1 || beneficiary >= Fabric.MAX_COMPUTE_NODES) {
                 return "no such compute node: beneficiary=" + beneficiary;
             }
             if (count < 0) {
@@ -258,7 +258,7 @@ public final class MemoryNodeServer implements AutoCloseable {
 
         private void fence(ChannelHandlerContext ctx, long id, ByteBuf in) {
             int node = in.readableBytes() >= 4 ? in.readInt() : -1;
-            if (node < 0 || node >= LatchWord.MAX_COMPUTE_NODES) {
+            if (node < 0 || node >= Fabric.MAX_COMPUTE_NODES) {
                 error(ctx, id, Frame.ERROR_BAD_REQUEST, -1, "FENCE of no such compute node: " + node);
                 return;
             }

@@ -6,7 +6,6 @@ import io.selcc.fabric.Counter;
 import io.selcc.fabric.Fabric;
 import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.GlobalAddress;
-import io.selcc.fabric.LatchWord;
 import io.selcc.fabric.MessageCodec;
 import io.selcc.fabric.MessageHandler;
 import io.selcc.fabric.MessageKind;
@@ -54,8 +53,8 @@ public final class TcpFabric implements Fabric {
     private final List<Runnable> afterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private TcpFabric(ClusterMap cluster, Set<Integer> hostedNodes, Duration timeout) {
-        if (cluster.computeNodes().size() > LatchWord.MAX_COMPUTE_NODES) {
-            throw new IllegalArgumentException("at most " + LatchWord.MAX_COMPUTE_NODES + " compute nodes: "
+        if (cluster.computeNodes().size() > Fabric.MAX_COMPUTE_NODES) {
+            throw new IllegalArgumentException("at most " + Fabric.MAX_COMPUTE_NODES + " compute nodes: "
                 + cluster.computeNodes().size());
         }
         this.cluster = cluster;

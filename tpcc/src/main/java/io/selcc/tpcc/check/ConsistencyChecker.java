@@ -1,5 +1,6 @@
 package io.selcc.tpcc.check;
 
+import io.selcc.tpcc.TpccScale;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.TableDefinition;
 import io.selcc.tpcc.TpccSchema;
@@ -41,7 +42,6 @@ import java.util.TreeMap;
  * transaction runs.
  */
 public final class ConsistencyChecker {
-    private static final int DISTRICTS = 10;
     /** Orders delivered at load per district ([SPEC] 4.3.3.1: O_ID < 2101 have a carrier). */
     private static final int LOADED_DELIVERED = 2_100;
 
@@ -95,7 +95,7 @@ public final class ConsistencyChecker {
         clear();
         for (int w = 1; w <= warehouses; w++) {
             warehouse(w);
-            for (int d = 1; d <= DISTRICTS; d++) {
+            for (int d = 1; d <= TpccScale.DISTRICTS; d++) {
                 district(w, d);
             }
         }

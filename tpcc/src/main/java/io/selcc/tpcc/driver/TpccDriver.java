@@ -1,7 +1,7 @@
 package io.selcc.tpcc.driver;
 
 import io.selcc.cache.SharedMemoryFullException;
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.TxnResult;

@@ -1,6 +1,6 @@
 package io.selcc.tpcc.driver;
 
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.cc.AbortReason;
 import org.HdrHistogram.Histogram;
 
 import java.util.EnumMap;

@@ -1,5 +1,6 @@
 package io.selcc.tpcc.load;
 
+import io.selcc.tpcc.TpccScale;
 /**
  * One unit of loading work. Its rows come from a random stream of its own, seeded from the load's seed
  * and the unit's ids ({@link #seed(long)}), so the data does not depend on which thread loads it.
@@ -12,7 +13,6 @@ package io.selcc.tpcc.load;
 record LoadUnit(Kind kind, int warehouse, int district, int chunk) {
     /** Item ids per ITEM or STOCK unit. */
     static final int CHUNK = 10_000;
-    static final int ITEMS = 100_000;
 
     enum Kind {
         /** ITEM rows of one chunk of ids. */
@@ -38,7 +38,8 @@ record LoadUnit(Kind kind, int warehouse, int district, int chunk) {
         return switch (kind) {
             case ITEMS, STOCK -> CHUNK;
             case WAREHOUSE -> 1;
-            case DISTRICT -> 3_000 * 3 + 30_000 + 900;
+            case DISTRICT -> TpccScale.CUSTOMERS_PER_DISTRICT * 2 + TpccScale.ORDERS_PER_DISTRICT * 11
+                + TpccScale.NEW_ORDERS_PER_DISTRICT; // customers, history; orders and ~10 lines each; new orders
         };
     }
 

@@ -1,5 +1,6 @@
 package io.selcc.tpcc.load;
 
+import io.selcc.tpcc.TpccScale;
 import io.selcc.tpcc.LastNames;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.TpccSchema.Customer;
@@ -24,11 +25,9 @@ import java.util.function.Consumer;
  * are 1/10,000, timestamps are the load's one timestamp.
  */
 final class PopulationGenerator {
-    static final int CUSTOMERS_PER_DISTRICT = 3_000;
-    static final int ORDERS_PER_DISTRICT = 3_000;
     /** Orders below this id are delivered at load; from it on they are new orders. */
-    static final int FIRST_NEW_ORDER = 2_101;
-    static final int BAD_CREDIT_PER_DISTRICT = CUSTOMERS_PER_DISTRICT / 10;
+    static final int FIRST_NEW_ORDER = TpccScale.ORDERS_PER_DISTRICT - TpccScale.NEW_ORDERS_PER_DISTRICT + 1;
+    static final int BAD_CREDIT_PER_DISTRICT = TpccScale.CUSTOMERS_PER_DISTRICT / 10;
 
     static final long WAREHOUSE_YTD = 300_000_00L;
     static final long DISTRICT_YTD = 30_000_00L;
@@ -180,13 +179,13 @@ final class PopulationGenerator {
 
         /** CUSTOMER rows with one HISTORY row each; exactly 10% of each district's customers have "BC" credit. */
         private void customers() {
-            boolean[] bad = new boolean[CUSTOMERS_PER_DISTRICT + 1];
-            int[] shuffled = r.permutation(CUSTOMERS_PER_DISTRICT);
+            boolean[] bad = new boolean[TpccScale.CUSTOMERS_PER_DISTRICT + 1];
+            int[] shuffled = r.permutation(TpccScale.CUSTOMERS_PER_DISTRICT);
             for (int k = 0; k < BAD_CREDIT_PER_DISTRICT; k++) {
                 bad[shuffled[k]] = true;
             }
             historyOrigin = historyOrigin(w, d);
-            for (id = 1; id <= CUSTOMERS_PER_DISTRICT; id++) {
+            for (id = 1; id <= TpccScale.CUSTOMERS_PER_DISTRICT; id++) {
                 badCredit = bad[id];
                 sink.insert(LoadTables.CUSTOMER, customerWriter);
                 sink.insert(LoadTables.HISTORY, historyWriter);
@@ -232,8 +231,8 @@ final class PopulationGenerator {
 
         /** ORDER rows with their ORDER-LINE rows and, from {@link #FIRST_NEW_ORDER} on, their NEW-ORDER row. */
         private void orders() {
-            int[] customerOf = r.permutation(CUSTOMERS_PER_DISTRICT);
-            for (id = 1; id <= ORDERS_PER_DISTRICT; id++) {
+            int[] customerOf = r.permutation(TpccScale.CUSTOMERS_PER_DISTRICT);
+            for (id = 1; id <= TpccScale.ORDERS_PER_DISTRICT; id++) {
                 orderCustomer = customerOf[id - 1];
                 delivered = id < FIRST_NEW_ORDER;
                 sink.insert(LoadTables.ORDER, orderWriter); // draws lineCount
@@ -268,7 +267,7 @@ final class PopulationGenerator {
             row.setInt(OrderLine.OL_D_ID, d);
             row.setInt(OrderLine.OL_W_ID, w);
             row.setInt(OrderLine.OL_NUMBER, lineNumber);
-            row.setInt(OrderLine.OL_I_ID, r.uniform(1, LoadUnit.ITEMS));
+            row.setInt(OrderLine.OL_I_ID, r.uniform(1, TpccScale.ITEMS));
             row.setInt(OrderLine.OL_SUPPLY_W_ID, w);
             if (delivered) {
                 row.setTimestamp(OrderLine.OL_DELIVERY_D, loadTimeMicros);

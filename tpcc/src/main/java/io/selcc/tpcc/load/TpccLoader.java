@@ -1,5 +1,6 @@
 package io.selcc.tpcc.load;
 
+import io.selcc.tpcc.TpccScale;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.BulkLoad;
 import io.selcc.engine.Database;
@@ -213,7 +214,7 @@ public final class TpccLoader {
     /** The units of {@code partition}'s tables (every one for {@link TpccSchema#SHARED}), biggest first. */
     List<LoadUnit> units(int partition) {
         List<LoadUnit> units = new ArrayList<>();
-        for (int chunk = 0; chunk < LoadUnit.ITEMS / LoadUnit.CHUNK; chunk++) {
+        for (int chunk = 0; chunk < TpccScale.ITEMS / LoadUnit.CHUNK; chunk++) {
             units.add(new LoadUnit(LoadUnit.Kind.ITEMS, 0, 0, chunk));
         }
         for (int w = 1; w <= warehouses; w++) {
@@ -221,7 +222,7 @@ public final class TpccLoader {
                 continue;
             }
             units.add(new LoadUnit(LoadUnit.Kind.WAREHOUSE, w, 0, 0));
-            for (int chunk = 0; chunk < LoadUnit.ITEMS / LoadUnit.CHUNK; chunk++) {
+            for (int chunk = 0; chunk < TpccScale.ITEMS / LoadUnit.CHUNK; chunk++) {
                 units.add(new LoadUnit(LoadUnit.Kind.STOCK, w, 0, chunk));
             }
             for (int d = 1; d <= 10; d++) {

@@ -1,5 +1,6 @@
 package io.selcc.tpcc.txn;
 
+import io.selcc.tpcc.TpccScale;
 import io.selcc.tpcc.TpccRandom;
 
 /**
@@ -9,12 +10,11 @@ import io.selcc.tpcc.TpccRandom;
  */
 public final class InputGenerator {
     /** The item id used for New-Order's 1% rollback: outside I_ID's populated 1..100,000. */
-    public static final int UNUSED_ITEM_ID = 100_001;
+    public static final int UNUSED_ITEM_ID = TpccScale.ITEMS + 1;
     /** The unused {@code customerId} of a by-name input. */
     public static final int NO_CUSTOMER_ID = 0;
     /** The unused {@code lastNameNumber} of a by-id input. */
     public static final int NO_LAST_NAME = -1;
-    static final int DISTRICTS = 10;
 
     private final TpccRandom random;
     /** With {@link #crossPartition}: the compute nodes the warehouses are spread over, and the share; else -1. */
@@ -38,7 +38,7 @@ public final class InputGenerator {
      */
     public NewOrderInput newOrder(int homeW, long nowMicros) {
         checkWarehouse(homeW);
-        int d = random.uniform(1, DISTRICTS);
+        int d = random.uniform(1, TpccScale.DISTRICTS);
         int c = random.customerId();
         int olCnt = random.uniform(5, 15);
         int rbk = random.uniform(1, 100);
@@ -109,13 +109,13 @@ public final class InputGenerator {
      */
     public PaymentInput payment(int homeW, long nowMicros) {
         checkWarehouse(homeW);
-        int d = random.uniform(1, DISTRICTS);
+        int d = random.uniform(1, TpccScale.DISTRICTS);
         int x = random.uniform(1, 100);
         int y = random.uniform(1, 100);
         int customerW = homeW;
         int customerD = d;
         if (x > 85 && warehouses > 1) {
-            customerD = random.uniform(1, DISTRICTS);
+            customerD = random.uniform(1, TpccScale.DISTRICTS);
             customerW = otherWarehouse(homeW);
         }
         boolean byLastName = y <= 60;
@@ -128,7 +128,7 @@ public final class InputGenerator {
     /** [SPEC] 2.6.1: district 1..10 of the home warehouse; 60% by last name, else by id. */
     public OrderStatusInput orderStatus(int homeW) {
         checkWarehouse(homeW);
-        int d = random.uniform(1, DISTRICTS);
+        int d = random.uniform(1, TpccScale.DISTRICTS);
         int y = random.uniform(1, 100);
         boolean byLastName = y <= 60;
         int customerId = byLastName ? NO_CUSTOMER_ID : random.customerId();
@@ -145,8 +145,8 @@ public final class InputGenerator {
     /** [SPEC] 2.8.1: the terminal's fixed (w, d) and a threshold 10..20. */
     public StockLevelInput stockLevel(int homeW, int homeD) {
         checkWarehouse(homeW);
-        if (homeD < 1 || homeD > DISTRICTS) {
-            throw new IllegalArgumentException("district out of range: homeD=" + homeD + " (1.." + DISTRICTS + ")");
+        if (homeD < 1 || homeD > TpccScale.DISTRICTS) {
+            throw new IllegalArgumentException("district out of range: homeD=" + homeD + " (1.." + TpccScale.DISTRICTS + ")");
         }
         return new StockLevelInput(homeW, homeD, random.uniform(10, 20));
     }

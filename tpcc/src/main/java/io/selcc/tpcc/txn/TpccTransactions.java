@@ -1,7 +1,8 @@
 package io.selcc.tpcc.txn;
 
-import io.selcc.engine.AbortException;
-import io.selcc.engine.AbortReason;
+import io.selcc.tpcc.TpccScale;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Index;
 import io.selcc.engine.RowReader;
@@ -33,7 +34,7 @@ import java.util.function.Consumer;
 /**
  * The five TPC-C transaction profiles ([SPEC] 2.4.2, 2.5.2, 2.6.2, 2.7.4, 2.8.2) as bodies that run
  * inside a transaction the caller owns: the caller begins it, commits it after the body returns,
- * and retries it when the body throws {@link io.selcc.engine.AbortException} (a conflict; the
+ * and retries it when the body throws {@link io.selcc.engine.cc.AbortException} (a conflict; the
  * transaction is already rolled back then). Only New-Order's invalid-item case ends the transaction
  * itself, with {@link Transaction#abort()}. Thread-safe: any number of threads of the node may share
  * one instance, each with its own transaction.
@@ -53,12 +54,8 @@ import java.util.function.Consumer;
  * compute nodes.
  */
 public final class TpccTransactions {
-    /** The number of districts per warehouse ([SPEC] 4.2.2). */
-    public static final int DISTRICTS = 10;
     /** Stock-Level looks at the orders D_NEXT_O_ID − 20 .. D_NEXT_O_ID − 1 ([SPEC] 2.8.2.2). */
     public static final int STOCK_LEVEL_ORDERS = 20;
-    /** The highest populated item id (I_ID domain, [SPEC] 1.3.1 / 4.3.3.1). */
-    static final int MAX_ITEM_ID = 200_000;
     /** C_DATA width ([SPEC] 1.3.1). */
     static final int C_DATA_LENGTH = 500;
     /** How much of C_DATA the Payment terminal shows for a "BC" customer ([SPEC] 2.5.3.3). */
@@ -224,7 +221,7 @@ public final class TpccTransactions {
             int supplyW = in.supplyWarehouses()[i];
             int quantity = in.quantities()[i];
             int number = i + 1;
-            if (itemId < 1 || itemId > MAX_ITEM_ID || !tx.read(items, Item.key(itemId), item)) {
+            if (itemId < 1 || itemId > TpccScale.ITEM_ID_DOMAIN || !tx.read(items, Item.key(itemId), item)) {
                 // [SPEC] 2.4.2.3: skip stock, brand check, line insert and amount; roll back after all items.
                 invalidItem = true;
                 continue;
@@ -490,9 +487,9 @@ public final class TpccTransactions {
      */
     public DeliveryResult delivery(Transaction tx, DeliveryInput in) {
         int w = in.w();
-        List<DeliveryResult.Delivered> delivered = new ArrayList<>(DISTRICTS);
+        List<DeliveryResult.Delivered> delivered = new ArrayList<>(TpccScale.DISTRICTS);
         int skipped = 0;
-        for (int d = 1; d <= DISTRICTS; d++) {
+        for (int d = 1; d <= TpccScale.DISTRICTS; d++) {
             int[] oldest = new int[1];
             // The lowest NO_O_ID, looked for from the oldest order a Delivery here found before: the
             // new-order index keeps the leaves its deletes emptied (B-link nodes never merge), and a
@@ -500,7 +497,7 @@ public final class TpccTransactions {
             // the district's lowest undelivered id never decreases (deletes take the lowest, new
             // orders get higher ids) and a floor is only set from what a scan saw committed. Set to
             // the order found, not past it: this attempt may still roll back its delete.
-            int floorKey = w * (DISTRICTS + 1) + d;
+            int floorKey = w * (TpccScale.DISTRICTS + 1) + d;
             int floor = deliveryFloors.getOrDefault(floorKey, 0);
             int n = tx.scan(newOrders.primaryIndex(), NewOrder.key(w, d, floor),
                 NewOrder.key(w, d, TpccSchema.MAX_ORDER_ID), 1, row -> {

@@ -237,7 +237,7 @@ class CrashedComputeNodeTest {
                 case DELIVERY -> node.run(retry, tx -> transactions.delivery(tx, inputs.delivery(homeW, now)));
                 case STOCK_LEVEL -> node.run(retry, tx -> transactions.stockLevel(tx, inputs.stockLevel(homeW, homeD)));
             };
-            if (!result.committed() && result.outcome().reason() != io.selcc.engine.AbortReason.USER_ABORT) {
+            if (!result.committed() && result.outcome().reason() != io.selcc.engine.cc.AbortReason.USER_ABORT) {
                 throw new AssertionError("a transaction gave up: " + type + " " + result.outcome());
             }
             completed.incrementAndGet();

@@ -1,6 +1,6 @@
 package io.selcc.tpcc.driver;
 
-import io.selcc.engine.AbortReason;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.RetryPolicy;
 import io.selcc.fabric.MalformedMessageException;
 import io.selcc.tpcc.TpccRandom;

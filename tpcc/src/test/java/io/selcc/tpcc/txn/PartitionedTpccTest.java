@@ -1,7 +1,7 @@
 package io.selcc.tpcc.txn;
 
-import io.selcc.engine.AbortException;
-import io.selcc.engine.CommitOutcome;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.Database;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.tpcc.TpccRandom;

@@ -205,7 +205,7 @@ final class TinyTpcc {
                     }
                 }
                 return value;
-            } catch (io.selcc.engine.AbortException e) {
+            } catch (io.selcc.engine.cc.AbortException e) {
                 if (!e.reason().isRetryable() || attempt >= 100) {
                     throw e;
                 }

@@ -1,4 +1,4 @@
-package io.selcc.engine;
+package io.selcc.engine.cc;
 
 /**
  * Unwinds a transaction body when a conflict aborts it. The one expected outcome that travels as an

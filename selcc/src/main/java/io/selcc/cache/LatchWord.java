@@ -1,4 +1,4 @@
-package io.selcc.fabric;
+package io.selcc.cache;
 
 /**
  * The 8-byte global latch word at offset 0 of every GCL: the cache directory of SELCC.
@@ -29,59 +29,60 @@ package io.selcc.fabric;
  *
  * <p>Every transition is a single FAA or CAS operand computed here; nothing else builds latch values.
  */
-public final class LatchWord {
-    public static final int MAX_COMPUTE_NODES = 56;
-    public static final int WRITER_SHIFT = 56;
-    public static final long READER_MASK = (1L << WRITER_SHIFT) - 1;
+final class LatchWord {
+    /** One reader bit per compute node: as many as a fabric serves. */
+    static final int MAX_COMPUTE_NODES = io.selcc.fabric.Fabric.MAX_COMPUTE_NODES;
+    static final int WRITER_SHIFT = 56;
+    static final long READER_MASK = (1L << WRITER_SHIFT) - 1;
     /** Added to a node id to form its writer tag, so that node 0's tag is not 0 (see class doc). */
-    public static final int WRITER_OFFSET = 100;
-    public static final long FREE = 0L;
+    static final int WRITER_OFFSET = 100;
+    static final long FREE = 0L;
 
     private LatchWord() {
     }
 
     /** The writer tag of {@code nodeId}, shifted into place: the CAS target of an X acquire. */
-    public static long exclusive(int nodeId) {
+    static long exclusive(int nodeId) {
         checkNode(nodeId);
         return (long) (nodeId + WRITER_OFFSET) << WRITER_SHIFT;
     }
 
     /** The bit of {@code nodeId} in the reader bitmap: the FAA operand of an S acquire. */
-    public static long readerBit(int nodeId) {
+    static long readerBit(int nodeId) {
         checkNode(nodeId);
         return 1L << nodeId;
     }
 
     /** The exclusive holder's node id, or -1 if there is none. */
-    public static int writer(long word) {
+    static int writer(long word) {
         int tag = (int) (word >>> WRITER_SHIFT);
         return tag == 0 ? -1 : tag - WRITER_OFFSET;
     }
 
-    public static boolean hasWriter(long word) {
+    static boolean hasWriter(long word) {
         return (word >>> WRITER_SHIFT) != 0;
     }
 
-    public static long readers(long word) {
+    static long readers(long word) {
         return word & READER_MASK;
     }
 
-    public static boolean isReader(long word, int nodeId) {
+    static boolean isReader(long word, int nodeId) {
         return (word & readerBit(nodeId)) != 0;
     }
 
     /** FAA operand that releases X held by {@code nodeId} (never a CAS to zero: readers may race). */
-    public static long releaseExclusiveDelta(int nodeId) {
+    static long releaseExclusiveDelta(int nodeId) {
         return -exclusive(nodeId);
     }
 
     /** FAA operand that releases S held by {@code nodeId}. */
-    public static long releaseSharedDelta(int nodeId) {
+    static long releaseSharedDelta(int nodeId) {
         return -readerBit(nodeId);
     }
 
     /** FAA operand of case 1: X passes from {@code from} to {@code to} in one atomic add. */
-    public static long handoverDelta(int from, int to) {
+    static long handoverDelta(int from, int to) {
         checkNode(from);
         checkNode(to);
         return (long) (to - from) << WRITER_SHIFT;
@@ -90,14 +91,14 @@ public final class LatchWord {
     /**
      * FAA operand of case 2: writer {@code from} downgrades and {@code reader} joins it, both as readers.
      */
-    public static long downgradeDelta(int from, int reader) {
+    static long downgradeDelta(int from, int reader) {
         return -exclusive(from) + readerBit(from) + readerBit(reader);
     }
 
     /** SEL mode: the FAA operand of one shared acquire (a reader count, see class doc). */
-    public static final long SEL_READER_UNIT = 1L;
+    static final long SEL_READER_UNIT = 1L;
 
-    public static String toString(long word) {
+    static String toString(long word) {
         return "LatchWord[writer=" + writer(word) + ", readers=0x" + Long.toHexString(readers(word)) + "]";
     }
 

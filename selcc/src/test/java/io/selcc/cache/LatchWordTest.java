@@ -1,4 +1,4 @@
-package io.selcc.fabric;
+package io.selcc.cache;
 
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;

@@ -1,4 +1,4 @@
-package io.selcc.engine;
+package io.selcc.engine.cc;
 
 /** The end of a transaction: committed, or aborted with a reason. */
 public record CommitOutcome(boolean committed, AbortReason reason) {

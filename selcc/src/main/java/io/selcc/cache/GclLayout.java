@@ -1,4 +1,4 @@
-package io.selcc.fabric;
+package io.selcc.cache;
 
 /**
  * Layout of one Global Cache Line (GCL) in a memory node.
@@ -33,10 +33,9 @@ public final class GclLayout {
         return gclSize - DATA_OFFSET;
     }
 
-    public static void checkSize(int gclSize) {
-        if (gclSize < MIN_SIZE || gclSize > MAX_SIZE || Integer.bitCount(gclSize) != 1) {
-            throw new IllegalArgumentException(
-                "GCL size must be a power of two in [" + MIN_SIZE + ", " + MAX_SIZE + "]: gclSize=" + gclSize);
-        }
+    /** Why {@code gclSize} is not a GCL size, or null if it is. */
+    static String sizeProblem(int gclSize) {
+        return gclSize < MIN_SIZE || gclSize > MAX_SIZE || Integer.bitCount(gclSize) != 1
+            ? "must be a power of two in [" + MIN_SIZE + ", " + MAX_SIZE + "]" : null;
     }
 }

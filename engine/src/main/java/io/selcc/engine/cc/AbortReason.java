@@ -1,4 +1,4 @@
-package io.selcc.engine;
+package io.selcc.engine.cc;
 
 /** Why a transaction aborted. All but {@link #USER_ABORT} are conflicts worth a retry. */
 public enum AbortReason {
