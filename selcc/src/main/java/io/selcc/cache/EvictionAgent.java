@@ -3,7 +3,7 @@ package io.selcc.cache;
 import io.selcc.threads.EngineThread;
 
 /**
- * A compute node's eviction worker as an agent: its duty cycle ({@link SelccNode#runEvictionWorker})
+ * A compute node's eviction worker as an agent: its duty cycle ({@link Evictor#runWorker})
  * keeps the free list above its low-water mark; the owner (the cluster) starts it once the cluster is
  * built and stops it, waiting for it to end, before the node closes.
  */
@@ -20,7 +20,7 @@ final class EvictionAgent implements AutoCloseable {
         if (thread != null) {
             throw new IllegalStateException("eviction agent of node " + node.nodeId() + " started already");
         }
-        thread = EngineThread.start("selcc-evict-" + node.nodeId(), true, node::runEvictionWorker);
+        thread = EngineThread.start("selcc-evict-" + node.nodeId(), true, node.evictor::runWorker);
     }
 
     /** Stops the duty cycle and waits until it ended; nothing if it never started. */

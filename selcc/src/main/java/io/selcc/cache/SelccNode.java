@@ -2,7 +2,6 @@ package io.selcc.cache;
 
 import io.selcc.cache.InvalidationMessages.Answer;
 import io.selcc.cache.InvalidationMessages.Cancel;
-import io.selcc.cache.InvalidationMessages.CancelAck;
 import io.selcc.cache.InvalidationMessages.Invalidate;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.FabricEndpoint;
@@ -14,28 +13,26 @@ import io.selcc.fabric.NodeCounters;
 import io.selcc.fabric.NodeFailedException;
 import io.selcc.fabric.OffHeap;
 import io.selcc.fabric.PendingReply;
-import io.selcc.fabric.ReplyHandle;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A compute node running the SELCC protocol (paper sections 4 and 5) over its compute-side cache.
+ * A compute node running the SELCC protocol (paper sections 4 and 5) over its compute-side cache. This
+ * class is the lock path (local latches, leases, remote acquires and the invalidations they send) and
+ * the frames' bookkeeping; {@link InvalidationHandler} serves the invalidations other nodes send, and
+ * {@link Evictor} keeps frames free.
  *
  * <p>Threads: front-end threads call the {@link ComputeNode} API; invalidation handlers run on the
  * sender's thread (in-JVM fabric) or a handler thread (network fabric) and only try-lock frames; a
  * request they cannot serve at once is kept on the frame and answered later through its reply handle;
- * one eviction worker per node refills the free list. Lock order: a frame's latch may be held while taking a shard monitor, never the reverse
- * with blocking.
+ * one eviction worker per node ({@link EvictionAgent}) refills the free list. Lock order: a frame's
+ * latch may be held while taking a shard monitor, never the reverse with blocking.
  */
 final class SelccNode extends AbstractComputeNode {
     private static final int EXHAUSTED_ATTEMPTS = 1_000_000;
@@ -49,31 +46,26 @@ final class SelccNode extends AbstractComputeNode {
     private final Arena arena = Arena.ofShared();
     /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
     private final MemorySegment pool;
-    private final CacheFrame[] frames;
-    private final FrameTable table;
-    private final FreeFrames free;
-    private final NodeCounters counters;
-    private final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
+    final CacheFrame[] frames;
+    final FrameTable table;
+    final FreeFrames free;
+    final NodeCounters counters;
+    final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
     /** Each thread's recently used frames by address (see {@link #frameOf}). */
     private final PerThread<RecentFrames> recentFrames = PerThread.withInitial(RecentFrames::new);
     /** Per thread: set by {@link #peerFailed}, so the acquire lets go of its frame (see there). */
     private final PerThread<boolean[]> peerFailedFlag = PerThread.withInitial(() -> new boolean[1]);
     /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
     private final PerThread<long[]> tryAges = PerThread.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
-    private final AtomicInteger evictionCursor = new AtomicInteger();
     /** Ids of the invalidations this node sends (a cancel names one). */
     private final AtomicLong requestIds = new AtomicLong();
-    /**
-     * Requests this node keeps pending, by sender and id: a cancel finds its request here even when the
-     * frame it was kept on was evicted or reused meanwhile (it would not find it through the table).
-     */
-    private final java.util.concurrent.ConcurrentHashMap<Long, InvalidationRequest> kept =
-        new java.util.concurrent.ConcurrentHashMap<>();
+    /** Serves the invalidations other nodes send this one. */
+    private final InvalidationHandler invalidations;
+    /** Keeps free frames: evicts on demand and in its worker's duty cycle. */
+    final Evictor evictor;
     /** How long a requester waits for the answer to a request it asked the receiver to cancel. */
     private static final long ANSWER_AFTER_CANCEL_NANOS = 30_000_000_000L;
-    private final int copyLength;
-    private volatile Thread evictionWorker;
-    private volatile boolean workerSleeping;
+    final int copyLength;
     /**
      * Test seam: lets a test act at two points of a cached lock where races are otherwise rare (the
      * frame found, before its local latch; the latch held, before the address re-check). Null in
@@ -101,7 +93,9 @@ final class SelccNode extends AbstractComputeNode {
             frames[i] = new CacheFrame(i, pool.asSlice(poolOffset(i), gclSize));
             free.push(frames[i]);
         }
-        endpoint.register(MessageKind.INVALIDATION, InvalidationMessages.CODEC, this::onMessage);
+        this.invalidations = new InvalidationHandler(this);
+        this.evictor = new Evictor(this);
+        endpoint.register(MessageKind.INVALIDATION, InvalidationMessages.CODEC, invalidations::onMessage);
     }
 
     /**
@@ -198,7 +192,7 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (frame.address != address) {
                 frame.unlock(stamp);
-                servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
+                invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
                 continue;
             }
             if (frame.ownership().permits(exclusive)) {
@@ -217,7 +211,7 @@ final class SelccNode extends AbstractComputeNode {
                     }
                     if (frame.address != address) {
                         frame.unlockWrite(writeStamp);
-                        servePendingIfIdle(frame);
+                        invalidations.servePendingIfIdle(frame);
                         continue;
                     }
                     if (frame.ownership().permits(false)) {
@@ -239,7 +233,7 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (!acquired) {
                 frame.unlockWrite(stamp);
-                servePendingIfIdle(frame);
+                invalidations.servePendingIfIdle(frame);
                 pauseAfterPeerFailure();
                 if (!tryOnly) {
                     continue; // a crashed holder: waited without the frame latched (see peerFailed)
@@ -325,7 +319,7 @@ final class SelccNode extends AbstractComputeNode {
      */
     private long tryLatchLocal(CacheFrame frame, boolean exclusive) {
         if ((frame.pending() != null || frame.draining()) && !withinLease(frame, exclusive)) {
-            servePendingIfIdle(frame); // nobody holds it right now: serve here rather than leave it waiting
+            invalidations.servePendingIfIdle(frame); // nobody holds it right now: serve here rather than leave it waiting
             return 0;
         }
         return tryLatch(frame, exclusive);
@@ -408,7 +402,7 @@ final class SelccNode extends AbstractComputeNode {
                 InvalidationRequest request = frame.takePending();
                 if (request != null && request.claim()) {
                     counters.increment(Counter.LEASE_EXPIRIES);
-                    serve(frame, request);
+                    invalidations.serve(frame, request);
                 }
                 frame.resetLease();
             } finally {
@@ -440,7 +434,7 @@ final class SelccNode extends AbstractComputeNode {
             frame.unlockRead(handle.stamp);
         }
         if (frame.pending() != null) {
-            servePendingIfIdle(frame);
+            invalidations.servePendingIfIdle(frame);
         }
     }
 
@@ -796,188 +790,8 @@ final class SelccNode extends AbstractComputeNode {
         return true;
     }
 
-    // ================================================================ invalidation handling (4.4, 5.1)
-
-    private void onMessage(int fromNode, Object message, ReplyHandle reply) {
-        switch (message) {
-            case Invalidate invalidate -> {
-                long key = InvalidationRequest.key(fromNode, invalidate.requestId());
-                onInvalidation(new InvalidationRequest(invalidate, fromNode, reply, () -> kept.remove(key)));
-            }
-            case Cancel cancel -> reply.reply(new CancelAck(cancel.requestId(), onCancel(fromNode, cancel)));
-            default -> throw new IllegalArgumentException("not an invalidation request: node=" + nodeId + " from="
-                + fromNode + " message=" + message.getClass().getName());
-        }
-    }
-
-    /** Handler for invalidation messages: answers at once or keeps the request; never blocks on a frame. */
-    private void onInvalidation(InvalidationRequest request) {
-        counters.increment(Counter.INVALIDATIONS_RECEIVED);
-        CacheFrame frame = table.get(request.address);
-        if (frame == null) {
-            drop(request); // evicted: the release is already in memory
-            return;
-        }
-        long stamp = frame.tryWriteLock();
-        if (stamp == 0) {
-            offerPending(frame, request);
-            return;
-        }
-        try {
-            serve(frame, request);
-        } finally {
-            frame.unlockWrite(stamp);
-        }
-        servePendingIfIdle(frame);
-    }
-
-    /**
-     * The requester stopped waiting: cancel its request if it is still pending here. False if it was
-     * served, dropped or is being served: its answer went or goes out as usual.
-     */
-    private boolean onCancel(int fromNode, Cancel cancel) {
-        InvalidationRequest pending = kept.get(InvalidationRequest.key(fromNode, cancel.requestId()));
-        // It stays on its frame, answered: the next holder to take it resets the lease it counted for.
-        return pending != null && pending.cancel();
-    }
-
-    /** Keeps the request as the frame's pending one if it has the highest priority; else drops it. */
-    private void offerPending(CacheFrame frame, InvalidationRequest request) {
-        if (!settings.fairness()) {
-            drop(request);
-            return;
-        }
-        request.markPending();
-        kept.put(InvalidationRequest.key(request.fromNode, request.requestId), request);
-        while (true) {
-            InvalidationRequest current = frame.pending();
-            if (current != null && current.isPending() && current.priority >= request.priority) {
-                request.claim();
-                drop(request);
-                return;
-            }
-            if (frame.casPending(current, request)) {
-                if (current != null && current.dropIfPending()) {
-                    counters.increment(Counter.INVALIDATIONS_DROPPED);
-                }
-                break;
-            }
-        }
-        counters.increment(Counter.INVALIDATIONS_PENDING);
-        // The holder may have released before it could see the request.
-        servePendingIfIdle(frame);
-    }
-
-    private void servePendingIfIdle(CacheFrame frame) {
-        while (frame.pending() != null) {
-            long stamp = frame.tryWriteLock();
-            if (stamp == 0) {
-                return; // the holder serves it when it releases
-            }
-            try {
-                InvalidationRequest request = frame.takePending();
-                if (request != null && request.claim()) {
-                    serve(frame, request);
-                }
-                frame.resetLease(); // the lease counted for that request; the next one starts afresh
-            } finally {
-                frame.unlockWrite(stamp);
-            }
-        }
-    }
-
-    /**
-     * Acts on an invalidation while holding the frame's X latch. A grant is made on behalf of the
-     * requester ({@code postFor}/{@code remoteFaaFor}): refused once the requester is fenced, so nothing
-     * is handed to a crashed node after its latch words were scanned. If this node itself crashed, or a
-     * verb fails, the request is dropped, so its requester never waits on it for ever.
-     */
-    private Answer.Status serve(CacheFrame frame, InvalidationRequest request) {
-        if (frame.address != request.address || crashed) {
-            return drop(request);
-        }
-        try {
-            return serveHeld(frame, request);
-        } catch (NodeFailedException e) {
-            drop(request); // nothing was granted: the frame is as it was
-            if (e.node() == nodeId) {
-                throw e;
-            }
-            return Answer.Status.DROPPED;
-        } catch (RuntimeException | Error e) {
-            drop(request);
-            throw e;
-        }
-    }
-
-    private Answer.Status serveHeld(CacheFrame frame, InvalidationRequest request) {
-        long latch = latchOf(request.address);
-        Ownership ownership = frame.ownership();
-        switch (request.kind) {
-            case WRITER_VS_MODIFIED -> {
-                if (ownership != Ownership.MODIFIED) {
-                    return drop(request);
-                }
-                Answer grant = new Answer(request.requestId, Answer.Status.GRANTED, frame.dirtyLow, frame.dirtyHigh,
-                    forward(frame));
-                endpoint.remoteFaaFor(request.fromNode, latch, LatchWord.handoverDelta(nodeId, request.fromNode));
-                counters.increment(Counter.HANDOVERS);
-                frame.ownership(Ownership.INVALID);
-                frame.clearDirty();
-                frame.ownerPriority = 0;
-                return request.finish(grant);
-            }
-            case READER_VS_MODIFIED -> {
-                if (ownership != Ownership.MODIFIED) {
-                    return drop(request);
-                }
-                if (settings.fairness() && request.priority < frame.ownerPriority) {
-                    return drop(request); // a starved writer keeps it until an equal-priority reader asks
-                }
-                VerbBatch batch = batches.get().clear();
-                writeBackVerbs(batch, frame);
-                batch.faa(latch, LatchWord.downgradeDelta(nodeId, request.fromNode));
-                endpoint.postFor(request.fromNode, batch);
-                Answer grant = new Answer(request.requestId, Answer.Status.GRANTED, CacheFrame.CLEAN, 0, forward(frame));
-                counters.increment(Counter.DOWNGRADES);
-                frame.ownership(Ownership.SHARED);
-                frame.clearDirty();
-                frame.ownerPriority = 0;
-                return request.finish(grant);
-            }
-            case WRITER_VS_SHARED -> {
-                if (ownership != Ownership.SHARED) {
-                    return drop(request);
-                }
-                endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
-                counters.increment(Counter.SHARED_RELEASES);
-                frame.ownership(Ownership.INVALID);
-                if (settings.fairness() && request.priority >= settings.starvationPriority()) {
-                    frame.readerHoldOffUntil = settings.clock().getAsLong() + settings.readerWindowNanos(request.priority);
-                    frame.readerHoldOff = true;
-                }
-                return request.finish(Answer.Status.RELEASED);
-            }
-            default -> throw new IllegalStateException("unknown invalidation: " + request.kind);
-        }
-    }
-
-    private Answer.Status drop(InvalidationRequest request) {
-        counters.increment(Counter.INVALIDATIONS_DROPPED);
-        return request.finish(Answer.Status.DROPPED);
-    }
-
-    /** GCL forwarding: the latest copy goes cache-to-cache, in the answer, into the requester's frame. */
-    private byte[] forward(CacheFrame frame) {
-        byte[] copy = new byte[copyLength];
-        MemorySegment.copy(frame.copy, ValueLayout.JAVA_BYTE, GclLayout.COPY_OFFSET, copy, 0, copyLength);
-        counters.increment(Counter.FORWARDS);
-        counters.add(Counter.BYTES_FORWARDED, copyLength);
-        return copy;
-    }
-
     /** Adds a WRITE of the frame's dirty bytes, if any, and counts the write-back. */
-    private void writeBackVerbs(VerbBatch batch, CacheFrame frame) {
+    void writeBackVerbs(VerbBatch batch, CacheFrame frame) {
         if (frame.isDirty()) {
             int length = frame.dirtyHigh - frame.dirtyLow;
             batch.write(frame.address + frame.dirtyLow, frame.copy, frame.dirtyLow, length);
@@ -1018,7 +832,7 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     /** Removes a latched frame from the table and drops its pending request. */
-    private void retire(CacheFrame frame) {
+    void retire(CacheFrame frame) {
         FrameTable.Shard shard = table.shard(frame.address);
         synchronized (shard) {
             shard.remove(frame.address);
@@ -1037,94 +851,17 @@ final class SelccNode extends AbstractComputeNode {
         for (int attempt = 0; attempt < EXHAUSTED_ATTEMPTS; attempt++) {
             CacheFrame frame = free.pop();
             if (free.size() < settings.freeListLowWater()) {
-                wakeEvictionWorker();
+                evictor.wakeWorker();
             }
             if (frame != null) {
                 return frame;
             }
-            if (evict(settings.freeListLowWater()) == 0) {
+            if (evictor.evict(settings.freeListLowWater()) == 0) {
                 Thread.yield(); // every frame is latched right now
             }
         }
         throw new IllegalStateException("cache exhausted: all frames stay latched: node=" + nodeId
             + " cacheFrames=" + frames.length + " (hold fewer latches at once or enlarge the cache)");
-    }
-
-    /**
-     * Evicts up to {@code want} frames that no thread holds, chosen by CLOCK (see FrameTable): releases their global
-     * latches and writes back only dirty bytes, one batch (one round trip) per memory node.
-     */
-    int evict(int want) {
-        return evict(want, false);
-    }
-
-    /** As {@link #evict(int)}; {@code everything} ignores reference bits (a flush takes every unheld frame). */
-    private int evict(int want, boolean everything) {
-        List<CacheFrame> victims = new ArrayList<>(want);
-        int shards = table.shardCount();
-        int quota = Math.max(1, (want + shards - 1) / shards * 2);
-        for (int scanned = 0; scanned < shards && victims.size() < want; scanned++) {
-            FrameTable.Shard shard = table.shardAt(evictionCursor.getAndIncrement());
-            synchronized (shard) {
-                int taken = 0;
-                // Each frame at most once per pass: a second-chanced frame is taken on a later pass at the
-                // earliest, so a frame hit between two passes over its shard stays.
-                int budget = shard.size();
-                CacheFrame frame = shard.tail;
-                while (frame != null && taken < quota && victims.size() < want && budget-- > 0) {
-                    CacheFrame older = frame.lruPrev;
-                    if (frame.referenced && !everything) {
-                        shard.secondChance(frame);
-                    } else {
-                        long stamp = frame.tryWriteLock();
-                        if (stamp != 0) {
-                            frame.evictionStamp = stamp;
-                            victims.add(frame);
-                            taken++;
-                        }
-                    }
-                    frame = older;
-                }
-            }
-        }
-        if (victims.isEmpty()) {
-            return 0;
-        }
-        victims.sort(Comparator.comparingInt(frame -> GlobalAddress.memoryNode(frame.address)));
-        VerbBatch batch = batches.get();
-        for (int i = 0; i < victims.size(); ) {
-            int memoryNode = GlobalAddress.memoryNode(victims.get(i).address);
-            batch.clear();
-            for (; i < victims.size() && GlobalAddress.memoryNode(victims.get(i).address) == memoryNode; i++) {
-                CacheFrame frame = victims.get(i);
-                long latch = latchOf(frame.address);
-                switch (frame.ownership()) {
-                    case MODIFIED -> {
-                        writeBackVerbs(batch, frame);
-                        batch.faa(latch, LatchWord.releaseExclusiveDelta(nodeId)); // never a CAS to zero
-                    }
-                    case SHARED -> batch.faa(latch, LatchWord.releaseSharedDelta(nodeId));
-                    case INVALID -> { }
-                }
-            }
-            if (batch.size() > 0) {
-                try {
-                    endpoint.post(batch);
-                } catch (RuntimeException | Error e) {
-                    for (CacheFrame frame : victims) {
-                        frame.unlockWrite(frame.evictionStamp); // no thread of this node may wait on them for ever
-                    }
-                    throw e;
-                }
-            }
-        }
-        for (CacheFrame frame : victims) {
-            retire(frame);
-            frame.unlockWrite(frame.evictionStamp);
-            free.push(frame);
-        }
-        counters.add(Counter.EVICTIONS, victims.size());
-        return victims.size();
     }
 
     /** The frame caching {@code address}, or null (tests look at its lease counters). */
@@ -1134,52 +871,17 @@ final class SelccNode extends AbstractComputeNode {
 
     /** Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released. */
     void flush() {
-        while (evict(Math.max(1, frames.length), true) > 0) {
-            // repeat until only held frames remain
-        }
+        evictor.flush();
     }
 
-    // ================================================================ eviction worker
-
-    /** The eviction worker's duty cycle: refill the free list to twice the low water mark, then sleep. */
-    void runEvictionWorker() {
-        evictionWorker = Thread.currentThread();
-        int lowWater = settings.freeListLowWater();
-        while (!Thread.currentThread().isInterrupted() && !crashed) {
-            int freeNow = free.size();
-            if (freeNow < lowWater) {
-                int evicted;
-                try {
-                    evicted = evict(2 * lowWater - freeNow);
-                } catch (io.selcc.fabric.NodeFailedException e) {
-                    return; // this node was fenced (crashed): its cache is lost, nothing to write back
-                }
-                if (evicted == 0) {
-                    LockSupport.parkNanos(this, 50_000);
-                }
-            } else {
-                workerSleeping = true;
-                if (free.size() >= lowWater) {
-                    LockSupport.park(this);
-                }
-                workerSleeping = false;
-            }
-        }
+    /** Evicts up to {@code want} frames no thread holds (see {@link Evictor#evict(int)}); how many it evicted. */
+    int evict(int want) {
+        return evictor.evict(want);
     }
 
     /** Wakes the eviction worker so that it sees the node crashed and ends. */
     void stopEvictionWorker() {
-        Thread worker = evictionWorker;
-        if (worker != null) {
-            LockSupport.unpark(worker);
-        }
-    }
-
-    private void wakeEvictionWorker() {
-        Thread worker = evictionWorker;
-        if (worker != null && workerSleeping) {
-            LockSupport.unpark(worker);
-        }
+        evictor.stopWorker();
     }
 
     /**

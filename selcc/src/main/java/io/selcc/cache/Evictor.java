@@ -1,0 +1,153 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.Counter;
+import io.selcc.fabric.GlobalAddress;
+import io.selcc.fabric.VerbBatch;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Eviction for one {@link SelccNode} (section 5.2 of the paper): CLOCK over the frame table's shards,
+ * write-back of dirty bytes and release of the global latches in one batch per memory node. Runs on
+ * demand (a thread that finds no free frame) and in the node's eviction worker, whose duty cycle
+ * ({@link #runWorker}, run by an {@link EvictionAgent}) keeps the free list above its low-water mark.
+ */
+final class Evictor {
+    private final SelccNode node;
+    private final AtomicInteger evictionCursor = new AtomicInteger();
+    private volatile Thread evictionWorker;
+    private volatile boolean workerSleeping;
+
+    Evictor(SelccNode node) {
+        this.node = node;
+    }
+
+    /**
+     * Evicts up to {@code want} frames that no thread holds, chosen by CLOCK (see FrameTable): releases their global
+     * latches and writes back only dirty bytes, one batch (one round trip) per memory node.
+     */
+    int evict(int want) {
+        return evict(want, false);
+    }
+
+    /** As {@link #evict(int)}; {@code everything} ignores reference bits (a flush takes every unheld frame). */
+    private int evict(int want, boolean everything) {
+        List<CacheFrame> victims = new ArrayList<>(want);
+        int shards = node.table.shardCount();
+        int quota = Math.max(1, (want + shards - 1) / shards * 2);
+        for (int scanned = 0; scanned < shards && victims.size() < want; scanned++) {
+            FrameTable.Shard shard = node.table.shardAt(evictionCursor.getAndIncrement());
+            synchronized (shard) {
+                int taken = 0;
+                // Each frame at most once per pass: a second-chanced frame is taken on a later pass at the
+                // earliest, so a frame hit between two passes over its shard stays.
+                int budget = shard.size();
+                CacheFrame frame = shard.tail;
+                while (frame != null && taken < quota && victims.size() < want && budget-- > 0) {
+                    CacheFrame older = frame.lruPrev;
+                    if (frame.referenced && !everything) {
+                        shard.secondChance(frame);
+                    } else {
+                        long stamp = frame.tryWriteLock();
+                        if (stamp != 0) {
+                            frame.evictionStamp = stamp;
+                            victims.add(frame);
+                            taken++;
+                        }
+                    }
+                    frame = older;
+                }
+            }
+        }
+        if (victims.isEmpty()) {
+            return 0;
+        }
+        victims.sort(Comparator.comparingInt(frame -> GlobalAddress.memoryNode(frame.address)));
+        VerbBatch batch = node.batches.get();
+        for (int i = 0; i < victims.size(); ) {
+            int memoryNode = GlobalAddress.memoryNode(victims.get(i).address);
+            batch.clear();
+            for (; i < victims.size() && GlobalAddress.memoryNode(victims.get(i).address) == memoryNode; i++) {
+                CacheFrame frame = victims.get(i);
+                long latch = SelccNode.latchOf(frame.address);
+                switch (frame.ownership()) {
+                    case MODIFIED -> {
+                        node.writeBackVerbs(batch, frame);
+                        batch.faa(latch, LatchWord.releaseExclusiveDelta(node.nodeId)); // never a CAS to zero
+                    }
+                    case SHARED -> batch.faa(latch, LatchWord.releaseSharedDelta(node.nodeId));
+                    case INVALID -> { }
+                }
+            }
+            if (batch.size() > 0) {
+                try {
+                    node.endpoint.post(batch);
+                } catch (RuntimeException | Error e) {
+                    for (CacheFrame frame : victims) {
+                        frame.unlockWrite(frame.evictionStamp); // no thread of this node may wait on them for ever
+                    }
+                    throw e;
+                }
+            }
+        }
+        for (CacheFrame frame : victims) {
+            node.retire(frame);
+            frame.unlockWrite(frame.evictionStamp);
+            node.free.push(frame);
+        }
+        node.counters.add(Counter.EVICTIONS, victims.size());
+        return victims.size();
+    }
+
+    /** Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released. */
+    void flush() {
+        while (evict(Math.max(1, node.frames.length), true) > 0) {
+            // repeat until only held frames remain
+        }
+    }
+
+    /** The eviction worker's duty cycle: refill the free list to twice the low water mark, then sleep. */
+    void runWorker() {
+        evictionWorker = Thread.currentThread();
+        int lowWater = node.settings.freeListLowWater();
+        while (!Thread.currentThread().isInterrupted() && !node.crashed) {
+            int freeNow = node.free.size();
+            if (freeNow < lowWater) {
+                int evicted;
+                try {
+                    evicted = evict(2 * lowWater - freeNow);
+                } catch (io.selcc.fabric.NodeFailedException e) {
+                    return; // this node was fenced (node.crashed): its cache is lost, nothing to write back
+                }
+                if (evicted == 0) {
+                    LockSupport.parkNanos(this, 50_000);
+                }
+            } else {
+                workerSleeping = true;
+                if (node.free.size() >= lowWater) {
+                    LockSupport.park(this);
+                }
+                workerSleeping = false;
+            }
+        }
+    }
+
+    /** Wakes the eviction worker so that it sees the node node.crashed and ends. */
+    void stopWorker() {
+        Thread worker = evictionWorker;
+        if (worker != null) {
+            LockSupport.unpark(worker);
+        }
+    }
+
+    void wakeWorker() {
+        Thread worker = evictionWorker;
+        if (worker != null && workerSleeping) {
+            LockSupport.unpark(worker);
+        }
+    }
+}
