@@ -301,7 +301,13 @@ public final class ClusterRun {
     public static void failIfAMemoryNodeIsLost(io.selcc.cache.SelccCluster cluster, int node) {
         FabricEndpoint endpoint = cluster.fabric().endpoint(node);
         for (int memoryNode = 0; memoryNode < cluster.fabric().memoryNodeCount(); memoryNode++) {
-            endpoint.remoteFaa(io.selcc.fabric.GlobalAddress.of(memoryNode, 0), 0);
+            try {
+                endpoint.remoteFaa(io.selcc.fabric.GlobalAddress.of(memoryNode, 0), 0);
+            } catch (io.selcc.fabric.tcp.MemoryNodeFailedException lost) {
+                throw lost;
+            } catch (RuntimeException other) {
+                return; // this node itself is fenced, say: the caller reports what it met
+            }
         }
     }
 }

@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Locale;
 import java.util.stream.Collectors;
 
 /**
@@ -45,6 +44,8 @@ public final class CsvFile {
         try {
             if (!Files.exists(path) || Files.size(path) == 0) {
                 text.append(line(List.copyOf(header))).append('\n');
+            } else if (!endsWithNewline(path)) {
+                text.append('\n'); // a file cut short or edited by hand: the first row starts a line of its own
             }
             for (List<Object> row : rows) {
                 if (row.size() != header.size()) {
@@ -58,6 +59,19 @@ public final class CsvFile {
         }
     }
 
+    /** Every digit a double carries (theta 0.9999 must not read 1.000), without exponent or locale. */
+    private static String plain(double d) {
+        return Double.isFinite(d) ? java.math.BigDecimal.valueOf(d).stripTrailingZeros().toPlainString() : String.valueOf(d);
+    }
+
+    private static boolean endsWithNewline(Path path) throws IOException {
+        try (java.nio.channels.SeekableByteChannel channel = Files.newByteChannel(path)) {
+            java.nio.ByteBuffer last = java.nio.ByteBuffer.allocate(1);
+            channel.position(channel.size() - 1).read(last);
+            return last.get(0) == '\n';
+        }
+    }
+
     private static String line(List<?> fields) {
         return fields.stream().map(CsvFile::field).collect(Collectors.joining(","));
     }
@@ -65,11 +79,11 @@ public final class CsvFile {
     private static String field(Object value) {
         String text = switch (value) {
             case null -> "";
-            case Double d -> String.format(Locale.ROOT, "%.3f", d);
-            case Float f -> String.format(Locale.ROOT, "%.3f", f);
+            case Double d -> plain(d);
+            case Float f -> plain(f.doubleValue());
             default -> value.toString();
         };
-        if (text.indexOf(',') >= 0 || text.indexOf('"') >= 0 || text.indexOf('\n') >= 0) {
+        if (text.indexOf(',') >= 0 || text.indexOf('"') >= 0 || text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) {
             return '"' + text.replace("\"", "\"\"") + '"';
         }
         return text;

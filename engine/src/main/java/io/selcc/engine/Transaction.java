@@ -363,7 +363,7 @@ public final class Transaction implements AutoCloseable {
                 throw ended(e);
             } catch (SharedMemoryFullException e) {
                 // No page for the row: nothing of it was written (allocation comes first). Roll back.
-                abortQuietly();
+                abortQuietly(AbortReason.SHARED_MEMORY_FULL); // counted as what it was
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
             inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);

@@ -52,7 +52,9 @@ public final class SelccDatabaseExtension implements ParameterResolver {
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         Executable declaring = parameter.getDeclaringExecutable();
-        if (!(declaring instanceof Method)) {
+        if (!(declaring instanceof Method) || context.getTestMethod().isEmpty()) {
+            // A @BeforeAll method's database would sit in the class's store, where every test method
+            // would find it: one database for all, not one each.
             throw new ParameterResolutionException("a SELCC database is given to test methods, one per method: "
                 + declaring + " is not one");
         }

@@ -56,6 +56,35 @@ class ParallelIsolationTest {
         assertEquals(4, DATABASES.size(), "each method had a database of its own");
     }
 
+    /**
+     * A database asked for in {@code @BeforeAll} would be shared by every method of the class: refused,
+     * naming why. (Shown to fail without the check: the class ran, its methods sharing one database.)
+     */
+    @Test
+    void aDatabaseForTheWholeClassIsRefused() {
+        SummaryGeneratingListener listener = new SummaryGeneratingListener();
+        LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
+            .selectors(selectClass(AskedInBeforeAll.class)).build(), listener);
+        TestExecutionSummary summary = listener.getSummary();
+        assertEquals(1, summary.getTotalFailureCount(), "the class fails at its @BeforeAll");
+        assertEquals(0, summary.getTestsSucceededCount());
+        String why = summary.getFailures().get(0).getException().getMessage();
+        assertTrue(why.contains("one per method"), why);
+    }
+
+    @SelccDatabase(computeNodes = 1, schema = Accounts.class)
+    static class AskedInBeforeAll {
+        @org.junit.jupiter.api.BeforeAll
+        static void setUp(io.selcc.engine.Database db) {
+            db.node(0);
+        }
+
+        @Test
+        void test(DatabaseNode node) {
+            node.table("account");
+        }
+    }
+
     /** Inserts keys 1..KEYS and counts the table: exactly its own rows. */
     static void insertAndCount(DatabaseNode node, DatabaseCounters counters) throws Exception {
         DATABASES.add(node.computeNode()); // one cluster, and so one set of compute nodes, per database

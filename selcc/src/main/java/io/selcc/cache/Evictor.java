@@ -121,7 +121,7 @@ final class Evictor {
                 try {
                     evicted = evict(2 * lowWater - freeNow);
                 } catch (io.selcc.fabric.NodeFailedException e) {
-                    return; // this node was fenced (node.crashed): its cache is lost, nothing to write back
+                    return; // this node was fenced (crashed): its cache is lost, nothing to write back
                 }
                 if (evicted == 0) {
                     LockSupport.parkNanos(this, 50_000);
@@ -136,7 +136,7 @@ final class Evictor {
         }
     }
 
-    /** Wakes the eviction worker so that it sees the node node.crashed and ends. */
+    /** Wakes the eviction worker so that it sees the node crashed and ends. */
     void stopWorker() {
         Thread worker = evictionWorker;
         if (worker != null) {

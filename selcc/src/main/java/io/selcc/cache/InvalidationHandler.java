@@ -123,7 +123,7 @@ final class InvalidationHandler {
     /**
      * Acts on an invalidation while holding the frame's X latch. A grant is made on behalf of the
      * requester ({@code postFor}/{@code remoteFaaFor}): refused once the requester is fenced, so nothing
-     * is handed to a node.crashed node after its latch words were scanned. If this node itself node.crashed, or a
+     * is handed to a crashed node after its latch words were scanned. If this node itself crashed, or a
      * verb fails, the request is dropped, so its requester never waits on it for ever.
      */
     Answer.Status serve(CacheFrame frame, InvalidationRequest request) {

@@ -43,7 +43,7 @@ import java.util.TreeMap;
  */
 public final class ConsistencyChecker {
     /** Orders delivered at load per district ([SPEC] 4.3.3.1: O_ID < 2101 have a carrier). */
-    private static final int LOADED_DELIVERED = 2_100;
+    private static final int LOADED_DELIVERED = TpccScale.ORDERS_PER_DISTRICT - TpccScale.NEW_ORDERS_PER_DISTRICT;
 
     private final DatabaseNode node;
     private final int warehouses;

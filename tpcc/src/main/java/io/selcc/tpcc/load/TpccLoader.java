@@ -225,7 +225,7 @@ public final class TpccLoader {
             for (int chunk = 0; chunk < TpccScale.ITEMS / LoadUnit.CHUNK; chunk++) {
                 units.add(new LoadUnit(LoadUnit.Kind.STOCK, w, 0, chunk));
             }
-            for (int d = 1; d <= 10; d++) {
+            for (int d = 1; d <= TpccScale.DISTRICTS; d++) {
                 units.add(new LoadUnit(LoadUnit.Kind.DISTRICT, w, d, 0));
             }
         }
