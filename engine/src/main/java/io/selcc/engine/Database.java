@@ -295,38 +295,24 @@ public final class Database implements AutoCloseable {
 
     /** A node learnt that {@code computeNode} cannot be reached: the first report starts its repair. */
     private void peerFailed(int computeNode) {
-        if (!cluster.hosts(computeNode)) {
-            processGone(computeNode);
+        if (cluster.hosts(computeNode) && !cluster.crashed(computeNode)) {
             return;
         }
-        synchronized (crashRepairs) {
-            if (crashRepairs.containsKey(computeNode) || !cluster.crashed(computeNode)) {
-                return;
-            }
-            java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair = new java.util.concurrent.CompletableFuture<>();
-            crashRepairs.put(computeNode, repair);
-            repairsRunning = true;
-            io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
-                try {
-                    repair.complete(repairNow(computeNode));
-                } catch (Throwable t) {
-                    cluster.repairFailed(computeNode, String.valueOf(t)); // survivors stop waiting for its lines
-                    repair.completeExceptionally(t);
-                }
-            });
-        }
+        startRepair(computeNode);
     }
 
     /**
-     * A compute node of another process cannot be reached (its process died, or its connection broke):
-     * the first report here fences it (so nothing it may still send lands) and starts, on a thread of its
-     * own, its repair: the first process whose survivor claims it in shared memory (a CAS on the node's
-     * repair claim word, see {@link CatalogLayout}) restores its lines; every other process waits until
-     * the claim says done (its survivors meanwhile wait for the lines, which the repairer releases as it
-     * goes) or failed. A crash that cannot be repaired (nothing logged, say) fails every survivor here
-     * that meets one of its lines, naming why.
+     * Starts, once per node and on a thread of its own, the repair of {@code computeNode}: a crashed node
+     * of this process ({@link #repairNow}), or one of another process that cannot be reached (its process
+     * died, or its connection broke; {@link #repairGone}): fenced first (so nothing it may still send
+     * lands), then repaired by the first process whose survivor claims it in shared memory (a CAS on the
+     * node's repair claim word, see {@link CatalogLayout}); every other process waits until the claim
+     * says done (its survivors meanwhile wait for the lines, which the repairer releases as it goes) or
+     * failed. A repair that fails (nothing logged, say) fails every survivor here that meets one of its
+     * lines, naming why.
      */
-    private void processGone(int computeNode) {
+    private void startRepair(int computeNode) {
+        boolean remote = !cluster.hosts(computeNode);
         synchronized (crashRepairs) {
             if (crashRepairs.containsKey(computeNode)) {
                 return;
@@ -336,9 +322,11 @@ public final class Database implements AutoCloseable {
             repairsRunning = true;
             io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
                 try {
-                    repair.complete(repairGone(computeNode));
+                    repair.complete(remote ? repairGone(computeNode) : repairNow(computeNode));
                 } catch (Throwable t) {
-                    cluster.repairFailed(computeNode, t instanceof IllegalStateException ? t.getMessage() : String.valueOf(t));
+                    // Survivors stop waiting for its lines.
+                    cluster.repairFailed(computeNode, remote && t instanceof IllegalStateException ? t.getMessage()
+                        : String.valueOf(t));
                     repair.completeExceptionally(t);
                 }
             });
@@ -348,7 +336,7 @@ public final class Database implements AutoCloseable {
     /** Between two reads of another process's repair claim: that process's progress has no signal here. */
     private static final long REPAIR_POLL_NANOS = 20_000_000L;
 
-    /** {@link #processGone}'s work: fence, claim, repair here or wait for the process that claimed it. */
+    /** {@link #startRepair}'s work for another process's node: fence, claim, repair here or wait for the process that claimed it. */
     private CrashRecovery.Report repairGone(int computeNode) {
         long start = System.nanoTime();
         cluster.fenceGone(computeNode);
@@ -394,7 +382,7 @@ public final class Database implements AutoCloseable {
         if (computeNode < 0 || computeNode >= nodes.length || cluster.hosts(computeNode)) {
             throw new IllegalArgumentException("not a compute node of another process: computeNode=" + computeNode);
         }
-        processGone(computeNode);
+        startRepair(computeNode);
         return recoverCrashedNode(computeNode);
     }
 
@@ -413,7 +401,7 @@ public final class Database implements AutoCloseable {
                 throw new IllegalStateException("compute node " + computeNode + " has not crashed");
             }
             if (repair == null && !cluster.hosts(computeNode)) {
-                processGone(computeNode); // another process's node, fenced here: repaired as processGone does
+                startRepair(computeNode); // another process's node: fenced and repaired as a gone one is
                 repair = crashRepairs.get(computeNode);
             }
             if (repair == null) {
