@@ -192,14 +192,15 @@ public final class Wal implements CommitLog.Factory {
         if (to < from) {
             return;
         }
-        long count = to - from + 1;
-        long[] numbers = new long[(int) Math.min(count, 4096)];
-        for (long s = from; s <= to; ) {
-            int n = 0;
-            while (n < numbers.length && s <= to) {
-                numbers[n++] = s++;
+        lock.lock();
+        try {
+            long w = durable;
+            for (long s = from; s <= to; s++) {
+                markForced(w, s); // no array per append: this runs under the log's append lock
             }
-            published(numbers, n);
+            advanceWatermark(w);
+        } finally {
+            lock.unlock();
         }
     }
 
@@ -638,26 +639,35 @@ public final class Wal implements CommitLog.Factory {
         try {
             long w = durable;
             for (int i = 0; i < count; i++) {
-                long s = sequences[i];
-                if (s <= w) {
-                    throw new IllegalStateException("sequence published twice or below the watermark: sequence=" + s + " durable=" + w);
-                }
-                if (s - w > span()) {
-                    grow(w, s - w);
-                }
-                forcedAbove[slot(s)] |= bit(s);
+                markForced(w, sequences[i]);
             }
-            long next = w + 1;
-            while ((forcedAbove[slot(next)] & bit(next)) != 0) {
-                forcedAbove[slot(next)] &= ~bit(next);
-                next++;
-            }
-            if (next - 1 != w) {
-                durable = next - 1;
-                changed.signalAll();
-            }
+            advanceWatermark(w);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Sets {@code s}'s bit above the watermark {@code w} (growing the bitmap if need be); under {@link #lock}. */
+    private void markForced(long w, long s) {
+        if (s <= w) {
+            throw new IllegalStateException("sequence published twice or below the watermark: sequence=" + s + " durable=" + w);
+        }
+        if (s - w > span()) {
+            grow(w, s - w);
+        }
+        forcedAbove[slot(s)] |= bit(s);
+    }
+
+    /** Moves the watermark from {@code w} over the longest run of forced numbers; under {@link #lock}. */
+    private void advanceWatermark(long w) {
+        long next = w + 1;
+        while ((forcedAbove[slot(next)] & bit(next)) != 0) {
+            forcedAbove[slot(next)] &= ~bit(next);
+            next++;
+        }
+        if (next - 1 != w) {
+            durable = next - 1;
+            changed.signalAll();
         }
     }
 
