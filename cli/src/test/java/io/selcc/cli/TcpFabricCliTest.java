@@ -40,6 +40,46 @@ class TcpFabricCliTest {
             .toList();
     }
 
+    /** Compute node 1's process, if this JVM started it and it still runs. */
+    private static List<ProcessHandle> computeNode1() {
+        return selccChildren().stream()
+            .filter(p -> p.info().commandLine().map(c -> c.contains(" --node 1")).orElse(false)).toList();
+    }
+
+    /** How a command ended after one of its processes was killed. */
+    private record Killed(int exit, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit=" + exit + "\n--- out:\n" + out + "--- err:\n" + err;
+        }
+    }
+
+    /**
+     * Runs the command {@code args} in this JVM, kills (SIGKILL) the one process {@code victim} finds once
+     * the command printed {@code ready}, and waits at most {@code seconds} for the command to end. Fails if
+     * it ended before the kill or there was not exactly one such process.
+     */
+    private static Killed runAndKill(String ready, java.util.function.Supplier<List<ProcessHandle>> victim,
+                                     long seconds, String... args) throws Exception {
+        java.io.StringWriter out = new java.io.StringWriter(); // a StringBuffer inside: safe to read while written
+        java.io.StringWriter err = new java.io.StringWriter();
+        CompletableFuture<Integer> running = CompletableFuture.supplyAsync(() -> {
+            var cl = SelccCli.commandLine();
+            cl.setOut(new java.io.PrintWriter(out, true));
+            cl.setErr(new java.io.PrintWriter(err, true));
+            return cl.execute(args);
+        });
+        while (!out.toString().contains(ready)) {
+            assertFalse(running.isDone(), () -> "the run ended before the kill: " + out + err);
+            Thread.onSpinWait();
+        }
+        List<ProcessHandle> victims = victim.get();
+        assertEquals(1, victims.size(), "the process to kill: " + victims + " among " + selccChildren());
+        victims.get(0).destroyForcibly();
+        int exit = running.get(seconds, TimeUnit.SECONDS);
+        return new Killed(exit, out.toString(), err.toString());
+    }
+
     @Test
     void microRunsEveryNodeAsAProcessOverTcpAndStopsThem() throws IOException {
         Path json = dir.resolve("micro-tcp.json");
@@ -107,32 +147,19 @@ class TcpFabricCliTest {
     @Test
     void aComputeNodeProcessKilledDuringTpccIsRepairedFromItsLog() throws Exception {
         Path json = dir.resolve("tpcc-kill.json");
-        java.io.StringWriter out = new java.io.StringWriter();
-        java.io.StringWriter err = new java.io.StringWriter();
-        CompletableFuture<Integer> running = CompletableFuture.supplyAsync(() -> {
-            var cl = SelccCli.commandLine();
-            cl.setOut(new java.io.PrintWriter(out, true));
-            cl.setErr(new java.io.PrintWriter(err, true));
-            return cl.execute("tpcc", "run", "--fabric", "tcp", "--warehouses", "1", "--compute-nodes", "2",
-                "--duration", "20s", "--warmup", "0s", "--wal", "sync", "--check", "--json", json.toString());
-        });
-        while (!out.toString().contains("durable=")) { // the first progress line of the measured run
-            assertFalse(running.isDone(), () -> "the run ended before compute node 1 was killed: " + out + err);
-            Thread.onSpinWait();
-        }
-        List<ProcessHandle> node1 = selccChildren().stream()
-            .filter(p -> p.info().commandLine().map(c -> c.contains(" --node 1")).orElse(false)).toList();
-        assertEquals(1, node1.size(), "compute node 1's process: " + selccChildren());
-        node1.get(0).destroyForcibly();
-        int exit = running.get(240, TimeUnit.SECONDS);
-        String run = "exit=" + exit + "\n--- out:\n" + out + "--- err:\n" + err;
+        Killed k = runAndKill("durable=", TcpFabricCliTest::computeNode1, 240, // the first measured progress line
+            "tpcc", "run", "--fabric", "tcp", "--warehouses", "1", "--compute-nodes", "2", "--duration", "20s",
+            "--warmup", "0s", "--wal", "sync", "--check", "--json", json.toString());
+        String run = k.toString();
+        String out = k.out();
+        int exit = k.exit();
         assertEquals(0, exit, run);
-        assertTrue(err.toString().contains("compute node 1's process died during the run"), run);
+        assertTrue(k.err().contains("compute node 1's process died during the run"), run);
         java.util.regex.Matcher repaired = java.util.regex.Pattern
-            .compile("compute node 1 crashed; node 0 restored its ([\\d,]+) lines").matcher(out.toString());
+            .compile("compute node 1 crashed; node 0 restored its ([\\d,]+) lines").matcher(out);
         assertTrue(repaired.find(), run);
         assertTrue(Long.parseLong(repaired.group(1).replace(",", "")) > 0, "node 1 held lines that were restored: " + run);
-        assertTrue(out.toString().contains("consistency: all conditions passed"), run);
+        assertTrue(out.contains("consistency: all conditions passed"), run);
         Map<?, ?> report = (Map<?, ?>) MiniJson.parse(Files.readString(json));
         assertEquals(1.0, report.get("computeNodesLost"), report.toString());
         assertTrue((Double) report.get("committed") > 0, report.toString());
@@ -142,29 +169,15 @@ class TcpFabricCliTest {
     /** Without a log a dead compute node's lines cannot be restored: the run ends with one line, exit 1. */
     @Test
     void aComputeNodeProcessKilledDuringTpccWithoutALogEndsTheRun() throws Exception {
-        java.io.StringWriter out = new java.io.StringWriter();
-        java.io.StringWriter err = new java.io.StringWriter();
-        CompletableFuture<Integer> running = CompletableFuture.supplyAsync(() -> {
-            var cl = SelccCli.commandLine();
-            cl.setOut(new java.io.PrintWriter(out, true));
-            cl.setErr(new java.io.PrintWriter(err, true));
-            return cl.execute("tpcc", "run", "--fabric", "tcp", "--warehouses", "1", "--compute-nodes", "2",
-                "--duration", "60s", "--warmup", "0s");
-        });
-        while (!out.toString().contains("\nrun ")) {
-            assertFalse(running.isDone(), () -> "the run ended before compute node 1 was killed: " + out + err);
-            Thread.onSpinWait();
-        }
-        List<ProcessHandle> node1 = selccChildren().stream()
-            .filter(p -> p.info().commandLine().map(c -> c.contains(" --node 1")).orElse(false)).toList();
-        assertEquals(1, node1.size(), "compute node 1's process: " + selccChildren());
-        node1.get(0).destroyForcibly();
-        int exit = running.get(120, TimeUnit.SECONDS);
-        String run = "exit=" + exit + "\n--- out:\n" + out + "--- err:\n" + err;
+        Killed k = runAndKill("\nrun ", TcpFabricCliTest::computeNode1, 120,
+            "tpcc", "run", "--fabric", "tcp", "--warehouses", "1", "--compute-nodes", "2", "--duration", "60s",
+            "--warmup", "0s");
+        String run = k.toString();
+        String err = k.err();
+        int exit = k.exit();
         assertEquals(1, exit, run);
-        assertTrue(err.toString().contains("compute node 1's process is gone") && err.toString().contains("logs nothing"),
-            run);
-        assertFalse(err.toString().contains("\tat "), "no stack trace for a lost compute node: " + run);
+        assertTrue(err.contains("compute node 1's process is gone") && err.contains("logs nothing"), run);
+        assertFalse(err.contains("\tat "), "no stack trace for a lost compute node: " + run);
         assertEquals(List.of(), selccChildren(), "processes left running");
     }
 
@@ -174,14 +187,7 @@ class TcpFabricCliTest {
         ClusterSettings cluster = new ClusterSettings(io.selcc.cache.AccessMode.SELCC, 2, 1, 1, 2048, 16_384, 0, 0, false);
         try (var processes = FabricLauncher.launchCluster(cluster, 900L << 20, List.of("--warehouses", "1"),
             List.of("tpcc", "check"))) {
-            Path file = dir.resolve("cluster.properties");
-            StringBuilder text = new StringBuilder();
-            text.append("memory.0=127.0.0.1:").append(processes.map().memoryNodes().get(0).getPort()).append('\n');
-            for (int i = 0; i < 2; i++) {
-                text.append("compute.").append(i).append("=127.0.0.1:")
-                    .append(processes.map().computeNodes().get(i).getPort()).append('\n');
-            }
-            Files.writeString(file, text);
+            Path file = processes.dir().resolve("cluster.properties"); // written by the launcher
             CliRun run = CliRun.of("tpcc", "check", "--warehouses", "1", "--cluster", file.toString(), "--node", "0");
             assertEquals(0, run.exitCode(), run.toString());
             assertTrue(run.out().contains("waiting for compute nodes 1-1"), run.out());
@@ -195,26 +201,14 @@ class TcpFabricCliTest {
 
     @Test
     void aMemoryNodeProcessKilledMidRunEndsTheRunWithAClearError() throws Exception {
-        java.io.StringWriter out = new java.io.StringWriter(); // a StringBuffer inside: safe to read while written
-        java.io.StringWriter err = new java.io.StringWriter();
-        CompletableFuture<Integer> running = CompletableFuture.supplyAsync(() -> {
-            var cl = SelccCli.commandLine();
-            cl.setOut(new java.io.PrintWriter(out, true));
-            cl.setErr(new java.io.PrintWriter(err, true));
-            return cl.execute("micro", "--fabric", "tcp", "--duration", "120s", "--gcls", "2000");
-        });
-        while (!out.toString().contains("\nrun ")) { // the measured interval has begun: a progress line
-            assertFalse(running.isDone(), () -> "the run ended before its memory node was killed: " + out + err);
-            Thread.onSpinWait();
-        }
-        List<ProcessHandle> children = memoryNodeChildren();
-        assertEquals(1, children.size(), "one memory-node process: " + children);
-        children.get(0).destroyForcibly();
-        int exit = running.get(120, TimeUnit.SECONDS);
-        String run = "exit=" + exit + "\n--- out:\n" + out + "--- err:\n" + err;
+        Killed k = runAndKill("\nrun ", TcpFabricCliTest::memoryNodeChildren, 120, // the measured interval has begun
+            "micro", "--fabric", "tcp", "--duration", "120s", "--gcls", "2000");
+        String run = k.toString();
+        String err = k.err();
+        int exit = k.exit();
         assertEquals(1, exit, run);
-        assertTrue(err.toString().contains("memory node 0") && err.toString().contains("memory is lost"), run);
-        assertFalse(err.toString().contains("\tat "), "no stack trace for a lost memory node: " + run);
+        assertTrue(err.contains("memory node 0") && err.contains("memory is lost"), run);
+        assertFalse(err.contains("\tat "), "no stack trace for a lost memory node: " + run);
     }
 
     /**
@@ -224,27 +218,14 @@ class TcpFabricCliTest {
      */
     @Test
     void aComputeNodeProcessKilledMidRunEndsTheRunInsteadOfHanging() throws Exception {
-        java.io.StringWriter out = new java.io.StringWriter();
-        java.io.StringWriter err = new java.io.StringWriter();
-        CompletableFuture<Integer> running = CompletableFuture.supplyAsync(() -> {
-            var cl = SelccCli.commandLine();
-            cl.setOut(new java.io.PrintWriter(out, true));
-            cl.setErr(new java.io.PrintWriter(err, true));
-            return cl.execute("micro", "--fabric", "tcp", "--duration", "120s", "--gcls", "2000");
-        });
-        while (!out.toString().contains("\nrun ")) {
-            assertFalse(running.isDone(), () -> "the run ended before compute node 1 was killed: " + out + err);
-            Thread.onSpinWait();
-        }
-        List<ProcessHandle> node1 = selccChildren().stream()
-            .filter(p -> p.info().commandLine().map(c -> c.contains(" --node 1")).orElse(false)).toList();
-        assertEquals(1, node1.size(), "compute node 1's process: " + selccChildren());
-        node1.get(0).destroyForcibly();
-        int exit = running.get(120, TimeUnit.SECONDS);
-        String run = "exit=" + exit + "\n--- out:\n" + out + "--- err:\n" + err;
+        Killed k = runAndKill("\nrun ", TcpFabricCliTest::computeNode1, 120,
+            "micro", "--fabric", "tcp", "--duration", "120s", "--gcls", "2000");
+        String run = k.toString();
+        String err = k.err();
+        int exit = k.exit();
         assertEquals(1, exit, run);
-        assertTrue(err.toString().contains("compute node 1"), run);
-        assertFalse(err.toString().contains("\tat "), "no stack trace for a lost compute node: " + run);
+        assertTrue(err.contains("compute node 1"), run);
+        assertFalse(err.contains("\tat "), "no stack trace for a lost compute node: " + run);
         assertEquals(List.of(), selccChildren(), "processes left running");
     }
 
