@@ -358,34 +358,54 @@ public final class TpccRunCommand implements Callable<Integer> {
                 partitioned.close(); // every branch ended: the check reads a quiet database
             }
             modeReport.print(out);
-            lastResult = result;
-            lastMode = modeReport;
-            lastCluster = cluster;
-            lastWalForces = log.wal() == null ? 0 : log.wal().counters().forces();
+            remember(result, modeReport, cluster, log.wal() == null ? 0 : log.wal().counters().forces());
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out, partitions) : null;
-            if (run.json() != null) {
-                JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check, json -> {
-                    log.json(json);
-                    modeReport.json(json);
-                }));
-                out.println("wrote " + run.json());
-            }
-            writeCsv(run, result, cluster, out);
+            writeReports(run, result, cluster, check, json -> {
+                log.json(json);
+                modeReport.json(json);
+            }, out);
             if (stored != null) {
                 DataDir.checkpoint(db, tpcc.dataDir, log.wal(), stored, out);
                 checkpointed[0] = true;
             }
-            out.flush();
-            if (result.sharedMemoryFull()) {
-                // Stopped early, the results above cover the run until then; what committed is in the database.
-                err.printf(Locale.ROOT, "selcc: shared memory is full: the run stopped after %.1f s of measurement;"
-                    + " raise --memory (now %s per memory node)%n", result.seconds(),
-                    TpccSetup.mebibytes(TpccSetup.memoryPerNode(cluster, tpcc)));
-                err.flush();
-                return 1;
-            }
-            return check == null || check.passed() ? 0 : 1;
+            return exitCode(result, check, cluster, out, err);
         }
+    }
+
+    /** Keeps the run's figures for {@code tpcc compare}. */
+    private void remember(DriverResult result, ModeReport modeReport, ClusterSettings cluster, long walForces) {
+        lastResult = result;
+        lastMode = modeReport;
+        lastCluster = cluster;
+        lastWalForces = walForces;
+    }
+
+    /** {@code --json} (the report with {@code extra} fields) and {@code --csv}, as asked. */
+    private void writeReports(RunSettings run, DriverResult result, ClusterSettings cluster, CheckReport check,
+                              java.util.function.Consumer<io.selcc.cli.JsonWriter> extra, PrintWriter out) {
+        if (run.json() != null) {
+            JsonFile.write(run.json(), TpccReport.json(result, cluster, tpcc, check, extra));
+            out.println("wrote " + run.json());
+        }
+        if (run.csv() != null) {
+            io.selcc.cli.CsvFile.append(run.csv(), TpccReport.CSV_HEADER, TpccReport.csvRows(result, cluster, tpcc, mode, wal));
+            out.println("appended to " + run.csv());
+        }
+    }
+
+    /** 1 if the run stopped early on full shared memory (said on err) or a check failed, else 0. */
+    private int exitCode(DriverResult result, CheckReport check, ClusterSettings cluster, PrintWriter out,
+                         PrintWriter err) {
+        out.flush();
+        if (result.sharedMemoryFull()) {
+            // Stopped early, the results above cover the run until then; what committed is in the database.
+            err.printf(Locale.ROOT, "selcc: shared memory is full: the run stopped after %.1f s of measurement;"
+                + " raise --memory (now %s per memory node)%n", result.seconds(),
+                TpccSetup.mebibytes(TpccSetup.memoryPerNode(cluster, tpcc)));
+            err.flush();
+            return 1;
+        }
+        return check == null || check.passed() ? 0 : 1;
     }
 
     /**
@@ -463,14 +483,6 @@ public final class TpccRunCommand implements Callable<Integer> {
             Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
                 "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
                     + tpcc.warehouses);
-        }
-    }
-
-    /** {@code --csv}: appends the run's rows. */
-    private void writeCsv(RunSettings run, DriverResult result, ClusterSettings cluster, PrintWriter out) {
-        if (run.csv() != null) {
-            io.selcc.cli.CsvFile.append(run.csv(), TpccReport.CSV_HEADER, TpccReport.csvRows(result, cluster, tpcc, mode, wal));
-            out.println("appended to " + run.csv());
         }
     }
 
@@ -605,32 +617,17 @@ public final class TpccRunCommand implements Callable<Integer> {
             TpccReport.print(out, result);
             log.report(out, (run.durationNanos() + run.warmupNanos()) / 1e9, walCounts);
             modeReport.print(out);
-            lastResult = result;
-            lastMode = modeReport;
-            lastCluster = cluster;
-            lastWalForces = walCounts[1];
+            remember(result, modeReport, cluster, walCounts[1]);
             // While the others still answer for the lines they hold.
             CheckReport check = tpcc.check ? TpccSetup.check(db, tpcc.warehouses, out, 0) : null;
-            if (run.json() != null) {
-                DriverResult reported = result;
-                ModeReport reportedMode = modeReport;
-                JsonFile.write(run.json(), TpccReport.json(reported, cluster, tpcc, check, json -> {
-                    log.json(json, walCounts);
-                    reportedMode.json(json);
-                    json.field("computeNodesLost", gone.size());
-                }));
-                out.println("wrote " + run.json());
-            }
-            writeCsv(run, result, cluster, out);
+            ModeReport reportedMode = modeReport;
+            writeReports(run, result, cluster, check, json -> {
+                log.json(json, walCounts);
+                reportedMode.json(json);
+                json.field("computeNodesLost", gone.size());
+            }, out);
             control.stopOthers(gone);
-            out.flush();
-            if (result.sharedMemoryFull()) {
-                err.printf(Locale.ROOT, "selcc: shared memory is full: the run stopped after %.1f s of measurement;"
-                    + " raise --memory%n", result.seconds());
-                err.flush();
-                return 1;
-            }
-            return check == null || check.passed() ? 0 : 1;
+            return exitCode(result, check, cluster, out, err);
         }
     }
 
