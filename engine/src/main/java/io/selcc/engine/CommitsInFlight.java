@@ -1,9 +1,8 @@
 package io.selcc.engine;
 
 import io.selcc.threads.PerThread;
+import io.selcc.threads.ThreadRegistry;
 
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
@@ -26,7 +25,9 @@ final class CommitsInFlight {
     /** A slot's value when its thread has no commit in flight. */
     static final long NONE = 0;
 
-    private final List<Slot> slots = new CopyOnWriteArrayList<>();
+    /** A thread's slot leaves once the thread ended with nothing in flight (many short-lived virtual threads). */
+    private final ThreadRegistry<Slot> slots = new ThreadRegistry<>(slot -> { },
+        slot -> slot.running != 0 || slot.sequence != NONE);
     private final PerThread<Slot> mine = PerThread.withInitial(this::register);
 
     /** Set while {@link Database#startLogging} runs: a transaction that begins waits for it to end. */
@@ -43,9 +44,7 @@ final class CommitsInFlight {
     }
 
     private Slot register() {
-        Slot slot = new Slot();
-        slots.add(slot);
-        return slot;
+        return slots.register(new Slot());
     }
 
     /** Draws a number through {@code draw} with the calling thread's slot marking the commit in flight. */
@@ -97,11 +96,9 @@ final class CommitsInFlight {
 
     /** Transactions that began on this node and have not ended, over every thread. */
     int running() {
-        int running = 0;
-        for (Slot slot : slots) {
-            running += slot.running;
-        }
-        return running;
+        int[] running = {0};
+        slots.forEach(slot -> running[0] += slot.running);
+        return running[0];
     }
 
     /** Logging starts: from now on a transaction that begins waits, until {@link #openAfterLoggingStart}. */
@@ -135,16 +132,16 @@ final class CommitsInFlight {
      * thread is drawing (the caller retries: a draw is one fetch-and-add).
      */
     long lowest() {
-        long lowest = Long.MAX_VALUE;
-        for (Slot slot : slots) {
+        long[] lowest = {Long.MAX_VALUE};
+        boolean[] drawing = {false};
+        slots.forEach(slot -> {
             long s = slot.sequence;
             if (s == DRAWING) {
-                return DRAWING;
+                drawing[0] = true;
+            } else if (s != NONE) {
+                lowest[0] = Math.min(lowest[0], s);
             }
-            if (s != NONE) {
-                lowest = Math.min(lowest, s);
-            }
-        }
-        return lowest;
+        });
+        return drawing[0] ? DRAWING : lowest[0];
     }
 }

@@ -1,20 +1,24 @@
 package io.selcc.fabric;
 
 import io.selcc.threads.PerThread;
+import io.selcc.threads.ThreadRegistry;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The counters of one compute node. Each thread increments its own block (no contention, no atomic
  * instruction); a snapshot sums the blocks. Sums are exact once the counting threads are quiescent
- * (joined); read while they run they may lag by a few increments.
+ * (joined); read while they run they may lag by a few increments. A block whose thread ended is folded
+ * into {@link #retired} (see {@link ThreadRegistry}), so many short-lived virtual threads do not grow the
+ * list a snapshot sums.
  */
 public final class NodeCounters {
     private static final VarHandle SLOT = MethodHandles.arrayElementVarHandle(long[].class);
 
     private final int nodeId;
-    private final CopyOnWriteArrayList<long[]> blocks = new CopyOnWriteArrayList<>();
+    /** Counts of threads that ended, folded in by {@link #blocks} under its monitor. */
+    private final long[] retired = new long[Counter.count()];
+    private final ThreadRegistry<long[]> blocks = new ThreadRegistry<>(this::retire, block -> false);
     private final PerThread<long[]> local = PerThread.withInitial(this::newBlock);
     private volatile long[] baseline = new long[Counter.count()];
 
@@ -27,9 +31,19 @@ public final class NodeCounters {
     }
 
     private long[] newBlock() {
-        long[] block = new long[Counter.count()];
-        blocks.add(block);
-        return block;
+        return blocks.register(new long[Counter.count()]);
+    }
+
+    /** A dead thread's block: its counts join {@link #retired} (called under the registry's monitor). */
+    private void retire(long[] block) {
+        for (int i = 0; i < retired.length; i++) {
+            retired[i] += (long) SLOT.getOpaque(block, i);
+        }
+    }
+
+    /** Blocks held for threads (tests: bounded by the live threads, not by every thread that ever counted). */
+    int liveBlocks() {
+        return blocks.size();
     }
 
     public void increment(Counter counter) {
@@ -85,9 +99,14 @@ public final class NodeCounters {
 
     private long[] raw() {
         long[] sum = new long[Counter.count()];
-        for (long[] block : blocks) {
+        synchronized (blocks) { // no block is retired while the live ones and the retired sum are added up
+            blocks.forEach(block -> {
+                for (int i = 0; i < sum.length; i++) {
+                    sum[i] += (long) SLOT.getOpaque(block, i);
+                }
+            });
             for (int i = 0; i < sum.length; i++) {
-                sum[i] += (long) SLOT.getOpaque(block, i);
+                sum[i] += retired[i];
             }
         }
         return sum;

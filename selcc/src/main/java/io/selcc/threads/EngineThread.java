@@ -2,8 +2,10 @@ package io.selcc.threads;
 
 /**
  * A platform thread with a small direct-mapped cache of its {@link PerThread} values. The engine's
- * own threads (terminals, loaders, evictors, micro-benchmark workers) are started here; any other
- * thread works too, it only reads its per-thread values through the {@link ThreadLocal} map.
+ * own threads (loaders, evictors, micro-benchmark workers) are started here; any other thread works
+ * too, it only reads its per-thread values through the {@link ThreadLocal} map. Virtual threads cannot
+ * be subclassed: {@link #startVirtual} gives one the same cache through a {@link ScopedValue} bound
+ * around its task (TPC-C terminals run that way).
  *
  * <p>Why: one probe of the {@code ThreadLocal} map on every counter increment and latch took 11.5%
  * of a TPC-C run's samples (docs/benchmarks.md, issue 8); a field load and an identity compare do
@@ -17,6 +19,9 @@ public final class EngineThread extends Thread {
 
     /** Interleaved {owner, value} pairs, indexed by {@code 2 * (PerThread.id & (SLOTS - 1))}. */
     final Object[] slots = new Object[2 * SLOTS];
+
+    /** The slot array of a virtual thread started by {@link #startVirtual} (unbound elsewhere). */
+    static final ScopedValue<Object[]> VIRTUAL_SLOTS = ScopedValue.newInstance();
 
     private EngineThread(Runnable task, String name) {
         super(null, task, name);
@@ -43,6 +48,14 @@ public final class EngineThread extends Thread {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * Starts a virtual thread whose {@link PerThread} values are cached as an engine thread's are. Its
+     * values are its own (they live and die with it), like any thread's.
+     */
+    public static Thread startVirtual(String name, Runnable task) {
+        return Thread.ofVirtual().name(name).start(() -> ScopedValue.where(VIRTUAL_SLOTS, new Object[2 * SLOTS]).run(task));
     }
 
     /** Starts an engine thread; a daemon does not keep the JVM alive. */

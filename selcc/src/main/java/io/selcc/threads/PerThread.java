@@ -4,7 +4,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * A {@link ThreadLocal} that an {@link EngineThread} reads from a slot of its own array: the slot
+ * A {@link ThreadLocal} that an {@link EngineThread} (or a virtual thread it started) reads from a slot of its own array: the slot
  * holds this object and its value, so a hit is an array load and an identity compare. Two values
  * that map to the same slot take turns in it; the thread's {@code ThreadLocal} map keeps every value,
  * so a value pushed out of its slot is found there again, never lost or re-initialised.
@@ -41,17 +41,29 @@ public final class PerThread<T> extends ThreadLocal<T> {
     @Override
     @SuppressWarnings("unchecked")
     public T get() {
-        if (Thread.currentThread() instanceof EngineThread thread) {
-            Object[] slots = thread.slots;
-            if (slots[slot] == this) {
-                return (T) slots[slot + 1];
-            }
-            T value = super.get();
-            slots[slot] = this;
-            slots[slot + 1] = value;
-            return value;
+        Object[] slots = slotsOfCurrentThread();
+        if (slots == null) {
+            return super.get();
         }
-        return super.get();
+        if (slots[slot] == this) {
+            return (T) slots[slot + 1];
+        }
+        T value = super.get();
+        slots[slot] = this;
+        slots[slot + 1] = value;
+        return value;
+    }
+
+    /** The calling thread's slot cache: an engine thread's field, a virtual engine thread's scoped value, or none. */
+    private static Object[] slotsOfCurrentThread() {
+        Thread current = Thread.currentThread();
+        if (current instanceof EngineThread thread) {
+            return thread.slots;
+        }
+        if (current.isVirtual() && EngineThread.VIRTUAL_SLOTS.isBound()) {
+            return EngineThread.VIRTUAL_SLOTS.get();
+        }
+        return null;
     }
 
     @Override
@@ -67,9 +79,10 @@ public final class PerThread<T> extends ThreadLocal<T> {
     }
 
     private void forgetSlot() {
-        if (Thread.currentThread() instanceof EngineThread thread && thread.slots[slot] == this) {
-            thread.slots[slot] = null;
-            thread.slots[slot + 1] = null;
+        Object[] slots = slotsOfCurrentThread();
+        if (slots != null && slots[slot] == this) {
+            slots[slot] = null;
+            slots[slot + 1] = null;
         }
     }
 }

@@ -3,6 +3,7 @@ package io.selcc.threads;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +44,48 @@ class PerThreadTest {
         for (int[] value : seen) {
             assertEquals(increments, value[0], "no thread saw another's value");
         }
+    }
+
+    /**
+     * Virtual engine threads share carriers: a value cached per carrier instead of per virtual thread
+     * would be seen by every terminal on it. Each thread yields between increments, so many move between
+     * carriers mid-count (planted bug caught: slots kept per carrier thread, not per virtual thread).
+     */
+    @Test
+    void eachVirtualEngineThreadHasItsOwnValue() throws Exception {
+        AtomicInteger created = new AtomicInteger();
+        PerThread<int[]> counter = PerThread.withInitial(() -> {
+            created.incrementAndGet();
+            return new int[1];
+        });
+        int threads = 200;
+        int increments = 200;
+        List<int[]> seen = new ArrayList<>();
+        onThreads(threads, true, () -> {
+            for (int i = 0; i < increments; i++) {
+                counter.get()[0]++;
+                Thread.yield();
+            }
+            synchronized (seen) {
+                seen.add(counter.get());
+            }
+        });
+        assertEquals(threads, created.get(), "one initial value per virtual thread");
+        for (int[] value : seen) {
+            assertEquals(increments, value[0], "no virtual thread saw another's value");
+        }
+    }
+
+    @Test
+    void setAndRemoveAreSeenThroughAVirtualThreadsSlot() throws Exception {
+        PerThread<String> value = PerThread.withInitial(() -> "initial");
+        onThreads(1, true, () -> {
+            assertEquals("initial", value.get());
+            value.set("changed");
+            assertEquals("changed", value.get());
+            value.remove();
+            assertEquals("initial", value.get());
+        });
     }
 
     @Test
@@ -91,20 +134,30 @@ class PerThreadTest {
     }
 
     private static void onEngineThreads(int count, Runnable task) throws Exception {
+        onThreads(count, false, task);
+    }
+
+    private static void onThreads(int count, boolean virtual, Runnable task) throws Exception {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (int t = 0; t < count; t++) {
-            threads.add(EngineThread.start("per-thread-test-" + t, () -> {
+            Runnable guarded = () -> {
                 try {
                     task.run();
                 } catch (Throwable e) {
                     failure.compareAndSet(null, e);
                 }
-            }));
+            };
+            String name = "per-thread-test-" + t;
+            threads.add(virtual ? EngineThread.startVirtual(name, guarded) : EngineThread.start(name, guarded));
         }
         for (Thread thread : threads) {
             thread.join();
-            assertEquals(EngineThread.class, thread.getClass());
+            if (virtual) {
+                assertTrue(thread.isVirtual());
+            } else {
+                assertEquals(EngineThread.class, thread.getClass());
+            }
         }
         if (failure.get() != null) {
             throw new AssertionError("a worker failed", failure.get());
