@@ -84,6 +84,12 @@ public record ClusterSettings(
         return rttNanos == 0 && gbps == 0 ? LatencyModel.OFF : LatencyModel.of(rttNanos, gbps);
     }
 
+    /** These settings with {@code threadsPerNode} threads per compute node (TPC-C: its busiest node's terminals) and {@code frames} per cache. */
+    public ClusterSettings withThreads(int threadsPerNode, int frames) {
+        return new ClusterSettings(access, computeNodes, memoryNodes, threadsPerNode, gclSize, frames, rttNanos, gbps,
+            fairness, fabric, clusterMap, node);
+    }
+
     /** Worker threads over all compute nodes. */
     public int totalThreads() {
         return computeNodes * threads;

@@ -97,4 +97,30 @@ public final class Converters {
             throw new TypeConversionException("'" + value + "' is not a fabric: local or tcp");
         }
     }
+
+    /** {@code home} or {@code spread}. */
+    public static final class PlacementConverter implements ITypeConverter<io.selcc.tpcc.driver.TerminalPlacement.Placement> {
+        @Override
+        public io.selcc.tpcc.driver.TerminalPlacement.Placement convert(String value) {
+            for (var choice : io.selcc.tpcc.driver.TerminalPlacement.Placement.values()) {
+                if (choice.label().equals(value)) {
+                    return choice;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a placement: home or spread");
+        }
+    }
+
+    /** {@code virtual} or {@code platform}. */
+    public static final class TerminalThreadsConverter implements ITypeConverter<io.selcc.tpcc.driver.DriverConfig.TerminalThreads> {
+        @Override
+        public io.selcc.tpcc.driver.DriverConfig.TerminalThreads convert(String value) {
+            for (var choice : io.selcc.tpcc.driver.DriverConfig.TerminalThreads.values()) {
+                if (choice.label().equals(value)) {
+                    return choice;
+                }
+            }
+            throw new TypeConversionException("'" + value + "' is not a kind of thread: virtual or platform");
+        }
+    }
 }

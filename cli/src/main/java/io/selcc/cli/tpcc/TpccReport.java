@@ -21,16 +21,20 @@ final class TpccReport {
     }
 
     static void print(PrintWriter out, DriverResult result) {
-        out.printf(Locale.ROOT, "%n%-12s %10s %9s %8s %7s %10s %9s %9s %9s %9s %9s %8s %8s %12s%n", "type",
-            "committed", "aborted", "failed", "mix %", "txn/s", "p50 us", "p90 us", "p99 us", "max us", "RT/txn",
+        // Virtual terminals' allocation is known only in total (their carriers'): per type it says n/a.
+        boolean perTypeAllocation = result.config().terminalThreads() == DriverConfig.TerminalThreads.PLATFORM;
+        out.printf(Locale.ROOT, "%n%-12s %10s %9s %7s %8s %7s %10s %9s %9s %9s %9s %9s %8s %8s %12s%n", "type",
+            "committed", "aborted", "ab/cmt", "failed", "mix %", "txn/s", "p50 us", "p90 us", "p99 us", "max us", "RT/txn",
             "msg/txn", "GCL/txn", "alloc B/txn");
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);
-            out.printf(Locale.ROOT, "%-12s %,10d %,9d %,8d %7.2f %,10.1f %,9.0f %,9.0f %,9.0f %,9d %9.2f %8.2f %8.1f %,12.0f%n",
-                type.jsonName(), s.committed(), s.aborted(), s.failed(), result.share(type), result.txnPerSec(type),
+            out.printf(Locale.ROOT, "%-12s %,10d %,9d %7.3f %,8d %7.2f %,10.1f %,9.0f %,9.0f %,9.0f %,9d %9.2f %8.2f %8.1f %12s%n",
+                type.jsonName(), s.committed(), s.aborted(), abortsPerCommit(s.aborted(), s.committed()), s.failed(),
+                result.share(type), result.txnPerSec(type),
                 s.percentileMicros(50), s.percentileMicros(90), s.percentileMicros(99),
                 s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue(),
-                s.roundTripsPerTxn(), s.messagesPerTxn(), s.gclAccessesPerTxn(), s.allocatedBytesPerTxn());
+                s.roundTripsPerTxn(), s.messagesPerTxn(), s.gclAccessesPerTxn(),
+                perTypeAllocation ? String.format(Locale.ROOT, "%,.0f", s.allocatedBytesPerTxn()) : "n/a");
         }
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);
@@ -52,16 +56,39 @@ final class TpccReport {
         out.println(checks);
         out.printf(Locale.ROOT, "shared memory taken during the run: %,.1f MiB, %,.0f bytes per New-Order%n",
             result.sharedBytesGrown() / (double) (1 << 20), result.sharedBytesPerNewOrder());
-        out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   round trips/txn %.2f   terminal CPU us/txn %.1f   measured %.1f s%n",
-            result.tpmC(), result.txnPerSec(), result.roundTripsPerTxn(), result.terminalCpuMicrosPerTxn(),
-            result.seconds());
+        out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   aborts/commit %.3f   round trips/txn %.2f   terminal CPU us/txn %.1f"
+                + "   alloc B/txn %,.0f   measured %.1f s%n",
+            result.tpmC(), result.txnPerSec(), abortsPerCommit(result.aborted(), result.committed()),
+            result.roundTripsPerTxn(), result.terminalCpuMicrosPerTxn(), result.allocatedBytesPerTxn(), result.seconds());
         out.flush();
+    }
+
+    /** Conflict aborts (retried) per completed transaction; 0 when none completed. */
+    static double abortsPerCommit(long aborted, long committed) {
+        return committed == 0 ? (aborted == 0 ? 0 : Double.POSITIVE_INFINITY) : (double) aborted / committed;
+    }
+
+    /** How the run's terminals sat: per warehouse, in all, where, on what kind of thread, over how many carriers. */
+    static String terminalsLine(DriverConfig config, int computeNodes) {
+        io.selcc.tpcc.driver.TerminalPlacement placement = config.terminals(computeNodes);
+        return String.format(Locale.ROOT, "%d terminal(s) (%d per warehouse, placement %s, per compute node %s) on %s threads%s",
+            placement.terminals().size(), config.terminalsPerWarehouse(), config.placement().label(),
+            java.util.Arrays.toString(placement.perNode()), config.terminalThreads().label(),
+            config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? " over " + carriers(config) + " carrier(s)" : "");
+    }
+
+    /** Platform threads that run the terminals: the virtual-thread scheduler's parallelism, or one per terminal. */
+    static int carriers(DriverConfig config) {
+        return config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL
+            ? Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors())
+            : -1;
     }
 
     /** The columns of {@code --csv}: the run's parameters, then one row's figures (a transaction type, or all). */
     static final java.util.List<String> CSV_HEADER = java.util.List.of("benchmark", "cc", "access", "fabric", "processes",
-        "warehouses", "computeNodes", "memoryNodes", "threads", "mode", "wal", "seed", "durationMillis", "measuredMillis",
-        "tpmC", "type", "committed", "aborted", "failed", "rolledBack", "txnPerSec", "p50Micros", "p90Micros", "p99Micros",
+        "warehouses", "computeNodes", "memoryNodes", "terminalsPerWarehouse", "terminals", "placement", "terminalThreads",
+        "carriers", "mode", "wal", "seed", "durationMillis", "measuredMillis",
+        "tpmC", "type", "committed", "aborted", "abortsPerCommit", "failed", "rolledBack", "txnPerSec", "p50Micros", "p90Micros", "p99Micros",
         "maxMicros", "roundTripsPerTxn", "messagesPerTxn");
 
     /** One row per transaction type and one for all of them, BenchBase-style. */
@@ -70,20 +97,22 @@ final class TpccReport {
         DriverConfig config = result.config();
         java.util.List<Object> run = java.util.List.of("tpcc", tpcc.cc, cluster.access().name().toLowerCase(Locale.ROOT),
             cluster.fabric().label(), cluster.processes(), config.warehouses(), cluster.computeNodes(), cluster.memoryNodes(),
-            cluster.threads(), mode, wal.toLowerCase(Locale.ROOT), config.seed(), config.durationNanos() / 1_000_000,
+            config.terminalsPerWarehouse(), config.terminals(cluster.computeNodes()).terminals().size(),
+            config.placement().label(), config.terminalThreads().label(), carriers(config), mode, wal.toLowerCase(Locale.ROOT), config.seed(), config.durationNanos() / 1_000_000,
             result.measuredNanos() / 1_000_000, result.tpmC());
         java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
         org.HdrHistogram.Histogram all = new org.HdrHistogram.Histogram(3);
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);
             all.add(s.latencyMicros());
-            rows.add(row(run, type.jsonName(), s.committed(), s.aborted(), s.failed(), s.rolledBack(), result.txnPerSec(type),
+            rows.add(row(run, type.jsonName(), s.committed(), s.aborted(), abortsPerCommit(s.aborted(), s.committed()), s.failed(), s.rolledBack(), result.txnPerSec(type),
                 s.percentileMicros(50), s.percentileMicros(90), s.percentileMicros(99),
                 s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue(), s.roundTripsPerTxn(),
                 s.messagesPerTxn()));
         }
         long rolledBack = result.perType().values().stream().mapToLong(TypeStats::rolledBack).sum();
-        rows.add(row(run, "all", result.committed(), result.aborted(), result.failed(), rolledBack, result.txnPerSec(),
+        rows.add(row(run, "all", result.committed(), result.aborted(), abortsPerCommit(result.aborted(), result.committed()),
+            result.failed(), rolledBack, result.txnPerSec(),
             percentile(all, 50), percentile(all, 90), percentile(all, 99), all.getTotalCount() == 0 ? 0 : all.getMaxValue(),
             result.roundTripsPerTxn(), result.messagesPerTxn()));
         return rows;
@@ -116,7 +145,11 @@ final class TpccReport {
             .field("processes", cluster.processes())
             .field("computeNodes", cluster.computeNodes())
             .field("memoryNodes", cluster.memoryNodes())
-            .field("threads", cluster.threads())
+            .field("terminalsPerWarehouse", config.terminalsPerWarehouse())
+            .field("terminals", config.terminals(cluster.computeNodes()).terminals().size())
+            .field("placement", config.placement().label())
+            .field("terminalThreads", config.terminalThreads().label())
+            .field("carriers", carriers(config))
             .field("gclSize", cluster.gclSize())
             .field("cacheFrames", cluster.cacheFrames())
             .field("rttNanos", cluster.rttNanos())
@@ -134,13 +167,20 @@ final class TpccReport {
             .field("cId", config.constants().cId())
             .field("olIId", config.constants().olIId())
             .endObject();
+        json.name("terminalsByNode").beginArray();
+        for (int n : config.terminals(cluster.computeNodes()).perNode()) {
+            json.value(n);
+        }
+        json.endArray();
         json.field("committed", result.committed())
             .field("aborted", result.aborted())
+            .field("abortsPerCommit", abortsPerCommit(result.aborted(), result.committed()))
             .field("failed", result.failed())
             .field("txnPerSec", result.txnPerSec())
             .field("tpmC", result.tpmC())
             .field("roundTripsPerTxn", result.roundTripsPerTxn())
             .field("terminalCpuMicrosPerTxn", result.terminalCpuMicrosPerTxn())
+            .field("allocatedBytesPerTxn", result.allocatedBytesPerTxn())
             .field("sharedBytesGrown", result.sharedBytesGrown())
             .field("sharedBytesPerNewOrder", result.sharedBytesPerNewOrder())
             .field("stoppedBySharedMemoryFull", result.sharedMemoryFull());
@@ -154,6 +194,7 @@ final class TpccReport {
             json.name(type.jsonName()).beginObject()
                 .field("committed", s.committed())
                 .field("aborted", s.aborted())
+                .field("abortsPerCommit", abortsPerCommit(s.aborted(), s.committed()))
                 .field("failed", s.failed())
                 .field("rolledBack", s.rolledBack())
                 .field("sharePercent", result.share(type))

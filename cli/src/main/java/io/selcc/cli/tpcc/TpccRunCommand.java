@@ -28,9 +28,9 @@ import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc run}: load, drive terminals for a warm-up and a measured interval, report. */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
-    description = "Load, then run TPC-C terminals (--threads per compute node, each with a fixed home warehouse)"
+    description = "Load, then run TPC-C terminals (--terminals per warehouse, each with a fixed home warehouse and district)"
         + " for --warmup and --duration; print a progress line each second and a table per transaction type.",
-    footer = {"", "Example: bin/selcc tpcc run --cc occ --warehouses 1 --compute-nodes 2 --threads 1 --duration 30s"
+    footer = {"", "Example: bin/selcc tpcc run --cc occ --warehouses 1 --compute-nodes 2 --terminals 10 --duration 30s"
         + " --warmup 5s --check --json result.json"})
 public final class TpccRunCommand implements Callable<Integer> {
     @Spec
@@ -49,6 +49,24 @@ public final class TpccRunCommand implements Callable<Integer> {
         description = "Weights of New-Order, Payment, Order-Status, Delivery, Stock-Level (a shuffled card deck);"
             + " e.g. 0,0,100,0,0 runs Order-Status only. Default: ${DEFAULT-VALUE}.")
     private String mix;
+
+    @Option(names = "--terminals", paramLabel = "N", defaultValue = "2",
+        description = "Terminals per warehouse, each with its home warehouse and district and run as a virtual thread"
+            + " (the spec has 10). Default: ${DEFAULT-VALUE}.")
+    private int terminalsPerWarehouse;
+
+    @Option(names = "--placement", paramLabel = "home|spread", defaultValue = "home",
+        converter = io.selcc.cli.Converters.PlacementConverter.class,
+        description = "home: a warehouse's terminals run on its home compute node (node (w-1) mod N; with fewer"
+            + " warehouses than nodes, the nodes sharing it); spread: every warehouse's terminals are dealt over all"
+            + " compute nodes. Remote lines and payments cross nodes either way. Default: ${DEFAULT-VALUE}.")
+    private io.selcc.tpcc.driver.TerminalPlacement.Placement placement;
+
+    @Option(names = "--terminal-threads", paramLabel = "virtual|platform", defaultValue = "virtual",
+        converter = io.selcc.cli.Converters.TerminalThreadsConverter.class,
+        description = "What runs a terminal: a virtual thread (its carrier runs other terminals while it waits) or a"
+            + " platform thread of its own. Default: ${DEFAULT-VALUE}.")
+    private io.selcc.tpcc.driver.DriverConfig.TerminalThreads terminalThreads;
 
     @Option(names = "--wait-times", description = "Wait the spec's keying and think times (clause 5.2.5.7);"
         + " off by default: terminals run back to back.")
@@ -104,6 +122,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " restores its committed work from its log. Must be empty or absent when the run starts.")
     private java.nio.file.Path logDir;
 
+    /** Terminals per warehouse a run takes at most (each terminal is a thread with its own per-thread state). */
+    static final int MAX_TERMINALS_PER_WAREHOUSE = 1000;
+
     /** The last run's figures, for {@code tpcc compare}, which runs this command once per mode and share. */
     private DriverResult lastResult;
     private ModeReport lastMode;
@@ -121,7 +142,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             .field("processes", lastCluster.processes())
             .field("computeNodes", lastCluster.computeNodes())
             .field("memoryNodes", lastCluster.memoryNodes())
-            .field("threads", lastCluster.threads())
+            .field("terminalsPerWarehouse", config.terminalsPerWarehouse())
+            .field("placement", config.placement().label())
+            .field("terminalThreads", config.terminalThreads().label())
             .field("gclSize", lastCluster.gclSize())
             .field("cacheFrames", lastCluster.cacheFrames())
             .field("rttNanos", lastCluster.rttNanos())
@@ -194,7 +217,8 @@ public final class TpccRunCommand implements Callable<Integer> {
             io.selcc.cli.Flags.require(!"off".equalsIgnoreCase(wal), spec.commandLine(), "--checkpoint-every",
                 checkpointEvery, "needs a log (--wal async or sync)");
         }
-        ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
+        ClusterSettings cluster = terminalSettings(TpccSetup.settings(clusterOptions, tpcc, spec.commandLine()),
+            partitionedMode);
         RunSettings run = runOptions.settings(spec.commandLine(), TpccReport.CSV_HEADER);
         warehouseChecks(cluster, partitionedMode);
         int partitions = partitionedMode ? cluster.computeNodes() : 0;
@@ -221,7 +245,8 @@ public final class TpccRunCommand implements Callable<Integer> {
         Flags.require(maxAttempts >= 1, spec.commandLine(), "--max-attempts", maxAttempts, "must be >= 1");
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (cluster.latencyIsCpuBound()) {
+        if (terminalThreads == io.selcc.tpcc.driver.DriverConfig.TerminalThreads.PLATFORM && cluster.latencyIsCpuBound()) {
+            // Virtual terminals yield their carrier while a modelled round trip runs; platform ones spin.
             err.printf("warning: the latency model spins and %d terminals exceed %d processors: figures are CPU-bound%n",
                 cluster.totalThreads(), Runtime.getRuntime().availableProcessors());
         }
@@ -232,8 +257,9 @@ public final class TpccRunCommand implements Callable<Integer> {
                 return jitter.nextLong();
             }
         });
-        DriverConfig config = new DriverConfig(tpcc.warehouses, cluster.threads(), run.durationNanos(),
-            run.warmupNanos(), run.seed(), weights, waitTimes, constants, retry, distribution == null ? -1 : distribution);
+        DriverConfig config = new DriverConfig(tpcc.warehouses, terminalsPerWarehouse, placement, terminalThreads,
+            run.durationNanos(), run.warmupNanos(), run.seed(), weights, waitTimes, constants, retry,
+            distribution == null ? -1 : distribution);
         if (tpcc.memoryPerNode == 0) {
             tpcc.memoryPerNode = TpccSetup.runMemoryPerNode(cluster, tpcc,
                 (run.durationNanos() + run.warmupNanos()) / 1e9);
@@ -259,7 +285,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             if (stored != null) {
                 DataDir.recover(db, tpcc.dataDir, out, err);
             } else {
-                TpccSetup.load(db, cluster, tpcc, run.seed(), constants, out, partitions);
+                TpccSetup.load(db, loaders(cluster), tpcc, run.seed(), constants, out, partitions);
             }
             if (log.wal() != null) {
                 db.startLogging(log.wal()); // after the load or the replay: neither is logged again
@@ -310,8 +336,8 @@ public final class TpccRunCommand implements Callable<Integer> {
                             PrintWriter out, PrintWriter err) throws InterruptedException {
         {
             db.cluster().resetCounters();
-            out.printf("running %d terminal(s) for %.1f s after %.1f s of warm-up, mix %s%s%n", cluster.totalThreads(),
-                run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
+            out.printf("running %s for %.1f s after %.1f s of warm-up, mix %s%s%n",
+                TpccReport.terminalsLine(config, cluster.computeNodes()), run.durationNanos() / 1e9, run.warmupNanos() / 1e9, weights, waitTimes ? ", with keying/think times" : "");
             out.flush();
             java.io.PrintStream progress = TpccSetup.printStream(out);
             TpccDriver driver = new TpccDriver(db, config, progress);
@@ -370,6 +396,37 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             return exitCode(result, check, cluster, out, err);
         }
+    }
+
+    /**
+     * The cluster settings of a run whose terminals sit as {@code --terminals} and {@code --placement} say:
+     * a node's local concurrency (the lease's thread count, the cache's minimum) is its busiest node's
+     * terminals. {@code --threads} is the loaders' (tpcc load): a run refuses it, naming the flag it means.
+     */
+    private ClusterSettings terminalSettings(ClusterSettings cluster, boolean partitionedMode) {
+        picocli.CommandLine cl = spec.commandLine();
+        Flags.require(!cl.getParseResult().hasMatchedOption("--threads"), cl, "--threads", cluster.threads(),
+            "is not a tpcc run flag: terminals are placed per warehouse, use --terminals N (per warehouse)");
+        Flags.require(terminalsPerWarehouse >= 1, cl, "--terminals", terminalsPerWarehouse, "must be >= 1");
+        Flags.require(terminalsPerWarehouse <= MAX_TERMINALS_PER_WAREHOUSE, cl, "--terminals", terminalsPerWarehouse,
+            "at most " + MAX_TERMINALS_PER_WAREHOUSE + " per warehouse");
+        Flags.require(placement == io.selcc.tpcc.driver.TerminalPlacement.Placement.HOME
+                || (!partitionedMode && distribution == null), cl, "--placement", placement.label(),
+            "partitioned mode and --distribution run each terminal on its warehouse's node: use home");
+        int busiest = io.selcc.tpcc.driver.TerminalPlacement.of(tpcc.warehouses, terminalsPerWarehouse,
+            cluster.computeNodes(), placement).busiestNode();
+        long needed = (long) TpccSetup.MIN_CACHE_FRAMES_PER_TERMINAL * busiest;
+        int frames = cl.getParseResult().hasMatchedOption("--cache") ? cluster.cacheFrames()
+            : (int) Math.min(Integer.MAX_VALUE, Math.max(cluster.cacheFrames(), needed)); // the default grows to fit
+        Flags.require(frames >= needed, cl, "--cache", cluster.cacheFrames() + " frames",
+            "TPC-C needs at least " + TpccSetup.MIN_CACHE_FRAMES_PER_TERMINAL + " frames per terminal (" + busiest
+                + " on the busiest compute node = " + needed + "): a transaction holds latches on up to a few hundred pages");
+        return cluster.withThreads(Math.max(1, busiest), frames);
+    }
+
+    /** The settings the load before a run uses: the loaders' threads (one per node), not the terminals'. */
+    private ClusterSettings loaders(ClusterSettings cluster) {
+        return cluster.withThreads(clusterOptions.threads(), cluster.cacheFrames());
     }
 
     /** Keeps the run's figures for {@code tpcc compare}. */
@@ -553,7 +610,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 cluster.processes(), cluster.computeNodes() - 1);
             out.flush();
             control.awaitOthers();
-            TpccSetup.load(db, cluster, tpcc, run.seed(), config.constants(), out, 0);
+            TpccSetup.load(db, loaders(cluster), tpcc, run.seed(), config.constants(), out, 0);
             if (log.wal() != null) {
                 db.startLogging(log.wal()); // writes the load back first: memory is the repairs' base
             }
@@ -569,8 +626,8 @@ public final class TpccRunCommand implements Callable<Integer> {
                 }
             }
             db.cluster().resetCounters();
-            out.printf("running %d terminal(s) on %d compute node processes for %.1f s after %.1f s of warm-up, mix %s%s%n",
-                cluster.totalThreads(), cluster.computeNodes(), run.durationNanos() / 1e9, run.warmupNanos() / 1e9,
+            out.printf("running %s on %d compute node processes for %.1f s after %.1f s of warm-up, mix %s%s%n",
+                TpccReport.terminalsLine(config, cluster.computeNodes()), cluster.computeNodes(), run.durationNanos() / 1e9, run.warmupNanos() / 1e9,
                 weights, waitTimes ? ", with keying/think times" : "");
             out.flush();
             io.selcc.fabric.PendingReply[] others = control.go(new byte[0]);
@@ -596,7 +653,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                     err.printf("warning: compute node %d's process died during the run: its terminals' results are"
                         + " missing from the report (counted as 0)%n", node);
                     result = io.selcc.tpcc.driver.DriverResults.merge(result,
-                        io.selcc.tpcc.driver.DriverResults.missing(config));
+                        io.selcc.tpcc.driver.DriverResults.missing(config, cluster.computeNodes(), node));
                     continue;
                 }
                 NodeShare theirs = NodeShare.decode(payload, config);
@@ -708,7 +765,8 @@ public final class TpccRunCommand implements Callable<Integer> {
     /** The flags every process of one run must share (not the node id, cluster file, output or log directory). */
     private String workload(ClusterSettings cs, DriverConfig config) {
         return "cc=" + tpcc.cc + " warehouses=" + tpcc.warehouses + " access=" + cs.access() + " gclSize=" + cs.gclSize()
-            + " threads=" + cs.threads() + " cache=" + cs.cacheFrames() + " fairness=" + cs.fairness() + " mix=" + config.mix()
+            + " terminals=" + config.terminalsPerWarehouse() + " placement=" + config.placement().label()
+            + " terminalThreads=" + config.terminalThreads().label() + " cache=" + cs.cacheFrames() + " fairness=" + cs.fairness() + " mix=" + config.mix()
             + " waitTimes=" + config.waitTimes() + " maxAttempts=" + config.retry().maxAttempts() + " wal=" + wal.toLowerCase(Locale.ROOT)
             + " distribution=" + distribution + " duration=" + config.durationNanos() + " warmup=" + config.warmupNanos()
             + " seed=" + config.seed();

@@ -25,6 +25,18 @@ class TpccCommandTest {
         assertEquals(1, run.err().strip().lines().count(), "one line: " + run);
     }
 
+    /** Terminals are placed per warehouse: the old per-node flag, a bad count or placement is one line, exit 2. */
+    @Test
+    void terminalFlagsNameTheProblem() {
+        assertBadInput(CliRun.of("tpcc", "run", "--threads", "4"), "--threads", "use --terminals");
+        assertBadInput(CliRun.of("tpcc", "run", "--terminals", "0"), "--terminals", "must be >= 1");
+        assertBadInput(CliRun.of("tpcc", "run", "--placement", "random"), "--placement", "random");
+        assertBadInput(CliRun.of("tpcc", "run", "--terminal-threads", "green"), "--terminal-threads", "green");
+        assertBadInput(CliRun.of("tpcc", "run", "--mode", "partitioned", "--warehouses", "2", "--placement", "spread"),
+            "--placement", "use home");
+        assertBadInput(CliRun.of("tpcc", "run", "--terminals", "6", "--cache", "2048"), "--cache", "frames per terminal");
+    }
+
     @Test
     void unknownConcurrencyControl() {
         assertBadInput(CliRun.of("tpcc", "run", "--cc", "mvcc"), "--cc", "mvcc");
@@ -110,15 +122,24 @@ class TpccCommandTest {
     void shortRunWritesTheReportAndPassesTheChecks(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("tpcc.json");
         CliRun run = CliRun.of("tpcc", "run", "--cc", "occ", "--warehouses", "1", "--compute-nodes", "2",
-            "--threads", "1", "--duration", "2s", "--warmup", "1s", "--check", "--json", json.toString());
+            "--terminals", "2", "--duration", "2s", "--warmup", "1s", "--check", "--json", json.toString());
         assertEquals(0, run.exitCode(), run.toString());
         assertTrue(run.out().contains("tpmC"), run.toString());
         @SuppressWarnings("unchecked")
         Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
         for (String key : List.of("cc", "access", "warehouses", "committed", "aborted", "txnPerSec", "tpmC",
-            "roundTripsPerTxn", "terminalCpuMicrosPerTxn", "perType", "consistency", "seed", "constants")) {
+            "roundTripsPerTxn", "terminalCpuMicrosPerTxn", "perType", "consistency", "seed", "constants",
+            "abortsPerCommit", "allocatedBytesPerTxn")) {
             assertTrue(report.containsKey(key), "JSON lacks " + key + ": " + report.keySet());
         }
+        // The terminals and what ran them: two terminals of warehouse 1, one on each node, virtual threads.
+        assertEquals(2, ((Number) report.get("terminalsPerWarehouse")).intValue(), report.toString());
+        assertEquals(2, ((Number) report.get("terminals")).intValue(), report.toString());
+        assertEquals("home", report.get("placement"));
+        assertEquals("virtual", report.get("terminalThreads"));
+        assertTrue(((Number) report.get("carriers")).intValue() >= 1, report.toString());
+        assertEquals(List.of(1L, 1L), ((List<?>) report.get("terminalsByNode")).stream()
+            .map(n -> ((Number) n).longValue()).toList(), "terminals by node");
         // Fails when the terminals stop measuring their CPU time (0 per transaction).
         double cpu = ((Number) report.get("terminalCpuMicrosPerTxn")).doubleValue();
         assertTrue(cpu > 1 && cpu < 1_000_000, "terminal CPU per transaction: " + cpu + " us");
@@ -166,7 +187,7 @@ class TpccCommandTest {
     @Timeout(value = 120, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aSyncLoggedRunCountsRecordsAndForcesAndCleansUp(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("tpcc.json");
-        CliRun run = CliRun.of("tpcc", "run", "--warehouses", "1", "--compute-nodes", "2", "--threads", "1",
+        CliRun run = CliRun.of("tpcc", "run", "--warehouses", "1", "--compute-nodes", "2", "--terminals", "2",
             "--mix", "50,50,0,0,0", "--duration", "2s", "--warmup", "1s", "--wal", "sync", "--check",
             "--json", json.toString());
         assertEquals(0, run.exitCode(), run.toString());
@@ -195,7 +216,7 @@ class TpccCommandTest {
     @Test
     @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aCrashedComputeNodeIsRepairedAndTheRunPassesItsChecks() {
-        CliRun run = CliRun.of("tpcc", "run", "--warehouses", "1", "--compute-nodes", "3", "--threads", "1",
+        CliRun run = CliRun.of("tpcc", "run", "--warehouses", "1", "--compute-nodes", "3", "--terminals", "3",
             "--mix", "50,50,0,0,0", "--duration", "3s", "--wal", "async", "--crash-node", "0", "--crash-after", "1s",
             "--check");
         assertEquals(0, run.exitCode(), run.toString());
@@ -346,7 +367,7 @@ class TpccCommandTest {
         assertEquals(0, CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString()).exitCode());
         // A checkpoint takes about 2 s here: the crash comes after at least one.
         CliRun r = withALogFilePerSecond("tpcc", "run", "--data-dir", db.toString(), "--compute-nodes", "3",
-            "--threads", "1", "--mix", "50,50,0,0,0", "--duration", "8s", "--checkpoint-every", "1s", "--crash-node",
+            "--terminals", "3", "--mix", "50,50,0,0,0", "--duration", "8s", "--checkpoint-every", "1s", "--crash-node",
             String.valueOf(crashed), "--crash-after", "6s", "--check");
         assertEquals(0, r.exitCode(), r.toString());
         java.util.regex.Matcher lines = java.util.regex.Pattern.compile(

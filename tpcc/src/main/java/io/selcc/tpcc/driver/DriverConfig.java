@@ -7,7 +7,9 @@ import io.selcc.tpcc.TpccRandom;
  * How a run goes.
  *
  * @param warehouses warehouses loaded (terminals' home warehouses cycle over them)
- * @param terminalsPerNode terminal threads per compute node
+ * @param terminalsPerWarehouse terminals per warehouse (the spec has 10), placed on compute nodes by {@code placement}
+ * @param placement which compute node runs each warehouse's terminals
+ * @param terminalThreads whether each terminal is a virtual thread (parks while it waits) or a platform thread
  * @param durationNanos measured interval
  * @param warmupNanos run before the measured interval; nothing it does is counted
  * @param seed seed of every terminal's random stream
@@ -19,13 +21,32 @@ import io.selcc.tpcc.TpccRandom;
  *                              warehouse ({@link io.selcc.tpcc.txn.InputGenerator#crossPartition}), or -1
  *                              for the spec's 1% remote lines
  */
-public record DriverConfig(int warehouses, int terminalsPerNode, long durationNanos, long warmupNanos, long seed,
+public record DriverConfig(int warehouses, int terminalsPerWarehouse, TerminalPlacement.Placement placement,
+                           TerminalThreads terminalThreads, long durationNanos, long warmupNanos, long seed,
                            Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry,
                            int crossPartitionPercent) {
-    /** A run with the spec's remote New-Order lines. */
-    public DriverConfig(int warehouses, int terminalsPerNode, long durationNanos, long warmupNanos, long seed,
+    /** What runs a terminal. */
+    public enum TerminalThreads {
+        /** A virtual thread: a terminal waiting on a round trip, a latch or the disk gives its carrier to another. */
+        VIRTUAL,
+        /** A platform thread per terminal (the model before issue 27; for comparisons). */
+        PLATFORM;
+
+        public String label() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
+
+    /** Virtual terminals at their home nodes, with the spec's remote New-Order lines. */
+    public DriverConfig(int warehouses, int terminalsPerWarehouse, long durationNanos, long warmupNanos, long seed,
                         Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry) {
-        this(warehouses, terminalsPerNode, durationNanos, warmupNanos, seed, mix, waitTimes, constants, retry, -1);
+        this(warehouses, terminalsPerWarehouse, TerminalPlacement.Placement.HOME, TerminalThreads.VIRTUAL, durationNanos,
+            warmupNanos, seed, mix, waitTimes, constants, retry, -1);
+    }
+
+    /** Where the terminals of this run sit on {@code computeNodes} compute nodes. */
+    public TerminalPlacement terminals(int computeNodes) {
+        return TerminalPlacement.of(warehouses, terminalsPerWarehouse, computeNodes, placement);
     }
 
     public DriverConfig {
@@ -35,8 +56,13 @@ public record DriverConfig(int warehouses, int terminalsPerNode, long durationNa
         if (warehouses < 1) {
             throw new IllegalArgumentException("warehouses must be >= 1: warehouses=" + warehouses);
         }
-        if (terminalsPerNode < 1) {
-            throw new IllegalArgumentException("terminals per node must be >= 1: terminalsPerNode=" + terminalsPerNode);
+        if (terminalsPerWarehouse < 1) {
+            throw new IllegalArgumentException("terminals per warehouse must be >= 1: terminalsPerWarehouse="
+                + terminalsPerWarehouse);
+        }
+        if (placement == null || terminalThreads == null) {
+            throw new IllegalArgumentException("placement and terminal threads are required: placement=" + placement
+                + " terminalThreads=" + terminalThreads);
         }
         if (durationNanos <= 0) {
             throw new IllegalArgumentException("duration must be > 0: durationNanos=" + durationNanos);

@@ -11,16 +11,20 @@ import java.util.Map;
  *
  * @param measuredNanos       from the end of the warm-up until the last terminal stopped
  * @param completedByTerminal transactions each terminal completed in the measured interval (committed or
- *                            rolled back), by terminal index (compute node x terminals per node + terminal)
+ *                            rolled back), by terminal number ({@link TerminalPlacement})
  * @param sharedMemoryFull    the run stopped early because shared memory was full (the figures cover
  *                            the time until then)
  * @param sharedBytesGrown    shared memory (GCLs in use x GCL size) taken during the measured interval
  * @param terminalCpuNanos    CPU time the terminal threads used from their first measured transaction
- *                            until they stopped (0 where the JVM cannot measure thread CPU time)
+ *                            until they stopped (0 where the JVM cannot measure thread CPU time); for
+ *                            virtual terminals, what their carrier threads used over the measured interval
+ * @param terminalAllocatedBytes heap bytes the terminals allocated in the measured interval: the sum of the
+ *                            per-type figures for platform terminals; for virtual ones their carriers' (the
+ *                            JDK counts allocation per platform thread, so the per-type figures stay 0)
  */
 public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType, TypeStats> perType,
                            InputShares inputShares, List<Long> completedByTerminal, boolean sharedMemoryFull,
-                           long sharedBytesGrown, long terminalCpuNanos) {
+                           long sharedBytesGrown, long terminalCpuNanos, long terminalAllocatedBytes) {
     public DriverResult {
         completedByTerminal = List.copyOf(completedByTerminal);
     }
@@ -66,6 +70,12 @@ public record DriverResult(DriverConfig config, long measuredNanos, Map<TxnType,
     public double terminalCpuMicrosPerTxn() {
         long ended = perType.values().stream().mapToLong(TypeStats::ended).sum();
         return ended == 0 ? 0 : terminalCpuNanos / 1e3 / ended;
+    }
+
+    /** Heap bytes the terminals allocated per measured transaction (retries included). */
+    public double allocatedBytesPerTxn() {
+        long ended = perType.values().stream().mapToLong(TypeStats::ended).sum();
+        return ended == 0 ? 0 : (double) terminalAllocatedBytes / ended;
     }
 
     public double roundTripsPerTxn() {

@@ -19,6 +19,7 @@ import java.util.Map;
  * (big-endian, {@link WireWriter}'s types):
  * <pre>
  * measuredNanos long | sharedMemoryFull boolean | sharedBytesGrown long | terminalCpuNanos long
+ * | terminalAllocatedBytes long
  * | types int | types x (type string | committed long | rolledBack long | failed long
  *     | aborts int | aborts x (reason string | count long) | latency bytes (HdrHistogram, compressed)
  *     | roundTrips long | messages long | gclAccesses long | bytesRead long | allocatedBytes long
@@ -35,7 +36,7 @@ public final class DriverResults {
     public static byte[] encode(DriverResult r) {
         WireWriter out = new WireWriter();
         out.putLong(r.measuredNanos()).putBoolean(r.sharedMemoryFull()).putLong(r.sharedBytesGrown())
-            .putLong(r.terminalCpuNanos());
+            .putLong(r.terminalCpuNanos()).putLong(r.terminalAllocatedBytes());
         out.putInt(r.perType().size());
         r.perType().forEach((type, s) -> {
             out.putString(type.name()).putLong(s.committed).putLong(s.rolledBack).putLong(s.failed);
@@ -68,6 +69,7 @@ public final class DriverResults {
         boolean full = in.getBoolean();
         long grown = in.getLong();
         long cpu = in.getLong();
+        long allocated = in.getLong();
         Map<TxnType, TypeStats> perType = new EnumMap<>(TxnType.class);
         int types = in.getInt();
         for (int t = 0; t < types; t++) {
@@ -114,23 +116,23 @@ public final class DriverResults {
             completed.add(in.getLong());
         }
         in.expectEnd("driver result");
-        return new DriverResult(config, measured, perType, i, completed, full, grown, cpu);
+        return new DriverResult(config, measured, perType, i, completed, full, grown, cpu, allocated);
     }
 
     /**
-     * What a compute node whose process died before it reported contributes: nothing, with a 0 for each of
-     * its terminals (so terminal indexes stay node x terminals per node + terminal).
+     * What compute node {@code node}, whose process died before it reported, contributes: nothing, with a 0
+     * for each of its terminals (so terminal numbers stay those of {@link TerminalPlacement}).
      */
-    public static DriverResult missing(DriverConfig config) {
+    public static DriverResult missing(DriverConfig config, int computeNodes, int node) {
         Map<TxnType, TypeStats> perType = new EnumMap<>(TxnType.class);
         for (TxnType type : TxnType.values()) {
             perType.put(type, new TypeStats());
         }
         List<Long> terminals = new ArrayList<>();
-        for (int t = 0; t < config.terminalsPerNode(); t++) {
+        for (int t = 0; t < config.terminals(computeNodes).terminalsOn(node); t++) {
             terminals.add(0L);
         }
-        return new DriverResult(config, 0, perType, new InputShares(), terminals, false, 0, 0);
+        return new DriverResult(config, 0, perType, new InputShares(), terminals, false, 0, 0, 0);
     }
 
     /**
@@ -155,7 +157,8 @@ public final class DriverResults {
         completed.addAll(second.completedByTerminal());
         return new DriverResult(first.config(), Math.max(first.measuredNanos(), second.measuredNanos()), perType, shares,
             completed, first.sharedMemoryFull() || second.sharedMemoryFull(), first.sharedBytesGrown(),
-            first.terminalCpuNanos() + second.terminalCpuNanos());
+            first.terminalCpuNanos() + second.terminalCpuNanos(),
+            first.terminalAllocatedBytes() + second.terminalAllocatedBytes());
     }
 
     private static <E extends Enum<E>> E named(E[] values, String name, String what) {

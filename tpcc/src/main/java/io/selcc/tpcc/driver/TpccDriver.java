@@ -167,48 +167,57 @@ public final class TpccDriver {
             throw new IllegalArgumentException("terminals homed by partition need a warehouse per compute node:"
                 + " warehouses=" + config.warehouses() + " computeNodes=" + nodes);
         }
+        if ((partitioned != null || config.crossPartitionPercent() >= 0)
+            && config.placement() != TerminalPlacement.Placement.HOME) {
+            throw new IllegalArgumentException("terminals homed by partition run on their warehouse's node:"
+                + " placement=" + config.placement().label());
+        }
         List<Terminal> terminals = new ArrayList<>();
         List<Thread> threads = new ArrayList<>();
         Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
         SplittableRandom seeds = new SplittableRandom(config.seed());
+        TerminalPlacement placement = config.terminals(nodes);
+        CarrierUsage carriers = config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? new CarrierUsage() : null;
         // Fixed before the first terminal starts: a transaction that starts at or after it counts.
         long start = clock.getAsLong();
         long measuredStart = start + config.warmupNanos();
         measureFrom = measuredStart;
-        for (int n = 0; n < nodes; n++) {
-            DatabaseNode node = db.cluster().hosts(n) ? db.node(n) : null;
-            for (int t = 0; t < config.terminalsPerNode(); t++) {
-                int index = n * config.terminalsPerNode() + t;
-                SplittableRandom random = seeds.split(); // for every node: a terminal's stream is its own wherever it runs
-                if (node == null) {
-                    continue; // a compute node in another process runs its own terminals
-                }
-                Terminal terminal = new Terminal(node, index, random);
-                terminals.add(terminal);
-                int nodeId = node.computeNode().nodeId();
-                threads.add(EngineThread.start("tpcc-terminal-" + index, () -> {
-                    try {
-                        terminal.loop();
-                    } catch (io.selcc.fabric.NodeFailedException e) {
-                        if (e.node() != nodeId) {
-                            failures.add(e); // a survivor never sees another node's crash: a bug
-                            stop = true;
-                        }
-                        // Its own node crashed (Database.crash): the terminal stops with it, the others go on.
-                    } catch (SharedMemoryFullException e) {
-                        sharedMemoryFull = true; // not a terminal failure: the run ends early, results kept
-                        stop = true;
-                    } catch (Throwable e) {
-                        failures.add(e);
+        for (TerminalPlacement.Terminal home : placement.terminals()) {
+            SplittableRandom random = seeds.split(); // for every terminal: its stream is its own wherever it runs
+            if (!db.cluster().hosts(home.node())) {
+                continue; // a compute node in another process runs its own terminals
+            }
+            DatabaseNode node = db.node(home.node());
+            Terminal terminal = new Terminal(node, home, random, carriers == null);
+            terminals.add(terminal);
+            int nodeId = home.node();
+            Runnable body = () -> {
+                try {
+                    terminal.loop();
+                } catch (io.selcc.fabric.NodeFailedException e) {
+                    if (e.node() != nodeId) {
+                        failures.add(e); // a survivor never sees another node's crash: a bug
                         stop = true;
                     }
-                }));
-            }
+                    // Its own node crashed (Database.crash): the terminal stops with it, the others go on.
+                } catch (SharedMemoryFullException e) {
+                    sharedMemoryFull = true; // not a terminal failure: the run ends early, results kept
+                    stop = true;
+                } catch (Throwable e) {
+                    failures.add(e);
+                    stop = true;
+                }
+            };
+            String name = "tpcc-terminal-" + home.index();
+            threads.add(carriers != null ? EngineThread.startVirtual(name, body) : EngineThread.start(name, body));
         }
         long gclsAtStart = 0;
         try {
             phase("warmup", start, measuredStart);
             gclsAtStart = db.cluster().gclsInUse();
+            if (carriers != null) {
+                carriers.measureFrom();
+            }
             atMeasureStart.run(); // what other counters count from here belongs to the measured interval
             phase("run", measuredStart, measuredStart + config.durationNanos());
         } finally {
@@ -218,6 +227,9 @@ public final class TpccDriver {
             }
         }
         long measuredEnd = clock.getAsLong();
+        if (carriers != null) {
+            carriers.measureTo();
+        }
         if (!failures.isEmpty()) {
             Throwable first = failures.poll();
             IllegalStateException e = new IllegalStateException((failures.size() + 1) + " terminal(s) failed, first: "
@@ -237,9 +249,14 @@ public final class TpccDriver {
             completedByTerminal.add(terminal.stats.values().stream().mapToLong(TypeStats::committed).sum());
         }
         long sharedBytesGrown = (db.cluster().gclsInUse() - gclsAtStart) * db.liveNode().computeNode().gclSize();
-        long terminalCpuNanos = terminals.stream().mapToLong(t -> t.measuredCpuNanos).sum();
+        // Virtual terminals have no CPU time or allocation counts of their own (the JDK keeps them per
+        // platform thread): what their carriers used over the measured interval stands for them.
+        long terminalCpuNanos = carriers != null ? carriers.cpuNanos()
+            : terminals.stream().mapToLong(t -> t.measuredCpuNanos).sum();
+        long allocated = carriers != null ? carriers.allocatedBytes()
+            : merged.values().stream().mapToLong(st -> st.allocatedBytes).sum();
         return new DriverResult(config, Math.max(0, measuredEnd - measuredStart), merged, shares, completedByTerminal,
-            sharedMemoryFull, sharedBytesGrown, terminalCpuNanos);
+            sharedMemoryFull, sharedBytesGrown, terminalCpuNanos, allocated);
     }
 
     /** Waits until {@code end}, printing a progress line each second. */
@@ -293,6 +310,8 @@ public final class TpccDriver {
         private final int nodeId;
         final Map<TxnType, TypeStats> stats = new EnumMap<>(TxnType.class);
         final InputShares shares = new InputShares();
+        /** Whether this terminal measures its own thread's CPU time and allocation (a platform thread). */
+        private final boolean ownCpuTime;
         /** This thread's CPU time when its first measured transaction began; -1 before. */
         private long cpuFrom = -1;
         /** CPU time this thread used from its first measured transaction until it stopped. */
@@ -301,21 +320,13 @@ public final class TpccDriver {
         private final long[] countsBefore = new long[Counter.values().length];
         private final long[] countsAfter = new long[Counter.values().length];
 
-        Terminal(DatabaseNode node, int index, SplittableRandom random) {
+        Terminal(DatabaseNode node, TerminalPlacement.Terminal home, SplittableRandom random, boolean ownCpuTime) {
             this.node = node;
             this.nodeId = node.computeNode().nodeId();
+            this.ownCpuTime = ownCpuTime && CPU_TIME;
             int nodes = db.computeNodeCount();
-            if (partitioned != null || config.crossPartitionPercent() >= 0) {
-                // The warehouses node n owns in partitioned mode (n+1, n+1+N, ...); fully-shared mode with the
-                // cross-partition knob homes its terminals the same way, so both modes run the same work.
-                int owned = (config.warehouses() - nodeId - 1) / nodes + 1;
-                int t = index - nodeId * config.terminalsPerNode();
-                this.homeW = nodeId + 1 + nodes * (t % owned);
-                this.homeD = t / owned % 10 + 1;
-            } else {
-                this.homeW = index % config.warehouses() + 1;
-                this.homeD = index / config.warehouses() % 10 + 1;
-            }
+            this.homeW = home.homeWarehouse();
+            this.homeD = home.homeDistrict();
             this.random = random;
             this.deck = new Mix.Deck(config.mix(), random.split());
             this.inputs = new InputGenerator(new TpccRandom(random.nextLong(), config.constants()), config.warehouses());
@@ -362,10 +373,10 @@ public final class TpccDriver {
 
         private void execute(TxnType type) {
             long nowMicros = System.currentTimeMillis() * 1000;
-            long allocatedBefore = ALLOCATION.getCurrentThreadAllocatedBytes();
+            long allocatedBefore = ownCpuTime ? ALLOCATION.getCurrentThreadAllocatedBytes() : 0;
             node.computeNode().counters().threadCounts(countsBefore);
             long started = clock.getAsLong();
-            if (cpuFrom < 0 && started - measureFrom >= 0 && CPU_TIME) {
+            if (cpuFrom < 0 && started - measureFrom >= 0 && ownCpuTime) {
                 cpuFrom = ALLOCATION.getCurrentThreadCpuTime();
             }
             // The input is keyed once; a retry after a conflict resubmits the same transaction.
@@ -406,7 +417,7 @@ public final class TpccDriver {
                 throw new LogFailedException(type + " on compute node " + node.computeNode().nodeId() + " could not be logged ("
                     + AbortReason.LOG_FAILED + ")");
             }
-            long allocated = ALLOCATION.getCurrentThreadAllocatedBytes() - allocatedBefore;
+            long allocated = ownCpuTime ? ALLOCATION.getCurrentThreadAllocatedBytes() - allocatedBefore : 0;
             node.computeNode().counters().threadCounts(countsAfter);
             boolean rolledBack = result.outcome().reason() == AbortReason.USER_ABORT;
             boolean completed = result.committed() || rolledBack;

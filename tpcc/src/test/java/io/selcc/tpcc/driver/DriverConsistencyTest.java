@@ -64,7 +64,7 @@ class DriverConsistencyTest {
             .threadsPerNode(terminalsPerNode).cacheFrames(65_536).memoryPerNode(1L << 30).build()) {
             new TpccLoader(db, 1, 5, constants, terminalsPerNode, null).load();
             java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-            DriverConfig config = new DriverConfig(1, terminalsPerNode, 1_000_000_000L, 1_500_000_000L, 5, Mix.STANDARD,
+            DriverConfig config = new DriverConfig(1, 2 * terminalsPerNode, 1_000_000_000L, 1_500_000_000L, 5, Mix.STANDARD,
                 false, constants, RetryPolicy.defaults());
             DriverResult result = new TpccDriver(db, config, new java.io.PrintStream(out, true)).run();
             long warmup = 0;
@@ -114,8 +114,9 @@ class DriverConsistencyTest {
                     return jitter.nextLong();
                 }
             });
-            DriverConfig config = new DriverConfig(warehouses, terminalsPerNode, nanos, 0, seed, Mix.STANDARD, false,
-                constants, retry);
+            // Terminals per warehouse such that each of the two nodes runs terminalsPerNode of them.
+            DriverConfig config = new DriverConfig(warehouses, 2 * terminalsPerNode / Math.min(2, warehouses), nanos, 0,
+                seed, Mix.STANDARD, false, constants, retry);
             DriverResult result = new TpccDriver(db, config, null).run();
 
             assertEquals(db.computeNodeCount() * terminalsPerNode, result.completedByTerminal().size(), run);
@@ -125,9 +126,10 @@ class DriverConsistencyTest {
             }
             long newOrders = result.stats(TxnType.NEW_ORDER).committed() - result.stats(TxnType.NEW_ORDER).rolledBack();
             assertTrue(newOrders > 0, "no New-Order committed (" + run + ")");
-            // A New-Order copies at least its ten order lines into private buffers: the count is live.
-            assertTrue(result.stats(TxnType.NEW_ORDER).allocatedBytesPerTxn() > 1_000,
-                "allocation per New-Order counted (" + run + ")");
+            // A New-Order copies at least its ten order lines into private buffers: the count is live (the
+            // virtual terminals' carriers measured it, and their CPU time).
+            assertTrue(result.allocatedBytesPerTxn() > 1_000, "allocation per transaction counted (" + run + ")");
+            assertTrue(result.terminalCpuMicrosPerTxn() > 0, "terminal CPU time counted (" + run + ")");
             assertEquals(rows(db.node(0), Order.TABLE) - ordersBefore, newOrders,
                 "ORDER rows the run added vs New-Orders the driver counted as committed, less rollbacks (" + run + ")");
             CheckReport report = new ConsistencyChecker(db.node(0), warehouses).check();

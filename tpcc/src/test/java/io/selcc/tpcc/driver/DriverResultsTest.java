@@ -22,7 +22,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
  * shifted, and the decode then ran off its end).
  */
 class DriverResultsTest {
-    private static final DriverConfig CONFIG = new DriverConfig(2, 1, 1_000_000_000L, 0, 7, Mix.parse("45,43,4,4,4"),
+    /** Two warehouses, one terminal each, at home: one terminal per node of two. */
+    private static final DriverConfig CONFIG = new DriverConfig(2, 1, TerminalPlacement.Placement.HOME,
+        DriverConfig.TerminalThreads.VIRTUAL, 1_000_000_000L, 0, 7, Mix.parse("45,43,4,4,4"),
         false, TpccRandom.Constants.random(7), new RetryPolicy(10, 1_000, 1_000_000, () -> 0L), -1);
 
     /** A result with every field set from {@code seed} (printed by the test that fails). */
@@ -61,13 +63,13 @@ class DriverResultsTest {
         shares.skippedDeliveries = random.nextInt(3);
         return new DriverResult(CONFIG, 1_000_000_000L + random.nextInt(1000), perType, shares,
             List.of((long) random.nextInt(500), (long) random.nextInt(500)), random.nextBoolean(), random.nextInt(1 << 20),
-            random.nextInt(1_000_000_000));
+            random.nextInt(1_000_000_000), random.nextInt(1 << 30));
     }
 
     /** Every figure of a result, in one list, for comparisons. */
     private static List<Object> figures(DriverResult r) {
         List<Object> all = new java.util.ArrayList<>(List.of(r.measuredNanos(), r.sharedMemoryFull(), r.sharedBytesGrown(),
-            r.terminalCpuNanos(), r.completedByTerminal()));
+            r.terminalCpuNanos(), r.completedByTerminal(), r.terminalAllocatedBytes()));
         for (TxnType type : TxnType.values()) {
             TypeStats s = r.stats(type);
             all.addAll(List.of(type, s.committed, s.rolledBack, s.failed, Map.copyOf(s.aborts), s.latencyMicros.getTotalCount(),
@@ -114,7 +116,7 @@ class DriverResultsTest {
     @Test
     void aMissingNodeAddsZeroTerminalsAndNothingElse() {
         DriverResult first = sample(3);
-        DriverResult merged = DriverResults.merge(first, DriverResults.missing(CONFIG));
+        DriverResult merged = DriverResults.merge(first, DriverResults.missing(CONFIG, 2, 1));
         assertEquals(figures(first).subList(5, figures(first).size()), figures(merged).subList(5, figures(merged).size()),
             "every count as the first's");
         assertEquals(first.measuredNanos(), merged.measuredNanos());

@@ -28,7 +28,8 @@ class TpccDriverTest {
         int terminalsPerNode = 2;
         try (Database db = TpccSchema.define(Database.builder()).cc("2pl").computeNodes(2)
             .threadsPerNode(terminalsPerNode).cacheFrames(4096).memoryPerNode(64L << 20).build()) {
-            DriverConfig config = new DriverConfig(1, terminalsPerNode, 600_000_000_000L, 0, 7, Mix.STANDARD, false,
+            // One warehouse over two nodes: its terminals are dealt to both.
+            DriverConfig config = new DriverConfig(1, 2 * terminalsPerNode, 600_000_000_000L, 0, 7, Mix.STANDARD, false,
                 TpccRandom.Constants.random(7), RetryPolicy.defaults());
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> new TpccDriver(db, config, null).run());
             int reported = 1 + e.getSuppressed().length;
@@ -85,7 +86,7 @@ class TpccDriverTest {
             .cacheFrames(32_768).memoryPerNode(1L << 30).commitLog(logs).build()) {
             TpccRandom.Constants constants = TpccRandom.Constants.random(7);
             new TpccLoader(db, 1, 7, constants, 1, null).load();
-            DriverConfig config = new DriverConfig(1, 1, 600_000_000_000L, 0, 7, new Mix(50, 50, 0, 0, 0), false,
+            DriverConfig config = new DriverConfig(1, 2, 600_000_000_000L, 0, 7, new Mix(50, 50, 0, 0, 0), false,
                 constants, RetryPolicy.defaults());
             IllegalStateException e = assertThrows(IllegalStateException.class, () -> new TpccDriver(db, config, null).run());
             assertTrue(e.getCause() instanceof TpccDriver.LogFailedException, () -> "cause: " + e.getCause());
