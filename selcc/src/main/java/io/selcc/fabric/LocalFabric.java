@@ -6,6 +6,7 @@ import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.CopyOnWriteArrayList;
 import io.selcc.threads.PerThread;
+import io.selcc.threads.Waits;
 
 /**
  * All nodes in one JVM. Memory nodes are off-heap {@link MemorySegment}s (any size, above 2 GB
@@ -105,7 +106,9 @@ public final class LocalFabric implements Fabric {
         endpoint.fenced = true;
         for (VerbMarker marker : endpoint.markers) {
             while (marker.depth != 0) {
-                Thread.onSpinWait(); // a verb or handler in flight: bounded by its own length
+                // A verb or handler in flight, bounded by its own length (one round trip); its thread may be
+                // a virtual thread that needs this carrier to finish.
+                Waits.briefly();
             }
         }
         for (LocalReply reply : endpoint.outstanding) {

@@ -32,6 +32,16 @@ public final class Waits {
     }
 
     /**
+     * Like {@link #untilDeadline}, but a platform thread yields its core between looks instead of spinning:
+     * for a wait that exists to let another thread (a starving writer) run on a loaded machine.
+     */
+    public static void untilDeadlineGivingWay(long deadlineNanos, LongSupplier clock) {
+        while (clock.getAsLong() - deadlineNanos < 0) {
+            Thread.yield(); // a virtual thread gives its carrier, a platform one its core
+        }
+    }
+
+    /**
      * One turn of a short wait for another thread's progress (a verb it is finishing, a drain): a virtual
      * thread yields its carrier, which the awaited thread may need; a platform thread spins. Only for
      * waits bounded by the other thread's short step; anything longer must park.
