@@ -1,8 +1,10 @@
 package io.selcc.wal;
 
 import io.selcc.cache.AccessMode;
+import io.selcc.engine.CommitLog;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.Redo;
 import io.selcc.engine.Table;
 import io.selcc.engine.TableDefinition;
 import io.selcc.fabric.LatencyModel;
@@ -180,15 +182,16 @@ public final class ParkedTerminals {
     }
 
     /**
-     * Terminals commit with the flushers held: each waits for its force. All of them must be waiting
-     * at once (counted in the log group's condition queue) before any force happens; then the flushers
-     * start and every commit returns.
+     * Terminals commit with the flushers held: each waits for its force. All of them must be in that
+     * wait at once (counted as they enter it, by {@link CountingLogs}) before any force happens; then
+     * the flushers start and every commit returns.
      */
     static List<String> durability(Path directory) throws InterruptedException {
         List<String> wrong = new ArrayList<>();
         Wal wal = Wal.open(directory, Wal.Mode.SYNC);
         wal.holdFlushersForTest();
-        try (Database db = Database.builder().cc("2pl").computeNodes(2).table(COUNTERS).commitLog(wal).build()) {
+        CountingLogs logs = new CountingLogs(wal);
+        try (Database db = Database.builder().cc("2pl").computeNodes(2).table(COUNTERS).commitLog(logs).build()) {
             AtomicInteger committed = new AtomicInteger();
             Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
             List<Thread> terminals = new ArrayList<>();
@@ -207,7 +210,7 @@ public final class ParkedTerminals {
                     }
                 }));
             }
-            while (wal.waiters() < TERMINALS && failures.isEmpty()) {
+            while (logs.waiting.get() < TERMINALS && failures.isEmpty()) {
                 LockSupport.parkNanos(100_000); // a polling interval: the condition is the count
             }
             if (committed.get() != 0) {
@@ -232,6 +235,57 @@ public final class ParkedTerminals {
             System.out.println("all " + TERMINALS + " terminals waited for their force at once");
         }
         return wrong;
+    }
+
+    /** The log group, counting the commits inside {@link CommitLog#awaitDurable} right now. */
+    private static final class CountingLogs implements CommitLog.Factory {
+        final AtomicInteger waiting = new AtomicInteger();
+        private final Wal wal;
+
+        CountingLogs(Wal wal) {
+            this.wal = wal;
+        }
+
+        @Override
+        public CommitLog open(int computeNode, long settledThrough, LongSupplier nextSequence) {
+            CommitLog log = wal.open(computeNode, settledThrough, nextSequence);
+            return new CommitLog() {
+                @Override
+                public long append(Redo redo) {
+                    return log.append(redo);
+                }
+
+                @Override
+                public void awaitDurable(long sequence) {
+                    waiting.incrementAndGet();
+                    try {
+                        log.awaitDurable(sequence);
+                    } finally {
+                        waiting.decrementAndGet();
+                    }
+                }
+
+                @Override
+                public void awaitAppendedDurable() {
+                    log.awaitAppendedDurable();
+                }
+
+                @Override
+                public void close() {
+                    log.close();
+                }
+            };
+        }
+
+        @Override
+        public boolean canReadBack() {
+            return wal.canReadBack();
+        }
+
+        @Override
+        public void close() {
+            wal.close();
+        }
     }
 
     /**

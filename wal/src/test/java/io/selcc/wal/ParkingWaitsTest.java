@@ -22,31 +22,32 @@ import static org.junit.jupiter.api.Assertions.fail;
  * mode of a wait that spins, so the child's exit code decides, and the timeout turns a hang into a
  * failure.
  *
- * <p>Shown to fail: with {@code Thread.onSpinWait()} instead of {@code Thread.yield()} in the virtual
- * thread branch of {@code Waits.untilDeadline} (the round trip's reply wait), the round-trips case
- * timed out with the first terminal spinning at the reply gate; with the log group's
- * {@code changed.awaitUninterruptibly()} replaced by a spin on the watermark, the durability case
- * timed out with one commit waiting.
+ * <p>Shown to fail (each case hung until the child's timeout, with "single carrier" as its only output):
+ * with {@code Thread.onSpinWait()} instead of {@code Thread.yield()} in the virtual-thread branch of
+ * {@code Waits.untilDeadline} (the wait for a round trip's reply), the round-trips and the latches
+ * cases, the first terminal at the reply gate spinning on the only carrier; with the log group's
+ * {@code changed.awaitUninterruptibly()} in {@code Wal.awaitWatermark} replaced by a spin on the
+ * watermark (lock released), the durability case, one commit in its wait and 99 never run.
  */
 class ParkingWaitsTest {
-    private static final long CHILD_TIMEOUT_SECONDS = 240;
+    private static final long CHILD_TIMEOUT_SECONDS = 120;
 
     @Test
-    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void terminalsWaitingForRoundTripsShareOneCarrier() throws Exception {
         String output = runChild(List.of("roundTrips"));
         assertTrue(output.contains("at most " + ParkedTerminals.TERMINALS + " terminals waited"), output);
     }
 
     @Test
-    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void terminalsParkedOnALatchWhoseHolderWaitsForARoundTripShareOneCarrier() throws Exception {
         String output = runChild(List.of("latches"));
         assertTrue(output.contains("gate opened"), output);
     }
 
     @Test
-    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void commitsWaitingForTheirForceShareOneCarrier(@TempDir Path directory) throws Exception {
         String output = runChild(List.of("durability", directory.toString()));
         assertTrue(output.contains("waited for their force at once"), output);
