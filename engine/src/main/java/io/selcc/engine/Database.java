@@ -4,6 +4,7 @@ import io.selcc.cache.AccessMode;
 import io.selcc.cache.SelccCluster;
 import io.selcc.engine.cc.ConcurrencyControlProvider;
 import io.selcc.fabric.LatencyModel;
+import io.selcc.threads.Waits;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -178,7 +179,9 @@ public final class Database implements AutoCloseable {
             if (!drawing) {
                 return Math.min(drawn, lowest - 1);
             }
-            Thread.onSpinWait(); // a thread between marking its slot and its fetch-and-add: brief
+            // A thread between marking its slot and its fetch-and-add: one round trip, which a virtual
+            // thread may need this carrier to finish.
+            Waits.briefly();
         }
     }
 

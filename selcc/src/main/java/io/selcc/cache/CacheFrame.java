@@ -141,6 +141,33 @@ final class CacheFrame extends StampedLock {
 
     void endDrain() {
         draining = false;
+        synchronized (this) { // the monitor, not the StampedLock: only drain waiters use it
+            notifyAll();
+        }
+    }
+
+    /**
+     * Waits until no thread drains this frame. A drain lasts the drainer's wait for the local holders
+     * and its serving round trips, so the wait parks (Object.wait unmounts a virtual thread on JDK 25):
+     * a yield loop here kept a terminal runnable for all that time.
+     */
+    void awaitDrainEnd() {
+        if (!draining) {
+            return;
+        }
+        boolean interrupted = false;
+        synchronized (this) {
+            while (draining) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    interrupted = true; // a newcomer does not give up its access: the drain ends soon
+                }
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     int localReads() {

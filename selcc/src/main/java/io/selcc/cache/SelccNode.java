@@ -15,6 +15,7 @@ import io.selcc.fabric.OffHeap;
 import io.selcc.fabric.PendingReply;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
+import io.selcc.threads.Waits;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -378,9 +379,7 @@ final class SelccNode extends AbstractComputeNode {
      * wait for each other for ever.
      */
     private void enforceLease(CacheFrame frame, boolean exclusive) {
-        while (frame.draining()) {
-            Thread.yield(); // bounded by the drainer's wait
-        }
+        frame.awaitDrainEnd();
         InvalidationRequest waiting = frame.pending();
         if (waiting == null) {
             return;
@@ -784,9 +783,7 @@ final class SelccNode extends AbstractComputeNode {
         }
         frame.readerHoldOff = false;
         counters.increment(Counter.READER_SPIN_WAITS);
-        while (until - settings.clock().getAsLong() > 0) {
-            Thread.yield(); // give the core to the starving writer rather than burn it
-        }
+        Waits.untilDeadlineGivingWay(until, settings.clock()); // the window is short; the writer may need this core
         return true;
     }
 
@@ -857,7 +854,9 @@ final class SelccNode extends AbstractComputeNode {
                 return frame;
             }
             if (evictor.evict(settings.freeListLowWater()) == 0) {
-                Thread.yield(); // every frame is latched right now
+                // Every frame is latched right now: their holders must run to free one (on a virtual thread
+                // yield gives them the carrier). Bounded by EXHAUSTED_ATTEMPTS.
+                Thread.yield();
             }
         }
         throw new IllegalStateException("cache exhausted: all frames stay latched: node=" + nodeId

@@ -1,28 +1,33 @@
 package io.selcc.fabric;
 
+import io.selcc.threads.Waits;
+
 import java.util.function.LongSupplier;
 
 /**
  * Makes remote cost visible on the in-JVM fabric: each round trip waits {@code rtt} plus the time its
  * payload takes at {@code gbps}.
  *
- * <p>How it waits: it spins on the injected clock (with {@link Thread#onSpinWait()}), because parking
- * for a few microseconds oversleeps by tens of microseconds on Linux. Its figures are therefore
- * meaningful only while runnable threads do not exceed the cores: with more threads than cores, a
- * spinning thread holds a core another thread needs and measured throughput becomes CPU-bound.
- * Tools that use it print a warning in that case.
+ * <p>How it waits ({@link Waits#untilDeadline}): a platform thread spins on the injected clock, because
+ * parking for a few microseconds oversleeps by tens of microseconds on Linux; its figures are therefore
+ * meaningful only while runnable platform threads do not exceed the cores (tools that use it print a
+ * warning otherwise). A virtual thread yields its carrier between looks at the clock, so a terminal
+ * waiting for its round trip lets the carrier run the other terminals meanwhile.
  */
 public final class LatencyModel {
-    public static final LatencyModel OFF = new LatencyModel(0, 0, System::nanoTime);
+    public static final LatencyModel OFF = new LatencyModel(0, 0, System::nanoTime, null);
 
     private final long rttNanos;
     private final double gbps;
     private final LongSupplier clock;
+    /** Tests: told as each round trip starts waiting (see {@link #tellingWaits}); null in production. */
+    private final Runnable waitStarted;
 
-    private LatencyModel(long rttNanos, double gbps, LongSupplier clock) {
+    private LatencyModel(long rttNanos, double gbps, LongSupplier clock, Runnable waitStarted) {
         this.rttNanos = rttNanos;
         this.gbps = gbps;
         this.clock = clock;
+        this.waitStarted = waitStarted;
     }
 
     /**
@@ -40,11 +45,24 @@ public final class LatencyModel {
         if (gbps < 0 || Double.isNaN(gbps)) {
             throw new IllegalArgumentException("bandwidth must be >= 0: gbps=" + gbps);
         }
-        return new LatencyModel(rttNanos, gbps, clock);
+        return new LatencyModel(rttNanos, gbps, clock, null);
+    }
+
+    /**
+     * Tests: this model, running {@code waitStarted} on the waiting thread as each round trip starts its
+     * wait (its deadline already read from the clock). With a clock the test moves only when enough
+     * round trips wait at once, replies are held until then: a test counts the terminals that wait
+     * together on one carrier this way.
+     */
+    public LatencyModel tellingWaits(Runnable waitStarted) {
+        if (waitStarted == null) {
+            throw new NullPointerException("waitStarted");
+        }
+        return new LatencyModel(rttNanos, gbps, clock, waitStarted);
     }
 
     public boolean isOff() {
-        return rttNanos == 0 && gbps == 0;
+        return rttNanos == 0 && gbps == 0 && waitStarted == null;
     }
 
     public long rttNanos() {
@@ -67,9 +85,10 @@ public final class LatencyModel {
             return;
         }
         long deadline = clock.getAsLong() + costNanos(payloadBytes);
-        while (clock.getAsLong() - deadline < 0) {
-            Thread.onSpinWait();
+        if (waitStarted != null) {
+            waitStarted.run();
         }
+        Waits.untilDeadline(deadline, clock);
     }
 
     @Override

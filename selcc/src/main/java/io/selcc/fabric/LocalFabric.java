@@ -4,8 +4,8 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.CopyOnWriteArrayList;
-import io.selcc.threads.PerThread;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import io.selcc.threads.Waits;
 
 /**
  * All nodes in one JVM. Memory nodes are off-heap {@link MemorySegment}s (any size, above 2 GB
@@ -18,10 +18,12 @@ import io.selcc.threads.PerThread;
  * {@link PendingReply}. With {@link #serializeMessages} every message crosses its codec.
  *
  * <p>Fencing ({@link #fence}): each thread marks itself inside a node's verb (or inside a handler of a
- * message to that node) in a counter of its own, a volatile write before it reads the node's fence flag;
- * the fencer sets the flag and then waits for every marker of the node to drop to zero. Either the
- * thread sees the flag and does nothing, or the fencer sees the marker and waits for the verb: no verb
- * of a fenced node lands after {@code fence} returns (Dekker's argument, both sides volatile).
+ * message to that node) by an atomic increment of its stripe of the node's in-flight counters, before
+ * it reads the node's fence flag; the fencer sets the flag and then waits for every stripe of the node
+ * to drop to zero. Either the thread sees the flag and does nothing, or the fencer sees the count and
+ * waits for the verb: no verb of a fenced node lands after {@code fence} returns (Dekker's argument,
+ * both sides volatile). Stripes, not a counter per thread: a counter per thread was kept for every
+ * thread that ever called in, so many short-lived virtual threads grew the list for ever.
  */
 public final class LocalFabric implements Fabric {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
@@ -103,9 +105,11 @@ public final class LocalFabric implements Fabric {
     public void fence(int computeNode) {
         LocalEndpoint endpoint = (LocalEndpoint) endpoint(computeNode);
         endpoint.fenced = true;
-        for (VerbMarker marker : endpoint.markers) {
-            while (marker.depth != 0) {
-                Thread.onSpinWait(); // a verb or handler in flight: bounded by its own length
+        for (int stripe = 0; stripe < IN_FLIGHT_STRIPES; stripe++) {
+            while (endpoint.inFlight.get(stripe * STRIPE_SPACING) != 0) {
+                // A verb or handler in flight, bounded by its own length (one round trip); its thread may be
+                // a virtual thread that needs this carrier to finish.
+                Waits.briefly();
             }
         }
         for (LocalReply reply : endpoint.outstanding) {
@@ -166,10 +170,10 @@ public final class LocalFabric implements Fabric {
         return node;
     }
 
-    /** One thread's nesting depth inside one node's verbs and handlers (see the class comment). */
-    private static final class VerbMarker {
-        volatile int depth;
-    }
+    /** Stripes of a node's in-flight counters (a power of two; threads share one by their id). */
+    private static final int IN_FLIGHT_STRIPES = 64;
+    /** Ints between two stripes: each on a cache line of its own. */
+    private static final int STRIPE_SPACING = 16;
 
     private final class LocalEndpoint implements FabricEndpoint {
         private final int nodeId;
@@ -178,13 +182,8 @@ public final class LocalFabric implements Fabric {
         /** Replies to requests this node kept and has not answered yet: failed when it is fenced. */
         private final java.util.Set<LocalReply> outstanding = java.util.concurrent.ConcurrentHashMap.newKeySet();
         private volatile boolean fenced;
-        /** Every thread's marker for this node, for the fencer to wait on. */
-        private final CopyOnWriteArrayList<VerbMarker> markers = new CopyOnWriteArrayList<>();
-        private final PerThread<VerbMarker> marker = PerThread.withInitial(() -> {
-            VerbMarker m = new VerbMarker();
-            markers.add(m);
-            return m;
-        });
+        /** Verbs and handlers of this node in flight, by stripe (see the class comment), for the fencer. */
+        private final AtomicIntegerArray inFlight = new AtomicIntegerArray(IN_FLIGHT_STRIPES * STRIPE_SPACING);
 
         LocalEndpoint(int nodeId) {
             this.nodeId = nodeId;
@@ -202,24 +201,27 @@ public final class LocalFabric implements Fabric {
             return counters;
         }
 
-        /** Marks this thread inside a verb of this node; throws if the node is fenced (see the class comment). */
-        private VerbMarker enter() {
-            VerbMarker m = marker.get();
-            m.depth = m.depth + 1; // only this thread writes it; volatile: ordered before the flag's read
+        /**
+         * Marks this thread inside a verb of this node and returns its stripe for {@link #exit}; throws if
+         * the node is fenced (see the class comment).
+         */
+        private int enter() {
+            int stripe = (int) (Thread.currentThread().threadId() & (IN_FLIGHT_STRIPES - 1)) * STRIPE_SPACING;
+            inFlight.getAndIncrement(stripe); // atomic, so ordered before the flag's read
             if (fenced) {
-                m.depth = m.depth - 1;
+                inFlight.getAndDecrement(stripe);
                 throw new NodeFailedException(nodeId, "compute node " + nodeId + " is fenced off the fabric");
             }
-            return m;
+            return stripe;
         }
 
-        private static void exit(VerbMarker m) {
-            m.depth = m.depth - 1;
+        private void exit(int stripe) {
+            inFlight.getAndDecrement(stripe);
         }
 
         @Override
         public void remoteRead(long address, MemorySegment dst, long dstOffset, int length) {
-            VerbMarker m = enter();
+            int m = enter();
             try {
                 read(address, dst, dstOffset, length);
             } finally {
@@ -242,7 +244,7 @@ public final class LocalFabric implements Fabric {
 
         @Override
         public void remoteWrite(long address, MemorySegment src, long srcOffset, int length) {
-            VerbMarker m = enter();
+            int m = enter();
             try {
                 write(address, src, srcOffset, length);
             } finally {
@@ -266,27 +268,29 @@ public final class LocalFabric implements Fabric {
 
         @Override
         public void postFor(int beneficiary, VerbBatch batch) {
-            VerbMarker b = ((LocalEndpoint) endpoint(beneficiary)).enter();
+            LocalEndpoint b = (LocalEndpoint) endpoint(beneficiary);
+            int stripe = b.enter();
             try {
                 post(batch);
             } finally {
-                exit(b);
+                b.exit(stripe);
             }
         }
 
         @Override
         public long remoteFaaFor(int beneficiary, long address, long delta) {
-            VerbMarker b = ((LocalEndpoint) endpoint(beneficiary)).enter();
+            LocalEndpoint b = (LocalEndpoint) endpoint(beneficiary);
+            int stripe = b.enter();
             try {
                 return remoteFaa(address, delta);
             } finally {
-                exit(b);
+                b.exit(stripe);
             }
         }
 
         @Override
         public long remoteCas(long address, long expected, long update) {
-            VerbMarker m = enter();
+            int m = enter();
             long previous;
             try {
                 previous = cas(address, expected, update);
@@ -299,7 +303,7 @@ public final class LocalFabric implements Fabric {
 
         @Override
         public long remoteFaa(long address, long delta) {
-            VerbMarker m = enter();
+            int m = enter();
             long previous;
             try {
                 previous = faa(address, delta);
@@ -312,7 +316,7 @@ public final class LocalFabric implements Fabric {
 
         @Override
         public void post(VerbBatch batch) {
-            VerbMarker m = enter();
+            int m = enter();
             try {
                 postVerbs(batch);
             } finally {
@@ -366,9 +370,9 @@ public final class LocalFabric implements Fabric {
             LocalEndpoint receiver = (LocalEndpoint) endpoint(toNode);
             // The handler runs as both nodes': fencing either waits for it, and refuses it once fenced. (A
             // request the receiver keeps and answers later grants through postFor/remoteFaaFor.)
-            VerbMarker s = enter();
+            int s = enter();
             try {
-                VerbMarker m = receiver.enter();
+                int m = receiver.enter();
                 try {
                     counters.increment(Counter.MESSAGES_SENT);
                     MessageInterceptor faults = interceptor;
@@ -401,7 +405,7 @@ public final class LocalFabric implements Fabric {
                     }
                     return reply;
                 } finally {
-                    exit(m);
+                    receiver.exit(m);
                 }
             } finally {
                 exit(s);

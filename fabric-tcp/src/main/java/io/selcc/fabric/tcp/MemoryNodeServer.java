@@ -264,7 +264,9 @@ public final class MemoryNodeServer implements AutoCloseable {
             }
             fenced.set(node, 1);
             while (inFlight.get(node) != 0) {
-                Thread.onSpinWait(); // a batch of that node on another event loop: bounded by its length
+                // A batch of that node on another event loop: bounded by its length. Event loops are
+                // platform threads, and the batch never waits on a client, so spinning holds no carrier.
+                Thread.onSpinWait();
             }
             LOG.log(System.Logger.Level.INFO, "compute node " + node + " fenced off memory node at " + address());
             ByteBuf out = ctx.alloc().buffer(16);
