@@ -47,6 +47,11 @@ final class CommitsInFlight {
         return slots.register(new Slot());
     }
 
+    /** Slots registered and not retired (tests: bounded by the threads alive, not by every thread that ran). */
+    int registeredSlots() {
+        return slots.size();
+    }
+
     /** Draws a number through {@code draw} with the calling thread's slot marking the commit in flight. */
     long draw(LongSupplier draw) {
         Slot slot = mine.get();

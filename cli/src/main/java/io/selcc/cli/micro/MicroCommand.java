@@ -68,13 +68,21 @@ public final class MicroCommand implements Callable<Integer> {
             + " (overrides --read-ratio; the fairness experiment). Default: ${DEFAULT-VALUE}.")
     private int writerNodes;
 
+    /** Operations in flight per thread at most (each a virtual thread with its own per-thread state). */
+    static final int MAX_IN_FLIGHT = 1024;
+
+    @Option(names = "--in-flight", paramLabel = "K", defaultValue = "1",
+        description = "Operations in flight per thread: with K > 1 each thread becomes K workers on virtual threads, so"
+            + " one waiting on a round trip leaves the core to another. Default: ${DEFAULT-VALUE}.")
+    private int inFlight;
+
     @Override
     public Integer call() throws InterruptedException {
         MicroConfig config = validate();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         MicroReport.printParameters(out, config);
-        if (config.cluster().latencyIsCpuBound()) {
+        if (config.inFlight() == 1 && config.cluster().latencyIsCpuBound()) {
             err.printf("warning: the latency model spins and %d threads exceed %d processors:"
                     + " figures are CPU-bound, not network-bound%n",
                 config.cluster().totalThreads(), Runtime.getRuntime().availableProcessors());
@@ -124,8 +132,10 @@ public final class MicroCommand implements Callable<Integer> {
             long maxGcls = (io.selcc.fabric.tcp.TcpFabric.MAX_MESSAGE_BYTES - 4096) / Long.BYTES;
             Flags.require(gcls <= maxGcls, cl, "--gcls", gcls, "at most " + maxGcls + " with compute nodes as processes");
         }
+        Flags.require(inFlight >= 1 && inFlight <= MAX_IN_FLIGHT, cl, "--in-flight", inFlight,
+            "must be 1-" + MAX_IN_FLIGHT);
         RunSettings run = runOptions.settings(cl, MicroReport.CSV_HEADER);
-        return new MicroConfig(cluster, run, gcls, readRatio, sharing, theta, locality, writerNodes);
+        return new MicroConfig(cluster, run, gcls, readRatio, sharing, theta, locality, writerNodes, inFlight);
     }
 
     /** A Zipf skew in [0, 1): the generator's formula has a pole at 1. */

@@ -12,9 +12,11 @@ import io.selcc.cli.RunSettings;
  * @param theta Zipf skew, 0 = uniform
  * @param locality percent chance an operation reuses the thread's previous GCL
  * @param writerNodes when > 0, nodes below it only write and the others only read
+ * @param inFlight operations in flight per thread: above 1, each thread is that many virtual-thread workers
+ *                 sharing the carriers (a worker waiting on a round trip lets another run)
  */
 record MicroConfig(ClusterSettings cluster, RunSettings run, int gcls, int readRatio, int sharing, double theta,
-                   int locality, int writerNodes) {
+                   int locality, int writerNodes, int inFlight) {
     /** Cache frames per node without {@code --cache}: a quarter of all GCLs. */
     static final int DEFAULT_CACHE_PERCENT = 25;
     /** GCLs a compute node takes from a memory node per allocation round trip (set on the builder). */
@@ -28,11 +30,16 @@ record MicroConfig(ClusterSettings cluster, RunSettings run, int gcls, int readR
 
     /** The same run with other cluster settings (a process's place in a cluster of processes). */
     MicroConfig withCluster(ClusterSettings settings) {
-        return new MicroConfig(settings, run, gcls, readRatio, sharing, theta, locality, writerNodes);
+        return new MicroConfig(settings, run, gcls, readRatio, sharing, theta, locality, writerNodes, inFlight);
     }
 
     static long defaultCacheFrames(int gcls) {
         return Math.ceilDiv((long) Math.max(0, gcls) * DEFAULT_CACHE_PERCENT, PERCENT);
+    }
+
+    /** Workers per compute node: threads x operations in flight per thread. */
+    int workersPerNode() {
+        return cluster.threads() * inFlight;
     }
 
     /** Read percentage of compute node {@code node}'s threads. */

@@ -20,11 +20,11 @@ final class MicroReport {
     static void printParameters(PrintWriter out, MicroConfig c) {
         ClusterSettings cs = c.cluster();
         RunSettings rs = c.run();
-        out.printf(Locale.ROOT, "selcc micro: access=%s fabric=%s compute-nodes=%d memory-nodes=%d threads=%d gcl-size=%d"
+        out.printf(Locale.ROOT, "selcc micro: access=%s fabric=%s compute-nodes=%d memory-nodes=%d threads=%d in-flight=%d gcl-size=%d"
                 + " gcls=%d cache=%d frames read-ratio=%d%% sharing=%d%% theta=%s locality=%d%% rtt=%dns gbps=%s"
                 + " fairness=%s writer-nodes=%d duration=%ss warmup=%ss seed=%d%n",
-            accessName(c), cs.fabric().label(), cs.computeNodes(), cs.memoryNodes(), cs.threads(), cs.gclSize(), c.gcls(),
-            cs.cacheFrames(), c.readRatio(), c.sharing(), c.theta(), c.locality(), cs.rttNanos(), cs.gbps(), cs.fairness() ? "on" : "off",
+            accessName(c), cs.fabric().label(), cs.computeNodes(), cs.memoryNodes(), cs.threads(), c.inFlight(), cs.gclSize(),
+            c.gcls(), cs.cacheFrames(), c.readRatio(), c.sharing(), c.theta(), c.locality(), cs.rttNanos(), cs.gbps(), cs.fairness() ? "on" : "off",
             c.writerNodes(), rs.durationNanos() / NANOS_PER_SECOND, rs.warmupNanos() / NANOS_PER_SECOND, rs.seed());
         out.flush();
     }
@@ -47,7 +47,7 @@ final class MicroReport {
 
     /** The columns of {@code --csv}: the run's parameters, then one row's figures (type: read, write or all). */
     static final java.util.List<String> CSV_HEADER = java.util.List.of("benchmark", "access", "fabric", "processes",
-        "computeNodes", "memoryNodes", "threads", "gclSize", "gcls", "readRatio", "sharing", "theta", "seed", "durationMillis",
+        "computeNodes", "memoryNodes", "threads", "inFlight", "gclSize", "gcls", "readRatio", "sharing", "theta", "seed", "durationMillis",
         "measuredMillis", "type", "ops", "opsPerSec", "p50Micros", "p99Micros", "roundTripsPerOp", "invalidationsPerOp",
         "cacheHitRatio");
 
@@ -56,7 +56,7 @@ final class MicroReport {
         ClusterSettings cs = c.cluster();
         RunSettings rs = c.run();
         java.util.List<Object> run = java.util.List.of("micro", accessName(c), cs.fabric().label(), cs.processes(),
-            cs.computeNodes(), cs.memoryNodes(), cs.threads(), cs.gclSize(), c.gcls(), c.readRatio(), c.sharing(), c.theta(),
+            cs.computeNodes(), cs.memoryNodes(), cs.threads(), c.inFlight(), cs.gclSize(), c.gcls(), c.readRatio(), c.sharing(), c.theta(),
             rs.seed(), rs.durationNanos() / NANOS_PER_MILLI, r.measuredNanos() / NANOS_PER_MILLI);
         long reads = r.nodes().stream().mapToLong(MicroResult.NodeResult::reads).sum();
         long writes = r.nodes().stream().mapToLong(MicroResult.NodeResult::writes).sum();
@@ -87,6 +87,7 @@ final class MicroReport {
             .field("computeNodes", cs.computeNodes())
             .field("memoryNodes", cs.memoryNodes())
             .field("threads", cs.threads())
+            .field("inFlight", c.inFlight())
             .field("gclSize", cs.gclSize())
             .field("gcls", c.gcls())
             .field("sharedGcls", r.sharedGcls())

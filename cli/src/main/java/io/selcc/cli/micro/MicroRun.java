@@ -51,6 +51,7 @@ final class MicroRun {
         ClusterSettings cs = config.cluster();
         GclSpace space = GclSpace.plan(config.gcls(), config.sharing(), cs.computeNodes());
         SelccCluster.Builder builder = cs.builder()
+            .threadsPerNode(config.workersPerNode()) // the lease counts every worker that may hold a line locally
             .memoryPerNode(config.memoryPerNode())
             .allocationChunk(MicroConfig.ALLOCATION_CHUNK);
         cs.applyFabric(builder, config.memoryPerNode());
@@ -163,15 +164,17 @@ final class MicroRun {
         // One stream per thread, split in a fixed order from the seed: a run is replayable per thread.
         SplittableRandom seeds = new SplittableRandom(config.run().seed());
         for (int node = 0; node < cluster.computeNodeCount(); node++) {
-            for (int t = 0; t < config.cluster().threads(); t++) {
-                SplittableRandom random = seeds.split(); // split for every node: a thread's stream is its own wherever it runs
+            for (int t = 0; t < config.workersPerNode(); t++) {
+                SplittableRandom random = seeds.split(); // split for every node: a worker's stream is its own wherever it runs
                 if (!cluster.hosts(node)) {
                     continue;
                 }
                 AccessPattern pattern = new AccessPattern(space, node, zipf, scramble, config.locality(), random);
                 MicroWorker worker = new MicroWorker(cluster.node(node), pattern, config.readPercent(node), random, control);
                 workers.add(worker);
-                threads.add(EngineThread.start("micro-n" + node + "-t" + t, true, worker));
+                String name = "micro-n" + node + "-t" + t;
+                // Several operations in flight per thread: each a virtual thread, parked while it waits.
+                threads.add(config.inFlight() > 1 ? EngineThread.startVirtual(name, worker) : EngineThread.start(name, true, worker));
             }
         }
     }

@@ -29,8 +29,8 @@ final class MicroShare {
     /** The flags that must agree across the processes (not the node id, cluster file or output files). */
     static String workload(MicroConfig c) {
         var cs = c.cluster();
-        return "access=" + cs.access() + " gclSize=" + cs.gclSize() + " threads=" + cs.threads() + " cache=" + cs.cacheFrames()
-            + " fairness=" + cs.fairness() + " gcls=" + c.gcls() + " readRatio=" + c.readRatio() + " sharing=" + c.sharing()
+        return "access=" + cs.access() + " gclSize=" + cs.gclSize() + " threads=" + cs.threads() + " inFlight=" + c.inFlight()
+            + " cache=" + cs.cacheFrames() + " fairness=" + cs.fairness() + " gcls=" + c.gcls() + " readRatio=" + c.readRatio() + " sharing=" + c.sharing()
             + " theta=" + c.theta() + " locality=" + c.locality() + " writerNodes=" + c.writerNodes()
             + " duration=" + c.run().durationNanos() + " warmup=" + c.run().warmupNanos() + " seed=" + c.run().seed();
     }

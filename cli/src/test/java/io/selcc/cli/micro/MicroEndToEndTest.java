@@ -20,7 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Short real runs through the command line; they check the report's shape, never throughput. */
 class MicroEndToEndTest {
     private static final List<String> PARAMETER_KEYS = List.of("access", "computeNodes", "memoryNodes", "threads",
-        "gclSize", "gcls", "cacheFrames", "readRatio", "sharing", "theta", "locality", "rttNanos", "gbps",
+        "inFlight", "gclSize", "gcls", "cacheFrames", "readRatio", "sharing", "theta", "locality", "rttNanos", "gbps",
         "durationMillis", "seed", "fairness", "writerNodes");
     private static final List<String> RESULT_KEYS = List.of("opsPerSec", "ops", "roundTripsPerOp",
         "invalidationsPerOp", "cacheHitRatio", "p50Micros", "p99Micros", "perNode");
@@ -86,5 +86,26 @@ class MicroEndToEndTest {
             assertEquals(0.0, ((Map<?, ?>) o).get("writes"), "reader nodes only read");
         }
         assertTrue((Double) report.get("ops") > 0);
+    }
+
+    /**
+     * {@code --in-flight K}: each thread becomes K virtual-thread workers, all of which run (every worker of
+     * each node completes operations: a worker that never started would leave its node's count at another's
+     * share). A count of 0 (workers not started) or workers on one node only fails it.
+     */
+    @Test
+    void operationsInFlightPerThreadAllRun() throws IOException {
+        Path json = dir.resolve("in-flight.json");
+        CliRun run = CliRun.of("micro", "--duration", "1s", "--gcls", "2000", "--threads", "1", "--in-flight", "8",
+            "--read-ratio", "50", "--json", json.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        Map<?, ?> report = (Map<?, ?>) MiniJson.parse(Files.readString(json));
+        assertEquals(8.0, report.get("inFlight"));
+        for (Object o : (List<?>) report.get("perNode")) {
+            assertTrue((Double) ((Map<?, ?>) o).get("ops") > 0, "every node's workers ran: " + o);
+        }
+        CliRun bad = CliRun.of("micro", "--in-flight", "0");
+        assertEquals(2, bad.exitCode(), bad.toString());
+        assertTrue(bad.err().contains("--in-flight"), bad.toString());
     }
 }
