@@ -37,15 +37,43 @@ public final class ThreadRegistry<T> {
         this.keep = keep;
     }
 
+    /**
+     * A registry whose retired values are handed to later threads ({@link #registerReused}): for state that
+     * holds shared resources (a heap table's open insert pages), which a thread that ended must not strand.
+     */
+    public static <T> ThreadRegistry<T> recycling() {
+        java.util.ArrayDeque<T> spare = new java.util.ArrayDeque<>();
+        ThreadRegistry<T> registry = new ThreadRegistry<>(spare::addLast, value -> false);
+        registry.spare = spare;
+        return registry;
+    }
+
+    /** Retired values waiting for a new thread (recycling registries only). */
+    private java.util.ArrayDeque<T> spare;
+
     /** Registers {@code value} as the calling thread's; returns it. */
     public synchronized T register(T value) {
+        pruneIfGrown();
+        owners.add(Thread.currentThread());
+        values.add(value);
+        return value;
+    }
+
+    /**
+     * Registers, as the calling thread's, the value of a thread that ended if there is one (recycling
+     * registries), else a fresh one from {@code fresh}; returns it.
+     */
+    public synchronized T registerReused(java.util.function.Supplier<? extends T> fresh) {
+        pruneIfGrown();
+        T reused = spare == null ? null : spare.pollFirst();
+        return register(reused != null ? reused : fresh.get());
+    }
+
+    private void pruneIfGrown() {
         if (values.size() >= pruneAt) {
             prune();
             pruneAt = Math.max(64, 2 * values.size());
         }
-        owners.add(Thread.currentThread());
-        values.add(value);
-        return value;
     }
 
     /** Retires the values of threads that ended (kept ones stay). */

@@ -5,6 +5,7 @@ import io.selcc.cache.GclHandle;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.threads.PerThread;
+import io.selcc.threads.ThreadRegistry;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -38,8 +39,14 @@ public final class HeapTable {
     private final boolean insertOnly;
     private final int gclSize;
     private final byte[] zeroTuple;
-    /** This thread's insert targets. */
-    private final PerThread<InsertPages> insertPages = PerThread.withInitial(InsertPages::new);
+    /**
+     * This thread's insert targets. A thread that ended leaves its open and linked pages to the next new
+     * thread (the registry recycles them): the engine is called from any number of short-lived virtual
+     * threads, and each would otherwise strand a run of half-empty pages in shared memory.
+     */
+    private final ThreadRegistry<InsertPages> insertTargets = ThreadRegistry.recycling();
+    private final PerThread<InsertPages> insertPages =
+        PerThread.withInitial(() -> insertTargets.registerReused(InsertPages::new));
     /**
      * This thread's view of the slot {@link #insertInto} fills, {@link #markVisible} publishes or
      * {@link #freeSlot} frees (one per row was a New-Order's tenth of a KiB).
