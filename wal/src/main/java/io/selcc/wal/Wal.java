@@ -582,6 +582,21 @@ public final class Wal implements CommitLog.Factory {
 
     // ------------------------------------------------------------------ the logs' side
 
+    /**
+     * How long commits waited in {@link #awaitDurable} (SYNC), in microseconds, over the group's life: the
+     * cost group commit puts on a transaction (a measurement, read by reports; not protocol time).
+     */
+    private final org.HdrHistogram.Recorder durabilityWaits = new org.HdrHistogram.Recorder(3);
+    private final org.HdrHistogram.Histogram durabilityWaitsSoFar = new org.HdrHistogram.Histogram(3);
+
+    /** The durability waits of every commit so far (SYNC; empty for ASYNC), in microseconds. */
+    public org.HdrHistogram.Histogram durabilityWaitMicros() {
+        synchronized (durabilityWaitsSoFar) {
+            durabilityWaitsSoFar.add(durabilityWaits.getIntervalHistogram());
+            return durabilityWaitsSoFar.copy();
+        }
+    }
+
     /** {@link CommitLog#awaitDurable} of every log in the group. */
     void awaitDurable(long sequence) {
         if (mode == Mode.ASYNC) {
@@ -593,7 +608,9 @@ public final class Wal implements CommitLog.Factory {
             }
             return;
         }
+        long began = System.nanoTime();
         awaitWatermark(sequence);
+        durabilityWaits.recordValue(Math.max(0, (System.nanoTime() - began) / 1_000));
     }
 
     /** Waits until W reaches {@code sequence} (SYNC: forced; ASYNC: appended). */

@@ -112,7 +112,8 @@ final class WalSetup implements AutoCloseable {
     void json(JsonWriter json, long[] counts) {
         json.name("wal").beginObject().field("mode", modeName());
         if (wal != null) {
-            json.field("records", counts[0]).field("forces", counts[1]).field("bytes", counts[2]);
+            json.field("records", counts[0]).field("forces", counts[1]).field("bytes", counts[2])
+                .field("recordsPerForce", counts[1] == 0 ? 0 : counts[0] / (double) counts[1]);
         }
         json.endObject();
     }
@@ -126,6 +127,11 @@ final class WalSetup implements AutoCloseable {
             return;
         }
         report(out, seconds, wal.counters(), "");
+        if (forces()) {
+            org.HdrHistogram.Histogram waits = wal.durabilityWaitMicros();
+            out.printf(Locale.ROOT, "durability wait per commit (whole run): p50 %,d us, p99 %,d us, max %,d us over %,d commits%n",
+                waits.getValueAtPercentile(50), waits.getValueAtPercentile(99), waits.getMaxValue(), waits.getTotalCount());
+        }
     }
 
     private void report(PrintWriter out, double seconds, Wal.Counters c, String whose) {
@@ -139,7 +145,14 @@ final class WalSetup implements AutoCloseable {
         json.name("wal").beginObject().field("mode", modeName());
         if (wal != null) {
             Wal.Counters c = wal.counters();
-            json.field("records", c.appends()).field("forces", c.forces()).field("bytes", c.bytes());
+            json.field("records", c.appends()).field("forces", c.forces()).field("bytes", c.bytes())
+                .field("recordsPerForce", c.forces() == 0 ? 0 : c.appends() / (double) c.forces());
+            if (forces()) {
+                org.HdrHistogram.Histogram waits = wal.durabilityWaitMicros();
+                json.field("durabilityWaitP50Micros", waits.getValueAtPercentile(50))
+                    .field("durabilityWaitP99Micros", waits.getValueAtPercentile(99))
+                    .field("durabilityWaitMaxMicros", waits.getMaxValue());
+            }
         }
         json.endObject();
     }

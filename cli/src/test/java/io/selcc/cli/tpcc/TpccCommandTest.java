@@ -205,6 +205,12 @@ class TpccCommandTest {
         // roll to the next five-minute file (the file, metadata, directory: 3) should the run cross one.
         assertTrue(forces > 0 && forces <= records + 2 * (2 + 3) + 4, "forces (one per group, plus file metadata): " + wal);
         assertTrue(((Number) wal.get("bytes")).longValue() > records * 100, "bytes: " + wal);
+        assertEquals(records / (double) forces, ((Number) wal.get("recordsPerForce")).doubleValue(), 1e-9, wal.toString());
+        // Every acknowledged commit waited for a force: the wait's percentiles are live (0 if none was measured).
+        long p50 = ((Number) wal.get("durabilityWaitP50Micros")).longValue();
+        long p99 = ((Number) wal.get("durabilityWaitP99Micros")).longValue();
+        assertTrue(p99 > 0 && p99 >= p50, "durability wait: " + wal);
+        assertTrue(run.out().contains("durability wait per commit"), run.out());
     }
 
     /**
