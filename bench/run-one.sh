@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One TPC-C run of a given CLI jar, summarised on one line:
 #   bench/run-one.sh JAR LABEL [tpcc run flags...]
-# prints: LABEL rc gclNO (GCL accesses per New-Order) txn/s, the per-second median and minimum,
-# p50 latency per type (us), round trips per transaction and terminal CPU us per transaction.
+# prints: LABEL rc txn/s, the per-second median and minimum, aborts per commit (all, per type), p50 and
+# p99 latency per type (us), round trips per transaction, terminal CPU us per transaction, GCL accesses
+# per New-Order, and with --wal sync records per force and the durability wait's p50/p99 (us).
 # The JVM flags are bin/selcc's; SELCC_JAVA_OPTS adds more (a JFR recording, say).
 set -u
 if [ $# -lt 2 ]; then
@@ -31,8 +32,13 @@ txn=$(echo "$out" | grep -o "txn/s [0-9,.]*" | tail -1 | awk '{print $2}')
 secs=$(echo "$out" | grep -E "^run +[0-9.]+ s " | awk '{gsub(",","",$4); print $4}' | sort -n)
 med=$(echo "$secs" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 min=$(echo "$secs" | head -1)
-p50=$(echo "$out" | awk '/^(NewOrder|Payment|OrderStatus|Delivery|StockLevel) / && NF>12 && $2!="0" {printf "%s=%s ", substr($1,1,2), $7}')
+p50=$(echo "$out" | awk '/^(NewOrder|Payment|OrderStatus|Delivery|StockLevel) / && NF>12 && $2!="0" {printf "%s=%s ", substr($1,1,2), $8}')
+p99=$(echo "$out" | awk '/^(NewOrder|Payment|OrderStatus|Delivery|StockLevel) / && NF>12 && $2!="0" {printf "%s=%s ", substr($1,1,2), $10}')
+abc=$(echo "$out" | awk '/^(NewOrder|Payment|OrderStatus|Delivery|StockLevel) / && NF>12 && $2!="0" {printf "%s=%s ", substr($1,1,2), $4}')
+ab=$(echo "$out" | grep -o "aborts/commit [0-9.]*" | awk '{print $2}')
+rpf=$(echo "$out" | grep -o "[0-9.]* records per force" | awk '{print $1}')
+dw=$(echo "$out" | grep -o "durability wait per commit (whole run): p50 [0-9,]* us, p99 [0-9,]* us" | sed -E 's/.*p50 ([0-9,]+) us, p99 ([0-9,]+) us/\1\/\2/')
 rt=$(echo "$out" | grep -o "round trips/txn [0-9.]*" | awk '{print $3}')
 cpu=$(echo "$out" | grep -o "terminal CPU us/txn [0-9.]*" | awk '{print $4}')
 gcl=$(echo "$out" | awk '/^NewOrder / && NF>12 {print $(NF-1)}')
-echo "$label rc=$rc gclNO=$gcl txn/s=$txn sec-median=$med min=$min p50[$p50] RT=$rt cpu=$cpu"
+echo "$label rc=$rc txn/s=$txn sec-median=$med min=$min ab/cmt=$ab [$abc] p50[$p50] p99[$p99] RT=$rt cpu=$cpu gclNO=$gcl${rpf:+ rec/force=$rpf}${dw:+ durwait-p50/p99=$dw}"

@@ -89,6 +89,16 @@ class DriverConsistencyTest {
         }
     }
 
+    /**
+     * The spec's ten terminals per warehouse, each a virtual thread, at home on its warehouse's node: ten
+     * per node share two carriers, park while they wait, and every one of them completes transactions.
+     */
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"2pl", "occ", "to"})
+    void manyVirtualTerminalsPerNodeKeepEveryConsistencyCondition(String cc) throws Exception {
+        runAndCheck(cc, AccessMode.SELCC, 2, 10, 3_000_000_000L, 4321);
+    }
+
     /** Longer, busier: 2 warehouses, 2 terminals per node, 20 s per combination (-Pstress). */
     @org.junit.jupiter.api.Tag("stress")
     @ParameterizedTest(name = "{0} {1}")
