@@ -35,10 +35,12 @@ final class ComputeNodeServer {
     private final Channel server;
     private final ExecutorService handlerThreads;
     private final MessageRegistry messages;
+    private final HandOffs handOffs;
     private volatile boolean fenced;
 
-    ComputeNodeServer(int nodeId, NodeCounters counters, InetSocketAddress listen, EventLoopGroup loops) {
+    ComputeNodeServer(int nodeId, NodeCounters counters, InetSocketAddress listen, EventLoopGroup loops, HandOffs handOffs) {
         this.nodeId = nodeId;
+        this.handOffs = handOffs;
         this.counters = counters;
         this.messages = new MessageRegistry(nodeId);
         this.handlerThreads = Executors.newCachedThreadPool(EventLoops.daemonThreads("selcc-node-" + nodeId + "-handler"));
@@ -132,6 +134,7 @@ final class ComputeNodeServer {
             int from = peer;
             Channel channel = ctx.channel();
             Runnable task = () -> handle(channel, id, from, kind, handler, payload);
+            handOffs.handlerTask();
             if (kind.inSenderOrder()) {
                 lane.execute(task); // a cancel must not overtake the invalidation it cancels
             } else {
@@ -179,6 +182,10 @@ final class ComputeNodeServer {
                 int at = Frame.start(out, Frame.MESSAGE_REPLY, id);
                 out.writeBytes(body.array(), 0, body.size());
                 Frame.finish(out, at);
+                if (!channel.eventLoop().inEventLoop()) {
+                    handOffs.loopTask();
+                }
+                handOffs.flush();
                 channel.writeAndFlush(out);
                 return true;
             };

@@ -36,6 +36,7 @@ final class Link {
     private final AtomicLong ids = new AtomicLong();
     private final Semaphore slots = new Semaphore(MAX_IN_FLIGHT);
     private final Function<String, RuntimeException> failure;
+    private final HandOffs handOffs;
     private volatile String brokenBecause;
 
     /** A request's reply slot: the frame (type and retained body) or why there will be none. */
@@ -57,6 +58,7 @@ final class Link {
         void complete(int frameType, ByteBuf frameBody) {
             type = frameType;
             body = frameBody;
+            link.handOffs.callerWakeUp();
             LockSupport.unpark(waiter);
         }
 
@@ -117,10 +119,11 @@ final class Link {
         }
     }
 
-    private Link(String name, Channel channel, Function<String, RuntimeException> failure) {
+    private Link(String name, Channel channel, Function<String, RuntimeException> failure, HandOffs handOffs) {
         this.name = name;
         this.channel = channel;
         this.failure = failure;
+        this.handOffs = handOffs;
     }
 
     /**
@@ -128,7 +131,7 @@ final class Link {
      * link and the peer's HELLO_OK body (role byte, capacity long) through {@code greeting}.
      */
     static Link connect(EventLoopGroup loops, InetSocketAddress address, String name, int fromNode, long timeoutNanos,
-                        Function<String, RuntimeException> failure, long[] greeting) {
+                        Function<String, RuntimeException> failure, long[] greeting, HandOffs handOffs) {
         Link[] self = new Link[1];
         Channel channel;
         try {
@@ -146,7 +149,7 @@ final class Link {
             throw failure.apply("cannot connect to " + name + " at " + address.getHostString() + ":" + address.getPort()
                 + ": " + e.getMessage());
         }
-        Link link = new Link(name, channel, failure);
+        Link link = new Link(name, channel, failure, handOffs);
         self[0] = link;
         try {
             Call hello = link.send(Frame.HELLO, out -> out.writeByte(Frame.ROLE_COMPUTE).writeInt(fromNode));
@@ -193,6 +196,10 @@ final class Link {
             slots.release();
             throw e;
         }
+        if (!channel.eventLoop().inEventLoop()) {
+            handOffs.loopTask();
+        }
+        handOffs.flush();
         channel.writeAndFlush(out);
         if (brokenBecause != null && calls.remove(id) != null) { // broke meanwhile: nobody else will fail it
             slots.release();

@@ -40,6 +40,7 @@ public final class MemoryNodeServer implements AutoCloseable {
     private final AtomicIntegerArray fenced = new AtomicIntegerArray(Fabric.MAX_COMPUTE_NODES);
     private final AtomicIntegerArray inFlight = new AtomicIntegerArray(Fabric.MAX_COMPUTE_NODES);
     private final CountDownLatch closed = new CountDownLatch(1);
+    private final HandOffs handOffs = new HandOffs();
 
     private MemoryNodeServer(InetSocketAddress listen, long bytes, int threads) throws InterruptedException {
         if (bytes < 4096 || bytes % 8 != 0) {
@@ -67,6 +68,11 @@ public final class MemoryNodeServer implements AutoCloseable {
     /** Where it listens (the port it was given if it asked for 0). */
     public InetSocketAddress address() {
         return (InetSocketAddress) server.localAddress();
+    }
+
+    /** Thread hand-offs and flushes of this memory node (it runs every verb on the loop that read it). */
+    public HandOffs handOffs() {
+        return handOffs;
     }
 
     public long size() {
@@ -166,6 +172,7 @@ public final class MemoryNodeServer implements AutoCloseable {
                     out.release();
                     throw e;
                 }
+                handOffs.flush();
                 ctx.writeAndFlush(out);
             } finally {
                 inFlight.decrementAndGet(issuer);
