@@ -9,7 +9,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -37,6 +36,7 @@ final class Link {
     private final Semaphore slots = new Semaphore(MAX_IN_FLIGHT);
     private final Function<String, RuntimeException> failure;
     private final HandOffs handOffs;
+    private final Outbox outbox;
     private volatile String brokenBecause;
 
     /** A request's reply slot: the frame (type and retained body) or why there will be none. */
@@ -124,6 +124,7 @@ final class Link {
         this.channel = channel;
         this.failure = failure;
         this.handOffs = handOffs;
+        this.outbox = new Outbox(channel, handOffs, why -> broke("the connection to " + name + " failed: " + why));
     }
 
     /**
@@ -135,7 +136,7 @@ final class Link {
         Link[] self = new Link[1];
         Channel channel;
         try {
-            channel = new Bootstrap().group(loops).channel(NioSocketChannel.class)
+            channel = new Bootstrap().group(loops).channelFactory(Outbox.Direct.CLIENT) // callers write to its socket themselves (Outbox)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)))
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -196,11 +197,7 @@ final class Link {
             slots.release();
             throw e;
         }
-        if (!channel.eventLoop().inEventLoop()) {
-            handOffs.loopTask();
-        }
-        handOffs.flush();
-        channel.writeAndFlush(out);
+        outbox.send(out);
         if (brokenBecause != null && calls.remove(id) != null) { // broke meanwhile: nobody else will fail it
             slots.release();
             call.fail(brokenBecause);
@@ -239,6 +236,7 @@ final class Link {
 
     void close() {
         channel.close().syncUninterruptibly();
+        outbox.discard();
     }
 
     /** Fails every outstanding and later request with {@code why}. */

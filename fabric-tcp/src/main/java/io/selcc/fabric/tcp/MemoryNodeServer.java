@@ -100,6 +100,18 @@ public final class MemoryNodeServer implements AutoCloseable {
     /** One compute process's connection: answers its frames in the order they come. */
     private final class Connection extends SimpleChannelInboundHandler<ByteBuf> {
         private boolean greeted;
+        /** VERBS_OK replies written since the last flush: one flush per read of the socket answers them all. */
+        private boolean unflushed;
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (unflushed) {
+                unflushed = false;
+                handOffs.flush();
+                ctx.flush();
+            }
+            ctx.fireChannelReadComplete();
+        }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
@@ -172,8 +184,8 @@ public final class MemoryNodeServer implements AutoCloseable {
                     out.release();
                     throw e;
                 }
-                handOffs.flush();
-                ctx.writeAndFlush(out);
+                ctx.write(out, ctx.voidPromise());
+                unflushed = true;
             } finally {
                 inFlight.decrementAndGet(issuer);
                 if (beneficiary >= 0) {
