@@ -40,11 +40,17 @@ public final class BulkLoad implements AutoCloseable {
     private TableLoad last;
     private boolean closed;
 
-    /** Told when the load closes (its rows are in caches and in no log: see {@code Database.writeBackCaches}). */
+    /**
+     * Told when the load starts and when it closes: its rows are in caches and in no log, and its index
+     * splits are not written through ({@link io.selcc.engine.index.BLinkTree#loadSorted}), so no crash
+     * repair may run until the caches are written back ({@code Database.writeBackCaches}). Told at the
+     * start too, since a repair during the load would read a tree memory does not hold whole.
+     */
     private final Runnable onClose;
 
     BulkLoad(Runnable onClose) {
         this.onClose = onClose;
+        onClose.run();
     }
 
     /**
@@ -173,7 +179,7 @@ public final class BulkLoad implements AutoCloseable {
             int n = size;
             size = 0;
             PairSort.sort(keys, rids, n);
-            int stopped = index.tree().insertSorted(keys, rids, 0, n);
+            int stopped = index.tree().loadSorted(keys, rids, 0, n); // splits not written through: see the constructor
             if (stopped < n) {
                 throw new IllegalStateException("bulk load: key already present: index=" + index.name() + " key="
                     + keys[stopped] + " (is the table empty, and is every key loaded once?)");
