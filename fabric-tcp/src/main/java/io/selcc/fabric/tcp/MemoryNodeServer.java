@@ -102,6 +102,11 @@ public final class MemoryNodeServer implements AutoCloseable {
         private boolean greeted;
         /** VERBS_OK replies written since the last flush: one flush per read of the socket answers them all. */
         private boolean unflushed;
+        /**
+         * A reply this large is flushed at once: coalescing saves a write per small reply, and a read of the
+         * socket may hold several multi-MiB READ batches whose replies should not pile up unsent.
+         */
+        private static final int FLUSH_AT = 64 << 10;
 
         @Override
         public void channelReadComplete(ChannelHandlerContext ctx) {
@@ -184,8 +189,14 @@ public final class MemoryNodeServer implements AutoCloseable {
                     out.release();
                     throw e;
                 }
-                ctx.write(out, ctx.voidPromise());
-                unflushed = true;
+                if (out.readableBytes() >= FLUSH_AT) {
+                    unflushed = false;
+                    handOffs.flush();
+                    ctx.writeAndFlush(out, ctx.voidPromise());
+                } else {
+                    ctx.write(out, ctx.voidPromise());
+                    unflushed = true;
+                }
             } finally {
                 inFlight.decrementAndGet(issuer);
                 if (beneficiary >= 0) {
