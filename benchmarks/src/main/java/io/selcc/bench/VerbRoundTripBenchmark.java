@@ -39,11 +39,13 @@ import java.util.concurrent.TimeUnit;
  * One round trip per call, on the in-JVM fabric and over loopback TCP: an FAA (a latch release), a
  * 2 KiB READ (a line), a CAS+READ batch (an exclusive acquire) and a message between two compute
  * nodes answered at once (an invalidation's shape). The TCP memory node runs in the benchmark's JVM,
- * so server and client share the machine's cores, as they would on one host.
+ * so server and client share the machine's cores, as they would on one host. The fabric is shared by
+ * the benchmark's threads ({@code -t 8}: eight callers overlapping their round trips on one fabric and
+ * its connections, as a node's terminals do); each thread has its own buffers, word and line.
  *
  * <p>Run: {@code java -jar benchmarks/target/benchmarks.jar VerbRoundTrip}.
  */
-@State(Scope.Thread)
+@State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 @Warmup(iterations = 3, time = 2)
@@ -69,12 +71,32 @@ public class VerbRoundTripBenchmark {
     private MemoryNodeServer server;
     private Fabric f;
     private FabricEndpoint endpoint;
-    private Arena arena;
-    private MemorySegment buffer;
-    private final VerbBatch batch = new VerbBatch();
-    private final byte[] message = new byte[24];
-    private long word;
-    private long line;
+    private final java.util.concurrent.atomic.AtomicInteger callers = new java.util.concurrent.atomic.AtomicInteger();
+
+    /** One benchmark thread's buffers and addresses. */
+    @State(Scope.Thread)
+    public static class Caller {
+        private Arena arena;
+        private MemorySegment buffer;
+        private final VerbBatch batch = new VerbBatch();
+        private final byte[] message = new byte[24];
+        private long word;
+        private long line;
+
+        @Setup(Level.Trial)
+        public void setUp(VerbRoundTripBenchmark bench) {
+            int i = bench.callers.getAndIncrement();
+            arena = Arena.ofShared();
+            buffer = arena.allocate(LINE + 8, 64);
+            word = GlobalAddress.of(0, 4096 + 8L * i);
+            line = GlobalAddress.of(0, 8192 + 4096L * i);
+        }
+
+        @TearDown(Level.Trial)
+        public void tearDown() {
+            arena.close();
+        }
+    }
 
     @Setup(Level.Trial)
     public void setUp() throws InterruptedException {
@@ -90,10 +112,6 @@ public class VerbRoundTripBenchmark {
             f.endpoint(node).register(MessageKind.INVALIDATION, BYTES, (from, request, reply) -> reply.reply(request));
         }
         endpoint = f.endpoint(0);
-        arena = Arena.ofShared();
-        buffer = arena.allocate(LINE + 8, 64);
-        word = GlobalAddress.of(0, 4096);
-        line = GlobalAddress.of(0, 8192);
     }
 
     @TearDown(Level.Trial)
@@ -102,31 +120,30 @@ public class VerbRoundTripBenchmark {
         if (server != null) {
             server.close();
         }
-        arena.close();
     }
 
     @Benchmark
-    public long faa() {
-        return endpoint.remoteFaa(word, 1);
+    public long faa(Caller c) {
+        return endpoint.remoteFaa(c.word, 1);
     }
 
     @Benchmark
-    public MemorySegment readLine() {
-        endpoint.remoteRead(line, buffer, 0, LINE);
-        return buffer;
+    public MemorySegment readLine(Caller c) {
+        endpoint.remoteRead(c.line, c.buffer, 0, LINE);
+        return c.buffer;
     }
 
     @Benchmark
-    public long casThenReadLine() {
-        batch.clear();
-        int cas = batch.cas(word, 0, 0);
-        batch.read(line, buffer, 0, LINE);
-        endpoint.post(batch);
-        return batch.result(cas);
+    public long casThenReadLine(Caller c) {
+        c.batch.clear();
+        int cas = c.batch.cas(c.word, 0, 0);
+        c.batch.read(c.line, c.buffer, 0, LINE);
+        endpoint.post(c.batch);
+        return c.batch.result(cas);
     }
 
     @Benchmark
-    public Object messageBetweenComputeNodes() {
-        return endpoint.call(1, MessageKind.INVALIDATION, message);
+    public Object messageBetweenComputeNodes(Caller c) {
+        return endpoint.call(1, MessageKind.INVALIDATION, c.message);
     }
 }

@@ -10,8 +10,8 @@ import java.util.function.Consumer;
 
 /**
  * Loads rows without transactions, for filling a database before its workload starts: rows go
- * straight into fresh heap pages, each filled privately and written to memory once full
- * ({@link HeapTable.Appender}), and index
+ * straight into fresh heap pages, each filled privately, written to memory a run of pages per round
+ * trip ({@link HeapTable.Appender}), and index
  * entries are gathered per index, sorted, and put into the trees a batch at a time
  * ({@link BLinkTree#insertSorted}: one latch per leaf rather than a descent per entry). A transaction
  * per batch of rows, the other way to load, spends most of its time on what a load does not need:
@@ -19,8 +19,8 @@ import java.util.function.Consumer;
  * index entry.
  *
  * <p><b>Contract.</b> No transaction may run on the tables while they load: nothing is locked against
- * one. Rows are committed as written (in their heap once their page is full or the load closes, a page
- * going to memory in one write; in the indexes once their batch is flushed, by {@link #flush} or
+ * one. Rows are committed as written (in their heap once their run of pages is linked or the load
+ * closes, the run going to memory in one verb batch; in the indexes once their batch is flushed, by {@link #flush} or
  * {@link #close}). A writer or key function that throws leaves no trace
  * of its row. A key already present fails the flush with
  * {@link IllegalStateException}; rows and entries written before it stay, so a failed load leaves a
@@ -40,11 +40,17 @@ public final class BulkLoad implements AutoCloseable {
     private TableLoad last;
     private boolean closed;
 
-    /** Told when the load closes (its rows are in caches and in no log: see {@code Database.writeBackCaches}). */
+    /**
+     * Told when the load starts and when it closes: its rows are in caches and in no log, and its index
+     * splits are not written through ({@link io.selcc.engine.index.BLinkTree#loadSorted}), so no crash
+     * repair may run until the caches are written back ({@code Database.writeBackCaches}). Told at the
+     * start too, since a repair during the load would read a tree memory does not hold whole.
+     */
     private final Runnable onClose;
 
     BulkLoad(Runnable onClose) {
         this.onClose = onClose;
+        onClose.run();
     }
 
     /**
@@ -173,7 +179,7 @@ public final class BulkLoad implements AutoCloseable {
             int n = size;
             size = 0;
             PairSort.sort(keys, rids, n);
-            int stopped = index.tree().insertSorted(keys, rids, 0, n);
+            int stopped = index.tree().loadSorted(keys, rids, 0, n); // splits not written through: see the constructor
             if (stopped < n) {
                 throw new IllegalStateException("bulk load: key already present: index=" + index.name() + " key="
                     + keys[stopped] + " (is the table empty, and is every key loaded once?)");

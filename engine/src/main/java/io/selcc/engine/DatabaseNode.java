@@ -31,7 +31,7 @@ public final class DatabaseNode {
     /** Each thread's spare {@link Redo}, so a logging transaction allocates none. */
     private final PerThread<Redo[]> spareRedo = PerThread.withInitial(() -> new Redo[1]);
 
-    /** Run when a bulk load on this node closes; set by the database. */
+    /** Run when a bulk load on this node starts and when it closes; set by the database. */
     volatile Runnable bulkLoaded = () -> { };
     /**
      * Waits for a crash repair that is running, if any, and says whether it waited; set by the database.

@@ -326,6 +326,32 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
             handle.dirtyHigh - GclLayout.COPY_OFFSET);
     }
 
+    @Override
+    public final void publishAll(GclHandle[] handles, int count) {
+        io.selcc.fabric.VerbBatch batch = new io.selcc.fabric.VerbBatch(); // one per run of pages: not a hot path
+        for (int i = 0; i < count; i++) {
+            GclHandle handle = handles[i];
+            if (!handle.image) {
+                continue; // a reused GCL, latched in the cache: unlocked below, after the images are in memory
+            }
+            if (handle.owner != this) {
+                throw new IllegalArgumentException("handle belongs to another compute node: handle=" + handle + " node=" + nodeId);
+            }
+            if (handle.released) {
+                throw new IllegalStateException("publish of an image already published: " + handle);
+            }
+            handle.released = true; // a handle twice in the batch fails above
+            batch.write(handle.address + GclLayout.COPY_OFFSET, handle.copy, GclLayout.COPY_OFFSET,
+                handle.dirtyHigh - GclLayout.COPY_OFFSET);
+        }
+        endpoint.post(batch);
+        for (int i = 0; i < count; i++) {
+            if (!handles[i].image) {
+                unlock(handles[i]);
+            }
+        }
+    }
+
     /** Marks an address {@link #take} took from the free list (GCL addresses are aligned, so bit 0 is free). */
     private static final long REUSED = 1L;
 

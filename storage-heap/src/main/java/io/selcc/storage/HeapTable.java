@@ -420,32 +420,40 @@ public final class HeapTable {
 
     /**
      * Fills fresh pages of the table with visible tuples, one page after another, each in a private
-     * image written to memory in one WRITE once full ({@link ComputeNode#allocateImage}): no latch per
-     * row, and no cache frame or eviction per page. Pages join the table's chain
-     * in runs of {@link #LINK_RUN} (and at {@link #close}), so the root, which every loader of the table
-     * on every compute node writes, is latched once per run rather than once per page; a scan meanwhile
-     * misses the rows of the pages not yet linked.
+     * image ({@link ComputeNode#allocateImage}): no latch per row, and no cache frame or eviction per
+     * page. Pages join the table's chain in runs of {@link #LINK_RUN} (and at {@link #close}), so the
+     * root, which every loader of the table on every compute node writes, is latched once per run rather
+     * than once per page; a run's pages go to memory together, in one verb batch, when the run is linked
+     * ({@link ComputeNode#publishAll}), not one WRITE per page (issue 27: a round trip per page made a
+     * load over TCP take 30 s for two warehouses). A scan meanwhile misses the rows of the pages not yet
+     * linked.
      *
      * <p>Not a transaction: the rows are committed as written, with version 0 (written before every
      * transaction) and no write intents. For loading, with no transaction running on the table. One
-     * thread; close it to release the page and link the last run.
+     * thread; close it to publish and link the last run.
      */
     public final class Appender implements AutoCloseable {
         private final TupleView row = new TupleView(schema);
+        /** Pages per run: {@link #LINK_RUN}, fewer for large GCLs (a run's images stay within 1 MiB). */
+        private final int runLength = Math.max(1, Math.min(LINK_RUN, (1 << 20) / gclSize));
         /**
-         * The page being filled, written to memory when full ({@link ComputeNode#allocateImage}). Off-heap
-         * in a shared arena, as the cache's pool is: the row accessors the load runs are the ones
-         * transactions run, and a heap segment there made the JIT's profile of them mixed (a TPC-C run
-         * after a load through a heap image used a third more CPU per transaction).
+         * The run's images, one GCL each: the pages filled and the page being filled. Off-heap in a
+         * shared arena, as the cache's pool is: the row accessors the load runs are the ones transactions
+         * run, and a heap segment there made the JIT's profile of them mixed (a TPC-C run after a load
+         * through a heap image used a third more CPU per transaction).
          */
         private final java.lang.foreign.Arena imageArena = java.lang.foreign.Arena.ofShared();
-        private final java.lang.foreign.MemorySegment image = imageArena.allocate(gclSize, Long.BYTES);
+        private final java.lang.foreign.MemorySegment images = imageArena.allocate((long) runLength * gclSize, Long.BYTES);
+        /** The run's filled pages, oldest first, not yet in memory: published when the run is linked. */
+        private final GclHandle[] filled = new GclHandle[runLength];
+        private int filledCount;
         private GclHandle page;
         private int used;
         /** The newest page of the run not yet linked (0 = none); each page's next is the one before it. */
         private long runHead;
         /** The oldest page of that run; its next is set when the run is linked. */
         private long runTail;
+        /** Pages of the run: the filled ones and the one being filled. */
         private int runPages;
 
         private Appender() {
@@ -498,10 +506,11 @@ public final class HeapTable {
 
         private void nextPage() {
             releasePage();
-            if (runPages >= LINK_RUN) {
+            if (runPages >= runLength) {
                 linkRun();
             }
-            GclHandle h = node.allocateImage(image);
+            // the run's pages hold images 0..filledCount-1 until they are published: this page takes the next
+            GclHandle h = node.allocateImage(images.asSlice((long) filledCount * gclSize, gclSize));
             long address = h.address();
             formatPage(h);
             h.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, runHead);
@@ -514,42 +523,51 @@ public final class HeapTable {
             used = 0;
         }
 
+        /** The page being filled joins the run's filled pages (published with the run). */
         private void releasePage() {
             if (page != null) {
-                GclHandle h = page;
+                filled[filledCount++] = page;
                 page = null;
-                node.publish(h);
             }
         }
 
-        /** Puts the run in front of the table's chain: its oldest page then points at the old first page. */
+        /**
+         * Publishes the run's pages in one batch and puts the run in front of the table's chain: its
+         * oldest page then points at the old first page. The oldest page is still a private image here,
+         * so its link is written before it goes to memory (no latch on it, no read of it).
+         */
         private void linkRun() {
             if (runHead == 0) {
                 return;
             }
             GclHandle root = node.xLock(rootAddress);
             try {
-                GclHandle tail = node.xLock(runTail);
+                GclHandle tail = filled[0];
+                if (tail.address() != runTail) {
+                    throw new IllegalStateException("the run's oldest page is not its first filled one: table=" + name);
+                }
                 tail.putLong(HeapPageLayout.NEXT_PAGE_OFFSET, root.getLong(TableRootLayout.FIRST_PAGE_OFFSET));
-                node.unlock(tail);
+                node.publishAll(filled, filledCount); // in memory before the root points at them
                 root.putLong(TableRootLayout.FIRST_PAGE_OFFSET, runHead);
                 root.putLong(TableRootLayout.PAGE_COUNT_OFFSET, root.getLong(TableRootLayout.PAGE_COUNT_OFFSET) + runPages);
             } finally {
                 node.unlock(root);
             }
+            java.util.Arrays.fill(filled, 0, filledCount, null);
+            filledCount = 0;
             runHead = 0;
             runTail = 0;
             runPages = 0;
         }
 
-        /** Releases the page being filled and links the pages filled since the last run went in. */
+        /** Publishes and links the pages filled since the last run went in, the page being filled last. */
         @Override
         public void close() {
             try {
                 releasePage();
                 linkRun();
             } finally {
-                if (page == null) { // published: nothing reads the image any more
+                if (page == null) { // published: nothing reads the images any more
                     imageArena.close();
                 }
             }

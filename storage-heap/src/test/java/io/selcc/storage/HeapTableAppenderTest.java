@@ -129,4 +129,35 @@ class HeapTableAppenderTest {
         assertEquals(0, table.pageCount());
         assertEquals(0, table.firstPage());
     }
+
+    /**
+     * Round trips of a load, exact (issue 27): the pages of a run go to memory in one batch when the run
+     * is linked, so a load of P pages costs about P / LINK_RUN publishing round trips, plus the
+     * allocator's and the root's; it took one per page before. (Planted once: {@code publishAll} posting
+     * one batch per page fails this with 1,069 round trips for 1,053 pages.)
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    void aLoadPaysARoundTripPerRunNotPerPage() {
+        ComputeNode node = cluster.node(0);
+        HeapTable table = HeapTable.create(node, 8, "item", HeapTableTest.ITEM, false);
+        table.firstPage(); // the root is cached from here on
+        int rows = 20_000;
+        long before = node.counters().threadSnapshot().get(io.selcc.fabric.Counter.ROUND_TRIPS);
+        try (HeapTable.Appender appender = table.appender()) {
+            for (int id = 0; id < rows; id++) {
+                int value = id;
+                appender.append(row -> row.setInt(0, value));
+            }
+        }
+        long roundTrips = node.counters().threadSnapshot().get(io.selcc.fabric.Counter.ROUND_TRIPS) - before;
+        long pages = table.pageCount();
+        long runs = (pages + HeapTable.LINK_RUN - 1) / HeapTable.LINK_RUN;
+        assertTrue(pages > 4 * HeapTable.LINK_RUN, "the load fills several runs: pages=" + pages);
+        long chunks = (pages + 63) / 64; // the builder's default allocationChunk: an FAA per 64 GCLs
+        // a publish per run, an allocation FAA per chunk, and one more chunk if the table's root began one
+        assertTrue(roundTrips <= runs + chunks + 1, "round trips=" + roundTrips + " pages=" + pages + " runs=" + runs
+            + " chunks=" + chunks);
+        System.out.printf("HeapTableAppenderTest: %d rows, %d pages, %d round trips%n", rows, pages, roundTrips);
+    }
 }

@@ -35,15 +35,17 @@ final class ComputeNodeServer {
     private final Channel server;
     private final ExecutorService handlerThreads;
     private final MessageRegistry messages;
+    private final HandOffs handOffs;
     private volatile boolean fenced;
 
-    ComputeNodeServer(int nodeId, NodeCounters counters, InetSocketAddress listen, EventLoopGroup loops) {
+    ComputeNodeServer(int nodeId, NodeCounters counters, InetSocketAddress listen, EventLoopGroup loops, HandOffs handOffs) {
         this.nodeId = nodeId;
+        this.handOffs = handOffs;
         this.counters = counters;
         this.messages = new MessageRegistry(nodeId);
         this.handlerThreads = Executors.newCachedThreadPool(EventLoops.daemonThreads("selcc-node-" + nodeId + "-handler"));
         try {
-            this.server = EventLoops.listen(loops, listen, Inbound::new);
+            this.server = EventLoops.listen(loops, listen, Inbound::new, true);
         } catch (RuntimeException e) {
             handlerThreads.shutdownNow();
             throw new IllegalStateException("compute node " + nodeId + ": " + e.getMessage(), e);
@@ -75,6 +77,21 @@ final class ComputeNodeServer {
         private int peer = -1;
         /** This connection's requests of in-order kinds, one at a time on the handler threads. */
         private final SerialLane lane = new SerialLane(handlerThreads);
+        /** Every frame this connection sends (handler threads write replies to the socket themselves). */
+        private Outbox outbox;
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            Channel channel = ctx.channel();
+            outbox = new Outbox(channel, handOffs, why -> LOG.log(System.Logger.Level.WARNING, "compute node " + nodeId
+                + " lost the connection from " + channel.remoteAddress() + ": " + why));
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            outbox.discard();
+            ctx.fireChannelInactive();
+        }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
@@ -105,7 +122,7 @@ final class ComputeNodeServer {
                 int at = Frame.start(out, Frame.HELLO_OK, id);
                 out.writeByte(Frame.ROLE_COMPUTE).writeLong(0);
                 Frame.finish(out, at);
-                ctx.writeAndFlush(out);
+                outbox.send(out);
                 return;
             }
             if (type != Frame.MESSAGE || peer < 0) {
@@ -113,7 +130,7 @@ final class ComputeNodeServer {
                 return;
             }
             if (fenced) {
-                error(ctx.channel(), id, Frame.ERROR_FENCED, nodeId, "compute node " + nodeId + " is fenced");
+                error(outbox, id, Frame.ERROR_FENCED, nodeId, "compute node " + nodeId + " is fenced");
                 return;
             }
             MessageKind[] kinds = MessageKind.values();
@@ -121,7 +138,7 @@ final class ComputeNodeServer {
             MessageKind kind = kindOrdinal >= 0 && kindOrdinal < kinds.length ? kinds[kindOrdinal] : null;
             MessageHandler handler = kind == null ? null : messages.handlerOrNull(kind);
             if (handler == null) {
-                error(ctx.channel(), id, kind == null ? Frame.ERROR_BAD_REQUEST : Frame.ERROR_NO_HANDLER, nodeId,
+                error(outbox, id, kind == null ? Frame.ERROR_BAD_REQUEST : Frame.ERROR_NO_HANDLER, nodeId,
                     "compute node " + nodeId + " has no handler for message kind "
                         + (kind == null ? String.valueOf(kindOrdinal) : kind.name()));
                 return;
@@ -130,8 +147,9 @@ final class ComputeNodeServer {
             in.readBytes(payload);
             counters.increment(Counter.MESSAGES_RECEIVED);
             int from = peer;
-            Channel channel = ctx.channel();
+            Outbox channel = outbox;
             Runnable task = () -> handle(channel, id, from, kind, handler, payload);
+            handOffs.handlerTask();
             if (kind.inSenderOrder()) {
                 lane.execute(task); // a cancel must not overtake the invalidation it cancels
             } else {
@@ -139,7 +157,7 @@ final class ComputeNodeServer {
             }
         }
 
-        private void handle(Channel channel, long id, int from, MessageKind kind, MessageHandler handler, byte[] payload) {
+        private void handle(Outbox channel, long id, int from, MessageKind kind, MessageHandler handler, byte[] payload) {
             MessageCodec codec = codec(kind);
             Object request;
             try {
@@ -179,7 +197,7 @@ final class ComputeNodeServer {
                 int at = Frame.start(out, Frame.MESSAGE_REPLY, id);
                 out.writeBytes(body.array(), 0, body.size());
                 Frame.finish(out, at);
-                channel.writeAndFlush(out);
+                channel.send(out);
                 return true;
             };
             try {
@@ -205,7 +223,7 @@ final class ComputeNodeServer {
         }
     }
 
-    private static void error(Channel channel, long id, int code, int node, String reason) {
-        Frame.sendError(channel, id, code, node, reason);
+    private static void error(Outbox channel, long id, int code, int node, String reason) {
+        channel.send(Frame.error(channel.alloc(), id, code, node, reason));
     }
 }

@@ -41,10 +41,24 @@ final class EventLoops {
      * {@code handler}. Throws IllegalStateException naming the address if it cannot be bound.
      */
     static Channel listen(EventLoopGroup loops, InetSocketAddress address, Supplier<ChannelHandler> handler) {
+        return listen(loops, address, handler, false);
+    }
+
+    /**
+     * As {@link #listen(EventLoopGroup, InetSocketAddress, Supplier)}; with {@code direct}, accepted
+     * connections are {@link Outbox.Direct} channels (threads other than the loop write through an {@link Outbox}).
+     */
+    static Channel listen(EventLoopGroup loops, InetSocketAddress address, Supplier<ChannelHandler> handler, boolean direct) {
         InetSocketAddress bindTo = address.isUnresolved() ? new InetSocketAddress(address.getHostString(), address.getPort())
             : address;
         try {
-            return new ServerBootstrap().group(loops).channel(NioServerSocketChannel.class)
+            ServerBootstrap bootstrap = new ServerBootstrap().group(loops);
+            if (direct) {
+                bootstrap.channelFactory(Outbox.DirectServer.FACTORY);
+            } else {
+                bootstrap.channel(NioServerSocketChannel.class);
+            }
+            return bootstrap
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override

@@ -81,12 +81,17 @@ final class Frame {
 
     /** Sends an ERROR frame answering request {@code id} on {@code channel}. */
     static void sendError(io.netty.channel.Channel channel, long id, int code, int node, String reason) {
-        ByteBuf out = channel.alloc().buffer(64 + reason.length() * 3);
+        channel.writeAndFlush(error(channel.alloc(), id, code, node, reason));
+    }
+
+    /** An ERROR frame answering request {@code id}. */
+    static ByteBuf error(io.netty.buffer.ByteBufAllocator alloc, long id, int code, int node, String reason) {
+        ByteBuf out = alloc.buffer(64 + reason.length() * 3);
         int at = start(out, ERROR, id);
         out.writeByte(code).writeInt(node);
         writeString(out, reason);
         finish(out, at);
-        channel.writeAndFlush(out);
+        return out;
     }
 
     static void writeString(ByteBuf out, String s) {

@@ -9,7 +9,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 
 import java.net.InetSocketAddress;
 import java.util.Map;
@@ -36,6 +35,8 @@ final class Link {
     private final AtomicLong ids = new AtomicLong();
     private final Semaphore slots = new Semaphore(MAX_IN_FLIGHT);
     private final Function<String, RuntimeException> failure;
+    private final HandOffs handOffs;
+    private final Outbox outbox;
     private volatile String brokenBecause;
 
     /** A request's reply slot: the frame (type and retained body) or why there will be none. */
@@ -57,6 +58,7 @@ final class Link {
         void complete(int frameType, ByteBuf frameBody) {
             type = frameType;
             body = frameBody;
+            link.handOffs.callerWakeUp();
             LockSupport.unpark(waiter);
         }
 
@@ -117,10 +119,12 @@ final class Link {
         }
     }
 
-    private Link(String name, Channel channel, Function<String, RuntimeException> failure) {
+    private Link(String name, Channel channel, Function<String, RuntimeException> failure, HandOffs handOffs) {
         this.name = name;
         this.channel = channel;
         this.failure = failure;
+        this.handOffs = handOffs;
+        this.outbox = new Outbox(channel, handOffs, why -> broke("the connection to " + name + " failed: " + why));
     }
 
     /**
@@ -128,11 +132,11 @@ final class Link {
      * link and the peer's HELLO_OK body (role byte, capacity long) through {@code greeting}.
      */
     static Link connect(EventLoopGroup loops, InetSocketAddress address, String name, int fromNode, long timeoutNanos,
-                        Function<String, RuntimeException> failure, long[] greeting) {
+                        Function<String, RuntimeException> failure, long[] greeting, HandOffs handOffs) {
         Link[] self = new Link[1];
         Channel channel;
         try {
-            channel = new Bootstrap().group(loops).channel(NioSocketChannel.class)
+            channel = new Bootstrap().group(loops).channelFactory(Outbox.Direct.CLIENT) // callers write to its socket themselves (Outbox)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)))
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -146,7 +150,7 @@ final class Link {
             throw failure.apply("cannot connect to " + name + " at " + address.getHostString() + ":" + address.getPort()
                 + ": " + e.getMessage());
         }
-        Link link = new Link(name, channel, failure);
+        Link link = new Link(name, channel, failure, handOffs);
         self[0] = link;
         try {
             Call hello = link.send(Frame.HELLO, out -> out.writeByte(Frame.ROLE_COMPUTE).writeInt(fromNode));
@@ -193,7 +197,7 @@ final class Link {
             slots.release();
             throw e;
         }
-        channel.writeAndFlush(out);
+        outbox.send(out);
         if (brokenBecause != null && calls.remove(id) != null) { // broke meanwhile: nobody else will fail it
             slots.release();
             call.fail(brokenBecause);
@@ -232,6 +236,7 @@ final class Link {
 
     void close() {
         channel.close().syncUninterruptibly();
+        outbox.discard();
     }
 
     /** Fails every outstanding and later request with {@code why}. */

@@ -40,6 +40,7 @@ public final class MemoryNodeServer implements AutoCloseable {
     private final AtomicIntegerArray fenced = new AtomicIntegerArray(Fabric.MAX_COMPUTE_NODES);
     private final AtomicIntegerArray inFlight = new AtomicIntegerArray(Fabric.MAX_COMPUTE_NODES);
     private final CountDownLatch closed = new CountDownLatch(1);
+    private final HandOffs handOffs = new HandOffs();
 
     private MemoryNodeServer(InetSocketAddress listen, long bytes, int threads) throws InterruptedException {
         if (bytes < 4096 || bytes % 8 != 0) {
@@ -69,6 +70,11 @@ public final class MemoryNodeServer implements AutoCloseable {
         return (InetSocketAddress) server.localAddress();
     }
 
+    /** Thread hand-offs and flushes of this memory node (it runs every verb on the loop that read it). */
+    public HandOffs handOffs() {
+        return handOffs;
+    }
+
     public long size() {
         return memory.byteSize();
     }
@@ -94,6 +100,23 @@ public final class MemoryNodeServer implements AutoCloseable {
     /** One compute process's connection: answers its frames in the order they come. */
     private final class Connection extends SimpleChannelInboundHandler<ByteBuf> {
         private boolean greeted;
+        /** VERBS_OK replies written since the last flush: one flush per read of the socket answers them all. */
+        private boolean unflushed;
+        /**
+         * A reply this large is flushed at once: coalescing saves a write per small reply, and a read of the
+         * socket may hold several multi-MiB READ batches whose replies should not pile up unsent.
+         */
+        private static final int FLUSH_AT = 64 << 10;
+
+        @Override
+        public void channelReadComplete(ChannelHandlerContext ctx) {
+            if (unflushed) {
+                unflushed = false;
+                handOffs.flush();
+                ctx.flush();
+            }
+            ctx.fireChannelReadComplete();
+        }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, ByteBuf in) {
@@ -166,7 +189,14 @@ public final class MemoryNodeServer implements AutoCloseable {
                     out.release();
                     throw e;
                 }
-                ctx.writeAndFlush(out);
+                if (out.readableBytes() >= FLUSH_AT) {
+                    unflushed = false;
+                    handOffs.flush();
+                    ctx.writeAndFlush(out, ctx.voidPromise());
+                } else {
+                    ctx.write(out, ctx.voidPromise());
+                    unflushed = true;
+                }
             } finally {
                 inFlight.decrementAndGet(issuer);
                 if (beneficiary >= 0) {

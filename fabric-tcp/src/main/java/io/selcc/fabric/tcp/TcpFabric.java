@@ -51,6 +51,7 @@ public final class TcpFabric implements Fabric {
     private final Map<Long, Link> peerLinks = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final List<Runnable> afterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final HandOffs handOffs = new HandOffs();
 
     private TcpFabric(ClusterMap cluster, Set<Integer> hostedNodes, Duration timeout) {
         if (cluster.computeNodes().size() > Fabric.MAX_COMPUTE_NODES) {
@@ -72,7 +73,7 @@ public final class TcpFabric implements Fabric {
                 String name = "memory node " + j + " (" + address.getHostString() + ":" + address.getPort() + ")";
                 long[] greeting = new long[2];
                 memoryLinks[j] = Link.connect(loops, address, name, -1, timeoutNanos, why -> new MemoryNodeFailedException(
-                    memoryNode, name + ": " + why + "; its memory is lost, the run cannot go on"), greeting);
+                    memoryNode, name + ": " + why + "; its memory is lost, the run cannot go on"), greeting, handOffs);
                 if (greeting[0] != Frame.ROLE_MEMORY) {
                     throw new IllegalStateException(name + " is not a memory node (it answered as role " + greeting[0] + ")");
                 }
@@ -84,7 +85,7 @@ public final class TcpFabric implements Fabric {
                         + hosted.length + ")");
                 }
                 NodeCounters counters = new NodeCounters(i);
-                hosted[i] = new TcpEndpoint(i, new ComputeNodeServer(i, counters, cluster.computeNodes().get(i), loops), counters);
+                hosted[i] = new TcpEndpoint(i, new ComputeNodeServer(i, counters, cluster.computeNodes().get(i), loops, handOffs), counters);
             }
         } catch (RuntimeException | Error e) {
             close();
@@ -99,6 +100,11 @@ public final class TcpFabric implements Fabric {
      */
     public static TcpFabric connect(ClusterMap cluster, Set<Integer> hostedNodes, Duration timeout) {
         return new TcpFabric(cluster, hostedNodes, timeout);
+    }
+
+    /** Thread hand-offs of this process's side of the fabric (its links and compute-node servers). */
+    public HandOffs handOffs() {
+        return handOffs;
     }
 
     /** Where hosted compute node {@code node} listens (its port, if the map said 0). */
@@ -229,7 +235,7 @@ public final class TcpFabric implements Fabric {
             InetSocketAddress address = hosted[to] != null ? hosted[to].server.address() : cluster.computeNodes().get(to);
             String name = "compute node " + to + " (" + address.getHostString() + ":" + address.getPort() + ")";
             Link fresh = Link.connect(loops, address, name, from, timeoutNanos, why -> new NodeFailedException(to, name + ": " + why),
-                new long[2]);
+                new long[2], handOffs);
             peerLinks.put(key, fresh);
             return fresh;
         }

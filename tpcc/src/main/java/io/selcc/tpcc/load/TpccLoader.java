@@ -124,6 +124,7 @@ public final class TpccLoader {
      */
     public LoadReport load() {
         long startNanos = System.nanoTime();
+        long roundTripsBefore = db.cluster().totalCounters().get(io.selcc.fabric.Counter.ROUND_TRIPS);
         long loadTimeMicros = System.currentTimeMillis() * 1_000;
         PopulationGenerator generator = new PopulationGenerator(seed, constants, loadTimeMicros);
         int nodes = db.computeNodeCount();
@@ -199,10 +200,12 @@ public final class TpccLoader {
         }
         long shared = db.cluster().gclsInUse() * db.liveNode().computeNode().gclSize();
         long total = totalRows();
+        // every thread of this process's nodes (loaders and evictors), exact: the loaders are joined
+        long roundTrips = db.cluster().totalCounters().get(io.selcc.fabric.Counter.ROUND_TRIPS) - roundTripsBefore;
         print("load: done warehouses=%d rows=%,d in %.1f s (%,.0f rows/s); shared memory in use %.1f MiB: heap pages"
-                + " %.1f MiB, indexes and catalog %.1f MiB", warehouses, total, millis / 1e3,
+                + " %.1f MiB, indexes and catalog %.1f MiB; %,d round trips (%.4f per row)", warehouses, total, millis / 1e3,
             total / Math.max(millis / 1e3, 1e-3), shared / (double) (1 << 20), memory / (double) (1 << 20),
-            (shared - memory) / (double) (1 << 20));
+            (shared - memory) / (double) (1 << 20), roundTrips, roundTrips / (double) Math.max(total, 1));
         return new LoadReport(warehouses, rowsPerTable(), millis, memory, shared);
     }
 
