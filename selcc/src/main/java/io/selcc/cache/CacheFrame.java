@@ -70,6 +70,21 @@ final class CacheFrame extends StampedLock {
     volatile long readerHoldOffUntil;
     volatile boolean readerHoldOff;
 
+    /**
+     * Wait-die (2PL's WAIT_DIE policy): the oldest age among the aged holders of the local latch,
+     * {@link ComputeNode#NO_AGE} while none holds it. Read without a lock by requesters of this node
+     * and by the invalidation handler answering another node's request.
+     */
+    private volatile long oldestHolderAge = ComputeNode.NO_AGE;
+    /**
+     * The aged holders' ages, the first {@link #agedCount} used; guarded by this frame's monitor (only
+     * wait-die acquires take it). Exact, not a bound: with a minimum that reset only when the last
+     * shared holder left, overlapping readers kept a long-gone reader's age, and every younger writer
+     * died for ever (a livelock the wait-die test met). Made on the frame's first aged latch, grown rarely.
+     */
+    private long[] agedHolders;
+    private int agedCount;
+
     CacheFrame(int index, MemorySegment copy) {
         this.index = index;
         this.copy = copy;
@@ -115,6 +130,53 @@ final class CacheFrame extends StampedLock {
     void resetLease() {
         localReads = 0;
         localWrites = 0;
+    }
+
+    /** Records an aged holder of the local latch (or an aged requester holding it for a remote acquire). */
+    void holdAged(long age) {
+        if (age == ComputeNode.NO_AGE) {
+            return;
+        }
+        synchronized (this) {
+            if (agedHolders == null) {
+                agedHolders = new long[4];
+            } else if (agedCount == agedHolders.length) {
+                agedHolders = java.util.Arrays.copyOf(agedHolders, agedCount * 2);
+            }
+            agedHolders[agedCount++] = age;
+            if (age < oldestHolderAge) {
+                oldestHolderAge = age;
+            }
+        }
+    }
+
+    /** Undoes one {@link #holdAged} of {@code age}. */
+    void releaseAged(long age) {
+        if (age == ComputeNode.NO_AGE) {
+            return;
+        }
+        synchronized (this) {
+            int i = agedCount - 1;
+            while (i >= 0 && agedHolders[i] != age) {
+                i--;
+            }
+            if (i < 0) {
+                throw new IllegalStateException("wait-die: age " + age + " does not hold frame " + index);
+            }
+            agedHolders[i] = agedHolders[--agedCount];
+            if (age == oldestHolderAge) {
+                long oldest = ComputeNode.NO_AGE;
+                for (int j = 0; j < agedCount; j++) {
+                    oldest = Math.min(oldest, agedHolders[j]);
+                }
+                oldestHolderAge = oldest;
+            }
+        }
+    }
+
+    /** See {@link #oldestHolderAge}. */
+    long oldestHolderAge() {
+        return oldestHolderAge;
     }
 
     InvalidationRequest pending() {

@@ -54,6 +54,22 @@ final class InvalidationHandler {
         }
         long stamp = frame.tryWriteLock();
         if (stamp == 0) {
+            if (request.age != ComputeNode.NO_AGE) {
+                long holder = frame.oldestHolderAge();
+                boolean die = WaitDie.mustDie(request.age, holder);
+                WaitDie.Seam seam = node.waitDieSeam;
+                if (seam != null) {
+                    if (die) {
+                        seam.dies(request.age, holder, true);
+                    } else {
+                        seam.waits(request.age, holder, true);
+                    }
+                }
+                if (die) {
+                    request.finish(Answer.Status.DIE); // never kept: the requester aborts rather than wait for an older holder
+                    return;
+                }
+            }
             offerPending(frame, request);
             return;
         }
