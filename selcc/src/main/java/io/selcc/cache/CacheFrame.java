@@ -70,20 +70,14 @@ final class CacheFrame extends StampedLock {
     volatile long readerHoldOffUntil;
     volatile boolean readerHoldOff;
 
+    /** Wait-die (2PL's WAIT_DIE policy): the ages of the aged holders of the local latch (see {@link AgeSet}). */
+    final AgeSet agedHolders = new AgeSet();
     /**
-     * Wait-die (2PL's WAIT_DIE policy): the oldest age among the aged holders of the local latch,
-     * {@link ComputeNode#NO_AGE} while none holds it. Read without a lock by requesters of this node
-     * and by the invalidation handler answering another node's request.
+     * Wait-die: the ages of this node's transactions waiting for this frame's latch. A younger
+     * transaction dies rather than overtake one of them (the local latch keeps no queue, so a stream
+     * of young ones could take it before every retry of an old waiter until its wait ran out).
      */
-    private volatile long oldestHolderAge = ComputeNode.NO_AGE;
-    /**
-     * The aged holders' ages, the first {@link #agedCount} used; guarded by this frame's monitor (only
-     * wait-die acquires take it). Exact, not a bound: with a minimum that reset only when the last
-     * shared holder left, overlapping readers kept a long-gone reader's age, and every younger writer
-     * died for ever (a livelock the wait-die test met). Made on the frame's first aged latch, grown rarely.
-     */
-    private long[] agedHolders;
-    private int agedCount;
+    final AgeSet agedWaiters = new AgeSet();
 
     CacheFrame(int index, MemorySegment copy) {
         this.index = index;
@@ -132,53 +126,6 @@ final class CacheFrame extends StampedLock {
         localWrites = 0;
     }
 
-    /** Records an aged holder of the local latch (or an aged requester holding it for a remote acquire). */
-    void holdAged(long age) {
-        if (age == ComputeNode.NO_AGE) {
-            return;
-        }
-        synchronized (this) {
-            if (agedHolders == null) {
-                agedHolders = new long[4];
-            } else if (agedCount == agedHolders.length) {
-                agedHolders = java.util.Arrays.copyOf(agedHolders, agedCount * 2);
-            }
-            agedHolders[agedCount++] = age;
-            if (age < oldestHolderAge) {
-                oldestHolderAge = age;
-            }
-        }
-    }
-
-    /** Undoes one {@link #holdAged} of {@code age}. */
-    void releaseAged(long age) {
-        if (age == ComputeNode.NO_AGE) {
-            return;
-        }
-        synchronized (this) {
-            int i = agedCount - 1;
-            while (i >= 0 && agedHolders[i] != age) {
-                i--;
-            }
-            if (i < 0) {
-                throw new IllegalStateException("wait-die: age " + age + " does not hold frame " + index);
-            }
-            agedHolders[i] = agedHolders[--agedCount];
-            if (age == oldestHolderAge) {
-                long oldest = ComputeNode.NO_AGE;
-                for (int j = 0; j < agedCount; j++) {
-                    oldest = Math.min(oldest, agedHolders[j]);
-                }
-                oldestHolderAge = oldest;
-            }
-        }
-    }
-
-    /** See {@link #oldestHolderAge}. */
-    long oldestHolderAge() {
-        return oldestHolderAge;
-    }
-
     InvalidationRequest pending() {
         return pending;
     }
@@ -219,5 +166,62 @@ final class CacheFrame extends StampedLock {
 
     int countLocalWrite() {
         return (int) LOCAL_WRITES.getAndAdd(this, 1) + 1;
+    }
+
+    /**
+     * A set of transaction ages with its oldest readable without a lock; changed under its monitor
+     * (only wait-die acquires touch it). Exact, not a bound: a minimum that reset only when the last
+     * shared holder left kept a long-gone reader's age while readers overlapped, and every younger
+     * writer died for ever (a livelock the wait-die test met). The array is made on first use, grown rarely.
+     */
+    static final class AgeSet {
+        private volatile long oldest = ComputeNode.NO_AGE;
+        private long[] ages;
+        private int count;
+
+        long oldest() {
+            return oldest;
+        }
+
+        void add(long age) {
+            if (age == ComputeNode.NO_AGE) {
+                return;
+            }
+            synchronized (this) {
+                if (ages == null) {
+                    ages = new long[4];
+                } else if (count == ages.length) {
+                    ages = java.util.Arrays.copyOf(ages, count * 2);
+                }
+                ages[count++] = age;
+                if (age < oldest) {
+                    oldest = age;
+                }
+            }
+        }
+
+        /** Removes one {@link #add} of {@code age}. */
+        void remove(long age) {
+            if (age == ComputeNode.NO_AGE) {
+                return;
+            }
+            synchronized (this) {
+                int i = count - 1;
+                while (i >= 0 && ages[i] != age) {
+                    i--;
+                }
+                if (i < 0) {
+                    throw new IllegalStateException("wait-die: age " + age + " is not in the set");
+                }
+                ages[i] = ages[--count];
+                if (age == oldest) {
+                    long min = ComputeNode.NO_AGE;
+                    for (int j = 0; j < count; j++) {
+                        min = Math.min(min, ages[j]);
+                    }
+                    oldest = min;
+                }
+            }
+        }
     }
 }

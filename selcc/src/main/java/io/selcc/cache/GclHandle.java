@@ -42,7 +42,7 @@ public final class GclHandle {
     private MemorySegment dataView;
     int dirtyLow = CacheFrame.CLEAN;
     int dirtyHigh;
-    /** The wait-die age the frame counts this latch under ({@link CacheFrame#holdAged}); NO_AGE for others. */
+    /** The wait-die age the frame counts this latch under ({@link CacheFrame#agedHolders}); NO_AGE for others. */
     long age = ComputeNode.NO_AGE;
 
     GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,

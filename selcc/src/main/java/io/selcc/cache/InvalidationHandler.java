@@ -55,8 +55,9 @@ final class InvalidationHandler {
         long stamp = frame.tryWriteLock();
         if (stamp == 0) {
             if (request.age != ComputeNode.NO_AGE) {
-                long holder = frame.oldestHolderAge();
-                boolean die = WaitDie.mustDie(request.age, holder);
+                long holder = frame.agedHolders.oldest();
+                // An older waiter of this node would be overtaken once the holders leave: die for it too.
+                boolean die = WaitDie.mustDie(request.age, Math.min(holder, frame.agedWaiters.oldest()));
                 WaitDie.Seam seam = node.waitDieSeam;
                 if (seam != null) {
                     if (die) {

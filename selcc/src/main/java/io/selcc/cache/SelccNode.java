@@ -76,18 +76,25 @@ final class SelccNode extends AbstractComputeNode {
     LockSeam seam;
     /** Test seam: told of every wait-die decision to wait (see {@link WaitDie.Seam}). Null in production. */
     volatile WaitDie.Seam waitDieSeam;
-    /** A wait-die acquire waits at most this many times pendingWaitNanos (and at least the floor below). */
-    private static final long WAIT_DIE_WAIT_FACTOR = 500;
-    private static final long WAIT_DIE_MIN_WAIT_NANOS = 10_000_000;
+    /**
+     * A wait-die acquire waits at most this many times pendingWaitNanos, and at least the floor below:
+     * the bound is for a holder that is gone, and with 10 ms one attempt's remote wait on a loaded
+     * 2-core machine used it up (the wait is checked between attempts).
+     */
+    private static final long WAIT_DIE_WAIT_FACTOR = 5_000;
+    private static final long WAIT_DIE_MIN_WAIT_NANOS = 1_000_000_000;
     /** Longest park between a wait-die acquire's attempts. */
     private static final long WAIT_DIE_MAX_PAUSE_NANOS = 100_000;
 
     /** Why a wait-die attempt gave up: an older holder (die), or a busy latch it may wait for. */
     private static final class WaitDieVerdict {
         boolean die;
+        /** The local frame it would wait for, if the latch it could not take was local. */
+        CacheFrame waitFor;
 
         void clear() {
             die = false;
+            waitFor = null;
         }
     }
 
@@ -198,12 +205,44 @@ final class SelccNode extends AbstractComputeNode {
                 counters.increment(Counter.WAIT_DIE_TIMEOUTS);
                 return null;
             }
-            if (waits == 0) {
-                Thread.yield();
-            } else {
-                parkFor(Math.min(WAIT_DIE_MAX_PAUSE_NANOS, 1_000L << Math.min(waits, 10)));
+            CacheFrame waitFor = verdict.waitFor;
+            if (waitFor != null) {
+                waitFor.agedWaiters.add(age); // younger ones of this node die rather than overtake it meanwhile
+            }
+            try {
+                if (waits == 0) {
+                    Thread.yield();
+                } else {
+                    parkFor(Math.min(WAIT_DIE_MAX_PAUSE_NANOS, 1_000L << Math.min(waits, 10)));
+                }
+            } finally {
+                if (waitFor != null) {
+                    waitFor.agedWaiters.remove(age);
+                }
             }
         }
+    }
+
+    /**
+     * Whether an older transaction waits for this frame's line: one of this node (its age among the
+     * frame's waiters) or another node's, kept pending here. A younger requester then dies at once:
+     * waiting would point from younger to older, and taking the latch first would overtake it.
+     */
+    private boolean olderWaiter(CacheFrame frame, long age) {
+        long waiter = frame.agedWaiters.oldest();
+        InvalidationRequest pending = frame.pending();
+        if (pending != null && pending.age < waiter && pending.isPending()) {
+            waiter = pending.age;
+        }
+        if (!WaitDie.mustDie(age, waiter)) {
+            return false;
+        }
+        waitDieVerdicts.get().die = true;
+        WaitDie.Seam seam = waitDieSeam;
+        if (seam != null) {
+            seam.dies(age, waiter, false);
+        }
+        return true;
     }
 
     /**
@@ -231,8 +270,9 @@ final class SelccNode extends AbstractComputeNode {
             return;
         }
         WaitDieVerdict verdict = waitDieVerdicts.get();
-        long holder = frame.oldestHolderAge();
+        long holder = frame.agedHolders.oldest();
         verdict.die = WaitDie.mustDie(age, holder);
+        verdict.waitFor = verdict.die ? null : frame;
         WaitDie.Seam seam = waitDieSeam;
         if (seam != null) {
             if (verdict.die) {
@@ -260,17 +300,17 @@ final class SelccNode extends AbstractComputeNode {
                     continue;
                 }
                 counters.increment(Counter.CACHE_MISSES);
-                frame.holdAged(age); // a holder while it acquires: a requester of this node compares against it
+                frame.agedHolders.add(age); // a holder while it acquires: a requester of this node compares against it
                 boolean acquired;
                 try {
                     acquired = acquireRemote(frame, exclusive, tryOnly, age);
                 } catch (RuntimeException | Error e) {
-                    frame.releaseAged(age);
+                    frame.agedHolders.remove(age);
                     discard(frame, stamp); // never leave a latched frame in the table
                     throw e;
                 }
                 if (!acquired) {
-                    frame.releaseAged(age);
+                    frame.agedHolders.remove(age);
                     discard(frame, stamp);
                     pauseAfterPeerFailure();
                     if (!tryOnly) {
@@ -284,18 +324,21 @@ final class SelccNode extends AbstractComputeNode {
             if (seam != null) {
                 seam.beforeLocalLatch(frame);
             }
+            if (age != NO_AGE && olderWaiter(frame, age)) {
+                return null;
+            }
             long stamp = tryOnly ? tryLatchLocal(frame, exclusive) : latchLocal(frame, exclusive);
             if (stamp == 0) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
                 judgeLocal(frame, address, age);
                 return null;
             }
-            frame.holdAged(age);
+            frame.agedHolders.add(age);
             if (seam != null) {
                 seam.beforeAddressCheck(frame);
             }
             if (frame.address != address) {
-                frame.releaseAged(age);
+                frame.agedHolders.remove(age);
                 frame.unlock(stamp);
                 invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
                 continue;
@@ -308,7 +351,7 @@ final class SelccNode extends AbstractComputeNode {
                 // A remote acquire needs the frame to itself.
                 long writeStamp = frame.tryConvertToWriteLock(stamp);
                 if (writeStamp == 0) {
-                    frame.releaseAged(age);
+                    frame.agedHolders.remove(age);
                     frame.unlockRead(stamp);
                     writeStamp = tryOnly ? frame.tryWriteLock() : frame.writeLock();
                     if (writeStamp == 0) {
@@ -316,9 +359,9 @@ final class SelccNode extends AbstractComputeNode {
                         judgeLocal(frame, address, age);
                         return null;
                     }
-                    frame.holdAged(age);
+                    frame.agedHolders.add(age);
                     if (frame.address != address) {
-                        frame.releaseAged(age);
+                        frame.agedHolders.remove(age);
                         frame.unlockWrite(writeStamp);
                         invalidations.servePendingIfIdle(frame);
                         continue;
@@ -337,12 +380,12 @@ final class SelccNode extends AbstractComputeNode {
             try {
                 acquired = acquireRemote(frame, exclusive, tryOnly, age);
             } catch (RuntimeException | Error e) {
-                frame.releaseAged(age);
+                frame.agedHolders.remove(age);
                 frame.unlockWrite(stamp); // never leave the frame latched for ever
                 throw e;
             }
             if (!acquired) {
-                frame.releaseAged(age);
+                frame.agedHolders.remove(age);
                 frame.unlockWrite(stamp);
                 invalidations.servePendingIfIdle(frame);
                 pauseAfterPeerFailure();
@@ -536,7 +579,7 @@ final class SelccNode extends AbstractComputeNode {
     @Override
     void release(GclHandle handle) {
         CacheFrame frame = handle.frame;
-        frame.releaseAged(handle.age); // before the latch: a requester that then finds it busy must not see a gone holder's age
+        frame.agedHolders.remove(handle.age); // before the latch: a requester that then finds it busy must not see a gone holder's age
         if (handle.exclusive) {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
                 frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
