@@ -93,7 +93,8 @@ public interface ComputeNode {
      * unique per transaction and kept across its retries. While the latch is busy the caller waits,
      * parking between attempts, as long as every conflicting holder with an age, on this node or
      * another, is younger than it; it gives up as soon as an older one holds the line (another node's
-     * holder answers the invalidation "die"), or after waiting its longest, since a holder may be gone.
+     * holder answers the invalidation "die") or waits for it (the latch keeps no queue: it must not
+     * overtake an older waiter), or after waiting its longest, since a holder may be gone.
      * While the caller holds the handle (or acquires the line for it) its age is counted as a holder's.
      * SEL mode keeps no holders' ages: there it gives up like {@link #trySLock}/{@link #tryXLock}.
      *

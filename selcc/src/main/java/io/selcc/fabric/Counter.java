@@ -58,7 +58,7 @@ public enum Counter {
     OPTIMISTIC_FAILURES,
     /** Wait-die acquires that waited at least once for younger holders (2PL's WAIT_DIE policy). */
     WAIT_DIE_WAITS,
-    /** Wait-die acquires that gave up because an older transaction held the latch, here or on another node. */
+    /** Wait-die acquires that gave up because an older transaction held the latch or waited for it, here or elsewhere. */
     WAIT_DIE_DIES,
     /** Wait-die acquires that gave up after waiting their longest (a holder may be gone). */
     WAIT_DIE_TIMEOUTS;
