@@ -3,6 +3,7 @@ package io.selcc.engine;
 import io.selcc.cache.AccessMode;
 import io.selcc.cache.SelccCluster;
 import io.selcc.engine.cc.ConcurrencyControlProvider;
+import io.selcc.engine.cc.LockWaitPolicy;
 import io.selcc.fabric.LatencyModel;
 import io.selcc.threads.Waits;
 
@@ -27,6 +28,8 @@ import java.util.Map;
 public final class Database implements AutoCloseable {
     private final SelccCluster cluster;
     private final ConcurrencyControlProvider cc;
+    /** What 2PL does on a held lock ({@link Builder#lockWait}). */
+    private final LockWaitPolicy lockWait;
     private final Map<String, TableDefinition> tables;
     private final List<IndexDefinition> indexes;
     private final DatabaseNode[] nodes;
@@ -48,6 +51,7 @@ public final class Database implements AutoCloseable {
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
         this.cc = cc;
+        this.lockWait = builder.lockWait;
         this.tables = builder.tables;
         this.indexes = builder.indexes;
         this.commitLogs = builder.commitLogs;
@@ -67,7 +71,7 @@ public final class Database implements AutoCloseable {
                 + " computeNodes=" + nodes.length);
         }
         if (nodes[computeNode] == null) {
-            nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, tables, indexes);
+            nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, lockWait, tables, indexes);
             nodes[computeNode].bulkLoaded = () -> {
                 loadedSinceWriteBack = true;
                 CommitLog.Factory logs = commitLogs;
@@ -507,6 +511,11 @@ public final class Database implements AutoCloseable {
         return cc.name();
     }
 
+    /** What 2PL does on a held lock, as the builder set it. */
+    public LockWaitPolicy lockWait() {
+        return lockWait;
+    }
+
     /** The algorithm's provider, for tests that open a node with other definitions. */
     ConcurrencyControlProvider provider() {
         return cc;
@@ -544,6 +553,7 @@ public final class Database implements AutoCloseable {
         private final Map<String, TableDefinition> tables = new LinkedHashMap<>();
         private final List<IndexDefinition> indexes = new ArrayList<>();
         private String ccName;
+        private LockWaitPolicy lockWait = LockWaitPolicy.NO_WAIT;
         private CommitLog.Factory commitLogs;
 
         public Builder computeNodes(int n) { cluster.computeNodes(n); return this; }
@@ -556,6 +566,15 @@ public final class Database implements AutoCloseable {
         public Builder threadsPerNode(int threads) { cluster.threadsPerNode(threads); return this; }
         /** The concurrency-control algorithm by name ("2pl", "to", "occ"); must be on the class path. */
         public Builder cc(String name) { this.ccName = name; return this; }
+        /**
+         * What 2PL does on a held lock: {@link LockWaitPolicy#NO_WAIT} (the default) aborts,
+         * {@link LockWaitPolicy#WAIT_DIE} waits when older than every holder. {@code build()} refuses a
+         * policy the algorithm does not implement (OCC and TO lock nothing to wait for).
+         */
+        public Builder lockWait(LockWaitPolicy policy) {
+            this.lockWait = java.util.Objects.requireNonNull(policy, "policy");
+            return this;
+        }
 
         /**
          * Logs every committed transaction that changed rows into {@code logs} (the wal module's
@@ -589,6 +608,10 @@ public final class Database implements AutoCloseable {
                     + ConcurrencyControls.available());
             }
             ConcurrencyControlProvider provider = ConcurrencyControls.byName(ccName);
+            if (!provider.supports(lockWait)) {
+                throw new IllegalArgumentException("concurrency control " + provider.name()
+                    + " does not implement lock wait policy " + lockWait + " (only 2pl waits)");
+            }
             return new Database(this, cluster.build(), provider);
         }
     }

@@ -1,6 +1,7 @@
 package io.selcc.engine;
 
 import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.LockWaitPolicy;
 import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.cache.AccessMode;
@@ -55,8 +56,18 @@ public abstract class ConcurrencyControlContractTest {
     /** The algorithm's name, e.g. "2pl". */
     protected abstract String cc();
 
+    /** What the algorithm does on a held lock: 2PL runs this suite under each policy. */
+    protected LockWaitPolicy lockWait() {
+        return LockWaitPolicy.NO_WAIT;
+    }
+
+    /** A database builder for the algorithm and policy under test. */
+    protected Database.Builder builder() {
+        return Database.builder().cc(cc()).lockWait(lockWait());
+    }
+
     protected Database open(int nodes, AccessMode mode, int cacheFrames) {
-        return Database.builder().cc(cc()).computeNodes(nodes).accessMode(mode).cacheFrames(cacheFrames)
+        return builder().computeNodes(nodes).accessMode(mode).cacheFrames(cacheFrames)
             .table(ACCOUNTS).index(BY_BRANCH).build();
     }
 
@@ -262,7 +273,7 @@ public abstract class ConcurrencyControlContractTest {
         TableDefinition slots = TableDefinition.of("slot", slotRow, row -> row.getLong(0)).withOnePerPage();
         int frames = 24;
         int rows = 40; // one GCL each: more than the cache can hold latched at once
-        try (Database db = Database.builder().cc(cc()).computeNodes(1).cacheFrames(frames).table(slots).build()) {
+        try (Database db = builder().computeNodes(1).cacheFrames(frames).table(slots).build()) {
             DatabaseNode node = db.node(0);
             Table table = node.table("slot");
             for (int first = 1; first <= rows; first += 8) {
@@ -698,7 +709,7 @@ public abstract class ConcurrencyControlContractTest {
         int accounts = 4;
         long seed = System.nanoTime();
         System.out.println("theCommitLogReplaysToTheDatabasesState cc=" + cc() + " mode=" + mode + " seed=" + seed);
-        try (Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(mode).cacheFrames(64)
+        try (Database db = builder().computeNodes(2).accessMode(mode).cacheFrames(64)
                 .table(ACCOUNTS).index(BY_BRANCH).commitLog(log).build()) {
             load(db.node(0), accounts, 1_000);
             AtomicLong writersCommitted = new AtomicLong(1); // the load
@@ -826,7 +837,7 @@ public abstract class ConcurrencyControlContractTest {
     @EnumSource(AccessMode.class)
     void aCommitTheLogCannotTakeLeavesNothing(AccessMode mode) {
         RecordingCommitLog log = new RecordingCommitLog();
-        try (Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(mode).cacheFrames(64)
+        try (Database db = builder().computeNodes(2).accessMode(mode).cacheFrames(64)
                 .table(ACCOUNTS).index(BY_BRANCH).commitLog(log).build()) {
             DatabaseNode a = db.node(0);
             load(a, 3, 100);
@@ -965,7 +976,7 @@ public abstract class ConcurrencyControlContractTest {
     @Timeout(120)
     void movesAndAuditsAreSerializable(AccessMode mode) throws Exception {
         int rows = 200;
-        MoveAndAudit.Outcome outcome = MoveAndAudit.run(MoveAndAudit.opener(cc(), 3, mode, 64), 3, 1, rows, 150, 7L);
+        MoveAndAudit.Outcome outcome = MoveAndAudit.run(MoveAndAudit.opener(this::builder, 3, mode, 64), 3, 1, rows, 150, 7L);
         System.out.println(cc() + " " + mode + " " + outcome);
         assertEquals(rows, outcome.finalRows(), "rows in the end: " + outcome);
         assertEquals(rows * MoveAndAudit.VALUE, outcome.finalTotal(), "total in the end: " + outcome);
@@ -1357,7 +1368,7 @@ public abstract class ConcurrencyControlContractTest {
     /** Two SELCC nodes over an insert-only "ledger" table holding account 1 (100 cents), inserted by node 0. */
     private Database openLedgerWithOneRow() {
         TableDefinition ledger = TableDefinition.of("ledger", ACCOUNT, row -> row.getLong(ID)).withInsertOnly();
-        Database db = Database.builder().cc(cc()).computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(256)
+        Database db = builder().computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(256)
             .table(ledger).build();
         Table table = db.node(0).table("ledger");
         assertTrue(db.node(0).run(tx -> {
@@ -1601,7 +1612,7 @@ public abstract class ConcurrencyControlContractTest {
      */
     @Test
     void deferredSecondaryIndexesAreBuiltFromTheRows() {
-        try (Database db = Database.builder().cc(cc()).computeNodes(1).table(TICKETS).index(BY_SEAT).index(BY_ROW).build()) {
+        try (Database db = builder().computeNodes(1).table(TICKETS).index(BY_SEAT).index(BY_ROW).build()) {
             DatabaseNode node = db.node(0);
             Table ticket = node.table("ticket");
             DeferredIndexes deferred = node.deferSecondaryIndexes();
@@ -1637,7 +1648,7 @@ public abstract class ConcurrencyControlContractTest {
             assertEquals(List.of(4L), idsOn(node, BY_SEAT, 301));
             assertThrows(IllegalStateException.class, deferred::build, "built once");
         }
-        try (Database db = Database.builder().cc(cc()).computeNodes(1).table(TICKETS).index(BY_SEAT).build()) {
+        try (Database db = builder().computeNodes(1).table(TICKETS).index(BY_SEAT).build()) {
             DatabaseNode node = db.node(0);
             Table ticket = node.table("ticket");
             DeferredIndexes deferred = node.deferSecondaryIndexes();
@@ -1649,7 +1660,7 @@ public abstract class ConcurrencyControlContractTest {
             assertTrue(twice.getMessage().contains("ticket.by_seat") && twice.getMessage().contains("key 7"),
                 twice.getMessage());
         }
-        try (Database db = Database.builder().cc(cc()).computeNodes(1).table(TICKETS).index(BY_SEAT).build()) {
+        try (Database db = builder().computeNodes(1).table(TICKETS).index(BY_SEAT).build()) {
             DatabaseNode node = db.node(0);
             commit(node, tx -> assertTrue(tx.insert(node.table("ticket"), row -> { row.setLong(0, 1); row.setLong(1, 7); })));
             IllegalStateException full = assertThrows(IllegalStateException.class, node::deferSecondaryIndexes);

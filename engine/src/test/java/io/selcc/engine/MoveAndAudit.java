@@ -159,7 +159,12 @@ final class MoveAndAudit {
     }
 
     static Supplier<Database> opener(String cc, int nodes, AccessMode mode, int cacheFrames) {
-        return () -> Database.builder().cc(cc).computeNodes(nodes).accessMode(mode).cacheFrames(cacheFrames)
+        return opener(() -> Database.builder().cc(cc), nodes, mode, cacheFrames);
+    }
+
+    /** {@code builder} chooses the algorithm (and its lock wait policy). */
+    static Supplier<Database> opener(Supplier<Database.Builder> builder, int nodes, AccessMode mode, int cacheFrames) {
+        return () -> builder.get().computeNodes(nodes).accessMode(mode).cacheFrames(cacheFrames)
             .table(ConcurrencyControlContractTest.ACCOUNTS).index(ConcurrencyControlContractTest.BY_BRANCH).build();
     }
 }

@@ -106,6 +106,17 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     }
 
     @Override
+    public final GclHandle lockOrDie(long address, boolean exclusive, long age) {
+        if (age == NO_AGE) {
+            throw new IllegalArgumentException("a wait-die acquire needs an age: address=" + GlobalAddress.toString(address));
+        }
+        return waitOrDie(checkGcl(address), exclusive, age);
+    }
+
+    /** See {@link #lockOrDie}. */
+    abstract GclHandle waitOrDie(long address, boolean exclusive, long age);
+
+    @Override
     public final GclHandle optimisticHandle() {
         return new GclHandle(this);
     }

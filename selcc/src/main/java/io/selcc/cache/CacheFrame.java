@@ -70,6 +70,15 @@ final class CacheFrame extends StampedLock {
     volatile long readerHoldOffUntil;
     volatile boolean readerHoldOff;
 
+    /** Wait-die (2PL's WAIT_DIE policy): the ages of the aged holders of the local latch (see {@link AgeSet}). */
+    final AgeSet agedHolders = new AgeSet();
+    /**
+     * Wait-die: the ages of this node's transactions waiting for this frame's latch. A younger
+     * transaction dies rather than overtake one of them (the local latch keeps no queue, so a stream
+     * of young ones could take it before every retry of an old waiter until its wait ran out).
+     */
+    final AgeSet agedWaiters = new AgeSet();
+
     CacheFrame(int index, MemorySegment copy) {
         this.index = index;
         this.copy = copy;
@@ -184,5 +193,62 @@ final class CacheFrame extends StampedLock {
 
     int countLocalWrite() {
         return (int) LOCAL_WRITES.getAndAdd(this, 1) + 1;
+    }
+
+    /**
+     * A set of transaction ages with its oldest readable without a lock; changed under its monitor
+     * (only wait-die acquires touch it). Exact, not a bound: a minimum that reset only when the last
+     * shared holder left kept a long-gone reader's age while readers overlapped, and every younger
+     * writer died for ever (a livelock the wait-die test met). The array is made on first use, grown rarely.
+     */
+    static final class AgeSet {
+        private volatile long oldest = ComputeNode.NO_AGE;
+        private long[] ages;
+        private int count;
+
+        long oldest() {
+            return oldest;
+        }
+
+        void add(long age) {
+            if (age == ComputeNode.NO_AGE) {
+                return;
+            }
+            synchronized (this) {
+                if (ages == null) {
+                    ages = new long[4];
+                } else if (count == ages.length) {
+                    ages = java.util.Arrays.copyOf(ages, count * 2);
+                }
+                ages[count++] = age;
+                if (age < oldest) {
+                    oldest = age;
+                }
+            }
+        }
+
+        /** Removes one {@link #add} of {@code age}. */
+        void remove(long age) {
+            if (age == ComputeNode.NO_AGE) {
+                return;
+            }
+            synchronized (this) {
+                int i = count - 1;
+                while (i >= 0 && ages[i] != age) {
+                    i--;
+                }
+                if (i < 0) {
+                    throw new IllegalStateException("wait-die: age " + age + " is not in the set");
+                }
+                ages[i] = ages[--count];
+                if (age == oldest) {
+                    long min = ComputeNode.NO_AGE;
+                    for (int j = 0; j < count; j++) {
+                        min = Math.min(min, ages[j]);
+                    }
+                    oldest = min;
+                }
+            }
+        }
     }
 }

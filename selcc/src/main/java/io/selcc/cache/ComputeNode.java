@@ -91,6 +91,28 @@ public interface ComputeNode {
     GclHandle tryXLock(long address);
 
     /**
+     * The age of no transaction: a latch taken without an age counts as held by a transaction younger
+     * than every other (such holders are brief and wait for no aged latch).
+     */
+    long NO_AGE = Long.MAX_VALUE;
+
+    /**
+     * Wait-die acquire (2PL's WAIT_DIE policy) for a transaction of age {@code age}: smaller is older,
+     * unique per transaction and kept across its retries. While the latch is busy the caller waits,
+     * parking between attempts, as long as every conflicting holder with an age, on this node or
+     * another, is younger than it; it gives up as soon as an older one holds the line (another node's
+     * holder answers the invalidation "die") or waits for it (the latch keeps no queue: it must not
+     * overtake an older waiter), or after waiting its longest, since a holder may be gone.
+     * While the caller holds the handle (or acquires the line for it) its age is counted as a holder's.
+     * SEL mode keeps no holders' ages: there it gives up like {@link #trySLock}/{@link #tryXLock}.
+     *
+     * @param age the transaction's age, below {@link #NO_AGE}
+     * @return the handle, or null: the caller must abort (an expected outcome, counted as
+     *     {@code WAIT_DIE_DIES} or {@code WAIT_DIE_TIMEOUTS})
+     */
+    GclHandle lockOrDie(long address, boolean exclusive, long age);
+
+    /**
      * Writes what {@code handle} (held exclusive) changed so far to the GCL's memory node now, keeping the
      * latch: memory then holds the line as it is, whatever becomes of this node's cache. For structure
      * changes (a new page linked, a node split) that must outlive this node: a survivor of its crash reads

@@ -42,6 +42,8 @@ public final class GclHandle {
     private MemorySegment dataView;
     int dirtyLow = CacheFrame.CLEAN;
     int dirtyHigh;
+    /** The wait-die age the frame counts this latch under ({@link CacheFrame#agedHolders}); NO_AGE for others. */
+    long age = ComputeNode.NO_AGE;
 
     GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,
               long address, boolean exclusive, long stamp) {
@@ -65,6 +67,7 @@ public final class GclHandle {
         this.dataView = null;
         this.dirtyLow = CacheFrame.CLEAN;
         this.dirtyHigh = 0;
+        this.age = ComputeNode.NO_AGE;
     }
 
     /** An unbound optimistic handle: reads only, bound by each successful optimistic read. */

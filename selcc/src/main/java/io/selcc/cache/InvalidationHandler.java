@@ -54,6 +54,23 @@ final class InvalidationHandler {
         }
         long stamp = frame.tryWriteLock();
         if (stamp == 0) {
+            if (request.age != ComputeNode.NO_AGE) {
+                long holder = frame.agedHolders.oldest();
+                // An older waiter of this node would be overtaken once the holders leave: die for it too.
+                boolean die = WaitDie.mustDie(request.age, Math.min(holder, frame.agedWaiters.oldest()));
+                WaitDie.Seam seam = node.waitDieSeam;
+                if (seam != null) {
+                    if (die) {
+                        seam.dies(request.age, holder, true);
+                    } else {
+                        seam.waits(request.age, holder, true);
+                    }
+                }
+                if (die) {
+                    request.finish(Answer.Status.DIE); // never kept: the requester aborts rather than wait for an older holder
+                    return;
+                }
+            }
             offerPending(frame, request);
             return;
         }

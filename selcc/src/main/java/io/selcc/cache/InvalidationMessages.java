@@ -14,6 +14,7 @@ import io.selcc.fabric.WireWriter;
  * <p>Layouts (big-endian, after a one-byte type tag):
  * <pre>
  * tag 1 Invalidate: requestId long | address long | case byte (InvalidationCase ordinal) | priority int
+ *                   | age long (the requester's wait-die age, ComputeNode.NO_AGE for none)
  * tag 2 Cancel:     requestId long | address long
  * tag 3 Answer:     requestId long | status byte (Answer.Status ordinal) | dirtyLow int | dirtyHigh int
  *                   | copy (int length, -1 for none, then the bytes from the GCL's copy offset)
@@ -29,8 +30,17 @@ final class InvalidationMessages {
     private static final int ANSWER = 3;
     private static final int CANCEL_ACK = 4;
 
-    /** Asks the holder of {@code address} to give it up as {@code kind} says (paper 4.4). */
-    record Invalidate(long requestId, long address, InvalidationCase kind, int priority) {
+    /**
+     * Asks the holder of {@code address} to give it up as {@code kind} says (paper 4.4). {@code age} is
+     * the requesting transaction's wait-die age ({@link ComputeNode#NO_AGE} for an acquire without one):
+     * a holder whose local holders include an older one answers {@link Answer.Status#DIE} at once
+     * instead of keeping the request.
+     */
+    record Invalidate(long requestId, long address, InvalidationCase kind, int priority, long age) {
+        /** A request without a wait-die age. */
+        Invalidate(long requestId, long address, InvalidationCase kind, int priority) {
+            this(requestId, address, kind, priority, ComputeNode.NO_AGE);
+        }
     }
 
     /**
@@ -50,7 +60,12 @@ final class InvalidationMessages {
             /** Nothing was done; the requester retries the latch. */
             DROPPED,
             /** The requester cancelled it before it was served: nothing was done. */
-            CANCELLED
+            CANCELLED,
+            /**
+             * Nothing was done: a local holder of the line is older than the requester's wait-die age, so
+             * the requester must not wait for it and aborts (wait-die's "die").
+             */
+            DIE
         }
 
         static Answer of(long requestId, Status status) {
@@ -68,7 +83,7 @@ final class InvalidationMessages {
         public void encode(Object message, WireWriter out) {
             switch (message) {
                 case Invalidate m -> out.putByte(INVALIDATE).putLong(m.requestId()).putLong(m.address())
-                    .putByte(m.kind().ordinal()).putInt(m.priority());
+                    .putByte(m.kind().ordinal()).putInt(m.priority()).putLong(m.age());
                 case Cancel m -> out.putByte(CANCEL).putLong(m.requestId()).putLong(m.address());
                 case Answer m -> out.putByte(ANSWER).putLong(m.requestId()).putByte(m.status().ordinal())
                     .putInt(m.dirtyLow()).putInt(m.dirtyHigh()).putBytes(m.copy());
@@ -82,7 +97,7 @@ final class InvalidationMessages {
             int tag = in.getByte();
             return switch (tag) {
                 case INVALIDATE -> new Invalidate(in.getLong(), in.getLong(),
-                    in.getEnum(InvalidationCase.values(), "invalidation case"), in.getInt());
+                    in.getEnum(InvalidationCase.values(), "invalidation case"), in.getInt(), in.getLong());
                 case CANCEL -> new Cancel(in.getLong(), in.getLong());
                 case ANSWER -> new Answer(in.getLong(), in.getEnum(Answer.Status.values(), "answer status"),
                     in.getInt(), in.getInt(), in.getBytes());

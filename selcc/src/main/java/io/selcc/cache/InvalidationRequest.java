@@ -34,6 +34,8 @@ final class InvalidationRequest {
     final InvalidationCase kind;
     /** Starvation priority: the requester's latch retries so far (paper 5.3.2). */
     final int priority;
+    /** The requester's wait-die age; {@link ComputeNode#NO_AGE} for an acquire without one. */
+    final long age;
     private final ReplyHandle reply;
     /** Told once the request is answered (the receiver forgets a kept request then). */
     private final Runnable onAnswered;
@@ -46,6 +48,7 @@ final class InvalidationRequest {
         this.fromNode = fromNode;
         this.kind = message.kind();
         this.priority = message.priority();
+        this.age = message.age();
         this.reply = reply;
         this.onAnswered = onAnswered;
     }

@@ -25,6 +25,16 @@ final class SelNode extends AbstractComputeNode {
         super(settings, endpoint, capacities);
     }
 
+    /** No cache frames, so no holders' ages: a busy latch is a die, as for no-wait. */
+    @Override
+    GclHandle waitOrDie(long address, boolean exclusive, long age) {
+        GclHandle handle = lock(address, exclusive, true);
+        if (handle == null) {
+            endpoint.counters().increment(Counter.WAIT_DIE_DIES);
+        }
+        return handle;
+    }
+
     @Override
     GclHandle lock(long address, boolean exclusive, boolean tryOnly) {
         MemorySegment copy = takeBuffer();

@@ -58,6 +58,8 @@ final class SelccNode extends AbstractComputeNode {
     private final PerThread<boolean[]> peerFailedFlag = PerThread.withInitial(() -> new boolean[1]);
     /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
     private final PerThread<long[]> tryAges = PerThread.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
+    /** Per thread: what the last wait-die attempt that gave up met (see {@link #waitOrDie}). */
+    private final PerThread<WaitDieVerdict> waitDieVerdicts = PerThread.withInitial(WaitDieVerdict::new);
     /** Ids of the invalidations this node sends (a cancel names one). */
     private final AtomicLong requestIds = new AtomicLong();
     /** Serves the invalidations other nodes send this one. */
@@ -73,6 +75,29 @@ final class SelccNode extends AbstractComputeNode {
      * production; set before the locking thread starts.
      */
     LockSeam seam;
+    /** Test seam: told of every wait-die decision to wait (see {@link WaitDie.Seam}). Null in production. */
+    volatile WaitDie.Seam waitDieSeam;
+    /**
+     * A wait-die acquire waits at most this many times pendingWaitNanos, and at least the floor below:
+     * the bound is for a holder that is gone, and with 10 ms one attempt's remote wait on a loaded
+     * 2-core machine used it up (the wait is checked between attempts).
+     */
+    private static final long WAIT_DIE_WAIT_FACTOR = 5_000;
+    private static final long WAIT_DIE_MIN_WAIT_NANOS = 1_000_000_000;
+    /** Longest park between a wait-die acquire's attempts. */
+    private static final long WAIT_DIE_MAX_PAUSE_NANOS = 100_000;
+
+    /** Why a wait-die attempt gave up: an older holder (die), or a busy latch it may wait for. */
+    private static final class WaitDieVerdict {
+        boolean die;
+        /** The local frame it would wait for, if the latch it could not take was local. */
+        CacheFrame waitFor;
+
+        void clear() {
+            die = false;
+            waitFor = null;
+        }
+    }
 
     /** See {@link #seam}. */
     interface LockSeam {
@@ -151,6 +176,120 @@ final class SelccNode extends AbstractComputeNode {
 
     @Override
     GclHandle lock(long address, boolean exclusive, boolean tryOnly) {
+        return lock(address, exclusive, tryOnly, NO_AGE);
+    }
+
+    /**
+     * Wait-die: tries the latch (no-wait: local latch, bounded remote retries); when it is busy, dies if
+     * an older transaction holds it (here: the frame's oldest holder age; elsewhere: the holder node's
+     * {@code DIE} answer), else parks and tries again, up to a bound. Never waits holding the frame.
+     */
+    @Override
+    GclHandle waitOrDie(long address, boolean exclusive, long age) {
+        WaitDieVerdict verdict = waitDieVerdicts.get();
+        long deadline = 0;
+        for (int waits = 0; ; waits++) {
+            verdict.clear();
+            GclHandle handle = lock(address, exclusive, true, age);
+            if (handle != null) {
+                return handle;
+            }
+            if (verdict.die) {
+                counters.increment(Counter.WAIT_DIE_DIES);
+                return null;
+            }
+            long now = settings.clock().getAsLong();
+            if (waits == 0) {
+                counters.increment(Counter.WAIT_DIE_WAITS);
+                deadline = now + Math.max(WAIT_DIE_MIN_WAIT_NANOS, WAIT_DIE_WAIT_FACTOR * settings.pendingWaitNanos());
+            } else if (now - deadline >= 0) {
+                counters.increment(Counter.WAIT_DIE_TIMEOUTS);
+                return null;
+            }
+            CacheFrame waitFor = verdict.waitFor;
+            if (waitFor != null) {
+                waitFor.agedWaiters.add(age); // younger ones of this node die rather than overtake it meanwhile
+            }
+            try {
+                if (waits == 0) {
+                    Thread.yield();
+                } else {
+                    parkFor(Math.min(WAIT_DIE_MAX_PAUSE_NANOS, 1_000L << Math.min(waits, 10)));
+                }
+            } finally {
+                if (waitFor != null) {
+                    waitFor.agedWaiters.remove(age);
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether an older transaction waits for this frame's line: one of this node (its age among the
+     * frame's waiters) or another node's, kept pending here. A younger requester then dies at once:
+     * waiting would point from younger to older, and taking the latch first would overtake it.
+     */
+    private boolean olderWaiter(CacheFrame frame, long age) {
+        long waiter = frame.agedWaiters.oldest();
+        InvalidationRequest pending = frame.pending();
+        if (pending != null && pending.age < waiter && pending.isPending()) {
+            waiter = pending.age;
+        }
+        if (!WaitDie.mustDie(age, waiter)) {
+            return false;
+        }
+        waitDieVerdicts.get().die = true;
+        WaitDie.Seam seam = waitDieSeam;
+        if (seam != null) {
+            seam.dies(age, waiter, false);
+        }
+        return true;
+    }
+
+    /**
+     * Parks for about {@code nanos}. A reply that came on this thread (the in-JVM fabric runs the
+     * receiver's handler on the sender's thread) leaves the thread a permit, and the first park then
+     * returns at once: without a second one the wait-die loop spun, trying millions of times a second.
+     */
+    private void parkFor(long nanos) {
+        long until = settings.clock().getAsLong() + nanos;
+        for (int parks = 0; parks < 3; parks++) {
+            long left = until - settings.clock().getAsLong();
+            if (left <= 0) {
+                return;
+            }
+            LockSupport.parkNanos(left);
+        }
+    }
+
+    /**
+     * A local latch it could not take: the verdict by the frame's holders' ages (nothing without an age).
+     * A frame that meanwhile caches another line says nothing about this one: the next attempt looks again.
+     */
+    private void judgeLocal(CacheFrame frame, long address, long age) {
+        if (age == NO_AGE || frame.address != address) {
+            return;
+        }
+        WaitDieVerdict verdict = waitDieVerdicts.get();
+        long holder = frame.agedHolders.oldest();
+        verdict.die = WaitDie.mustDie(age, holder);
+        verdict.waitFor = verdict.die ? null : frame;
+        WaitDie.Seam seam = waitDieSeam;
+        if (seam != null) {
+            if (verdict.die) {
+                seam.dies(age, holder, false);
+            } else {
+                seam.waits(age, holder, false);
+            }
+        }
+    }
+
+    private static GclHandle aged(GclHandle handle, long age) {
+        handle.age = age;
+        return handle;
+    }
+
+    private GclHandle lock(long address, boolean exclusive, boolean tryOnly, long age) {
         while (true) {
             CacheFrame frame = frameOf(address);
             if (frame == null) {
@@ -162,14 +301,17 @@ final class SelccNode extends AbstractComputeNode {
                     continue;
                 }
                 counters.increment(Counter.CACHE_MISSES);
+                frame.agedHolders.add(age); // a holder while it acquires: a requester of this node compares against it
                 boolean acquired;
                 try {
-                    acquired = acquireRemote(frame, exclusive, tryOnly);
+                    acquired = acquireRemote(frame, exclusive, tryOnly, age);
                 } catch (RuntimeException | Error e) {
+                    frame.agedHolders.remove(age);
                     discard(frame, stamp); // never leave a latched frame in the table
                     throw e;
                 }
                 if (!acquired) {
+                    frame.agedHolders.remove(age);
                     discard(frame, stamp);
                     pauseAfterPeerFailure();
                     if (!tryOnly) {
@@ -177,47 +319,57 @@ final class SelccNode extends AbstractComputeNode {
                     }
                     return null;
                 }
-                return handle(frame, exclusive, stamp);
+                return aged(handle(frame, exclusive, stamp), age);
             }
             LockSeam seam = this.seam;
             if (seam != null) {
                 seam.beforeLocalLatch(frame);
             }
+            if (age != NO_AGE && olderWaiter(frame, age)) {
+                return null;
+            }
             long stamp = tryOnly ? tryLatchLocal(frame, exclusive) : latchLocal(frame, exclusive);
             if (stamp == 0) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
+                judgeLocal(frame, address, age);
                 return null;
             }
+            frame.agedHolders.add(age);
             if (seam != null) {
                 seam.beforeAddressCheck(frame);
             }
             if (frame.address != address) {
+                frame.agedHolders.remove(age);
                 frame.unlock(stamp);
                 invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
                 continue;
             }
             if (frame.ownership().permits(exclusive)) {
                 counters.increment(Counter.CACHE_HITS);
-                return handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp);
+                return aged(handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp), age);
             }
             if (!exclusive) {
                 // A remote acquire needs the frame to itself.
                 long writeStamp = frame.tryConvertToWriteLock(stamp);
                 if (writeStamp == 0) {
+                    frame.agedHolders.remove(age);
                     frame.unlockRead(stamp);
                     writeStamp = tryOnly ? frame.tryWriteLock() : frame.writeLock();
                     if (writeStamp == 0) {
                         counters.increment(Counter.LATCH_GIVE_UPS);
+                        judgeLocal(frame, address, age);
                         return null;
                     }
+                    frame.agedHolders.add(age);
                     if (frame.address != address) {
+                        frame.agedHolders.remove(age);
                         frame.unlockWrite(writeStamp);
                         invalidations.servePendingIfIdle(frame);
                         continue;
                     }
                     if (frame.ownership().permits(false)) {
                         counters.increment(Counter.CACHE_HITS);
-                        return handle(frame, false, writeStamp);
+                        return aged(handle(frame, false, writeStamp), age);
                     }
                 }
                 stamp = writeStamp;
@@ -227,12 +379,14 @@ final class SelccNode extends AbstractComputeNode {
             counters.increment(Counter.CACHE_MISSES);
             boolean acquired;
             try {
-                acquired = acquireRemote(frame, exclusive, tryOnly);
+                acquired = acquireRemote(frame, exclusive, tryOnly, age);
             } catch (RuntimeException | Error e) {
+                frame.agedHolders.remove(age);
                 frame.unlockWrite(stamp); // never leave the frame latched for ever
                 throw e;
             }
             if (!acquired) {
+                frame.agedHolders.remove(age);
                 frame.unlockWrite(stamp);
                 invalidations.servePendingIfIdle(frame);
                 pauseAfterPeerFailure();
@@ -241,7 +395,7 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 return null;
             }
-            return handle(frame, exclusive, stamp);
+            return aged(handle(frame, exclusive, stamp), age);
         }
     }
 
@@ -424,6 +578,7 @@ final class SelccNode extends AbstractComputeNode {
     @Override
     void release(GclHandle handle) {
         CacheFrame frame = handle.frame;
+        frame.agedHolders.remove(handle.age); // before the latch: a requester that then finds it busy must not see a gone holder's age
         if (handle.exclusive) {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
                 frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
@@ -518,8 +673,8 @@ final class SelccNode extends AbstractComputeNode {
      *
      * @return false only when {@code tryOnly} and the retries ran out
      */
-    private boolean acquireRemote(CacheFrame frame, boolean exclusive, boolean tryOnly) {
-        boolean won = acquireRemoteWithRetries(frame, exclusive, tryOnly);
+    private boolean acquireRemote(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge) {
+        boolean won = acquireRemoteWithRetries(frame, exclusive, tryOnly, txAge);
         if (won && tryOnly) {
             long[] age = tryAges.get();
             if (age[0] == frame.address) {
@@ -529,7 +684,8 @@ final class SelccNode extends AbstractComputeNode {
         return won;
     }
 
-    private boolean acquireRemoteWithRetries(CacheFrame frame, boolean exclusive, boolean tryOnly) {
+    /** {@code txAge}: the wait-die age of the acquiring transaction, {@link #NO_AGE} for none. */
+    private boolean acquireRemoteWithRetries(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge) {
         long address = frame.address;
         long latch = latchOf(address);
         VerbBatch batch = batches.get();
@@ -537,7 +693,9 @@ final class SelccNode extends AbstractComputeNode {
         // A no-wait acquire gives up after a few retries; the caller (a no-wait transaction's retry)
         // comes back for the same line. Its priority keeps climbing across those attempts, as a
         // blocking acquire's would, or a starved writer's priority (5.3.2) would refuse it for ever.
-        long[] age = tryOnly ? tryAges.get() : null;
+        // A wait-die acquire does not climb: a young transaction that dies again and again would
+        // otherwise outbid the older ones it dies for, whose pending requests it then replaces.
+        long[] age = tryOnly && txAge == NO_AGE ? tryAges.get() : null;
         int inherited = age != null && age[0] == address ? (int) age[1] : 0;
         for (int retries = 0; ; ) {
             long conflict;
@@ -590,8 +748,11 @@ final class SelccNode extends AbstractComputeNode {
             }
             retries++;
             counters.increment(Counter.LATCH_RETRIES);
-            if (resolveConflict(frame, exclusive, conflict, retries + inherited)) {
+            if (resolveConflict(frame, exclusive, conflict, retries + inherited, txAge)) {
                 return true;
+            }
+            if (txAge != NO_AGE && waitDieVerdicts.get().die) {
+                return false; // an older transaction holds the line on another node: no point retrying
             }
             boolean[] failed = peerFailedFlag.get();
             if (failed[0]) {
@@ -599,8 +760,10 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (tryOnly && retries > settings.tryLockRetries()) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
-                age[0] = address;
-                age[1] = Math.min(inherited + retries, MAX_TRY_AGE);
+                if (age != null) {
+                    age[0] = address;
+                    age[1] = Math.min(inherited + retries, MAX_TRY_AGE);
+                }
                 return false;
             }
             pauseBeforeRetry(retries);
@@ -627,7 +790,7 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     /** Sends the invalidations a failed latch attempt calls for. True if ownership was handed to us. */
-    private boolean resolveConflict(CacheFrame frame, boolean exclusive, long conflict, int retries) {
+    private boolean resolveConflict(CacheFrame frame, boolean exclusive, long conflict, int retries, long age) {
         long address = frame.address;
         if (LatchWord.hasWriter(conflict)) {
             int writer = LatchWord.writer(conflict);
@@ -635,7 +798,7 @@ final class SelccNode extends AbstractComputeNode {
                 throw protocolViolation("latch names this node as writer but its frame is not modified", address, conflict);
             }
             InvalidationCase kind = exclusive ? InvalidationCase.WRITER_VS_MODIFIED : InvalidationCase.READER_VS_MODIFIED;
-            Invalidate request = new Invalidate(requestIds.incrementAndGet(), address, kind, retries);
+            Invalidate request = new Invalidate(requestIds.incrementAndGet(), address, kind, retries, age);
             counters.increment(kind.sentCounter);
             Answer answer;
             try {
@@ -644,6 +807,9 @@ final class SelccNode extends AbstractComputeNode {
                 return peerFailed(e);
             }
             if (answer.status() != Answer.Status.GRANTED) {
+                if (answer.status() == Answer.Status.DIE) {
+                    waitDieVerdicts.get().die = true;
+                }
                 return false;
             }
             byte[] copy = answer.copy();
@@ -672,14 +838,17 @@ final class SelccNode extends AbstractComputeNode {
         for (int i = 0; i < count; i++) {
             targets[i] = Long.numberOfTrailingZeros(others);
             others &= others - 1;
-            requests[i] = new Invalidate(requestIds.incrementAndGet(), address, InvalidationCase.WRITER_VS_SHARED, retries);
+            requests[i] = new Invalidate(requestIds.incrementAndGet(), address, InvalidationCase.WRITER_VS_SHARED, retries,
+                age);
         }
         counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
         try {
             endpoint.sendAll(targets, count, MessageKind.INVALIDATION, requests, replies);
             long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos(); // one wait for the whole wave
             for (int i = 0; i < count; i++) {
-                awaitAnswer(targets[i], (Invalidate) requests[i], replies[i], deadline);
+                if (awaitAnswer(targets[i], (Invalidate) requests[i], replies[i], deadline).status() == Answer.Status.DIE) {
+                    waitDieVerdicts.get().die = true; // the other readers released or kept theirs: all the same
+                }
             }
         } catch (NodeFailedException e) {
             return peerFailed(e);

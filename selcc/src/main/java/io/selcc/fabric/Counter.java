@@ -55,7 +55,13 @@ public enum Counter {
     /** Latch-free reads of a cached line (an index descent's inner nodes). */
     OPTIMISTIC_READS,
     /** Optimistic reads a local writer overlapped (the reader retried, latched). */
-    OPTIMISTIC_FAILURES;
+    OPTIMISTIC_FAILURES,
+    /** Wait-die acquires that waited at least once for younger holders (2PL's WAIT_DIE policy). */
+    WAIT_DIE_WAITS,
+    /** Wait-die acquires that gave up because an older transaction held the latch or waited for it, here or elsewhere. */
+    WAIT_DIE_DIES,
+    /** Wait-die acquires that gave up after waiting their longest (a holder may be gone). */
+    WAIT_DIE_TIMEOUTS;
 
     private static final Counter[] VALUES = values();
 

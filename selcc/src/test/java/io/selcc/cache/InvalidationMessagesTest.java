@@ -35,6 +35,12 @@ class InvalidationMessagesTest {
     void everyMessageRoundTrips() {
         assertEquals(new Invalidate(7, 0x1_0000_2000L, InvalidationCase.READER_VS_MODIFIED, 12),
             decode(encode(new Invalidate(7, 0x1_0000_2000L, InvalidationCase.READER_VS_MODIFIED, 12))));
+        // A wait-die requester's age travels with the request; a request without one carries NO_AGE.
+        assertEquals(new Invalidate(8, 4096, InvalidationCase.WRITER_VS_SHARED, 3, 0x0123_4567_89AB_CDEFL),
+            decode(encode(new Invalidate(8, 4096, InvalidationCase.WRITER_VS_SHARED, 3, 0x0123_4567_89AB_CDEFL))));
+        assertEquals(ComputeNode.NO_AGE,
+            ((Invalidate) decode(encode(new Invalidate(8, 4096, InvalidationCase.WRITER_VS_SHARED, 3)))).age());
+        assertEquals(Answer.Status.DIE, ((Answer) decode(encode(Answer.of(5, Answer.Status.DIE)))).status());
         assertEquals(new Cancel(9, 4096), decode(encode(new Cancel(9, 4096))));
         assertEquals(new CancelAck(9, true), decode(encode(new CancelAck(9, true))));
         byte[] line = new byte[2040];

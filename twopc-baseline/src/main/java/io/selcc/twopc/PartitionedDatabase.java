@@ -67,6 +67,12 @@ public final class PartitionedDatabase implements AutoCloseable {
             throw new IllegalArgumentException("partitioned mode runs 2pl only, not " + db.concurrencyControl()
                 + ": an OCC or TO branch validates at its own moment, and a read-only branch releases at prepare");
         }
+        if (db.lockWait() != io.selcc.engine.cc.LockWaitPolicy.NO_WAIT) {
+            // Each branch begins on its node with an age of its own and a retry draws new ones: the one
+            // order of ages that keeps wait-die free of deadlock and starvation would not hold across nodes.
+            throw new IllegalArgumentException("partitioned mode runs 2pl no-wait only, not lock wait "
+                + db.lockWait() + ": the branches of a transaction do not share a wait-die age yet");
+        }
         // Every node opened every table (reading its root line), and a load's report reads every partition:
         // emptied caches hold no line of another node's partition, so no invalidation crosses nodes from here.
         db.writeBackCaches();

@@ -264,6 +264,12 @@ class TwoPhaseCommitTest {
                 () -> PartitionedDatabase.builder(occ).build());
             assertTrue(e.getMessage().contains("2pl only, not occ"), e.getMessage());
         }
+        try (Database waitDie = Database.builder().computeNodes(2).cc("2pl")
+            .lockWait(io.selcc.engine.cc.LockWaitPolicy.WAIT_DIE).build()) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> PartitionedDatabase.builder(waitDie).build());
+            assertTrue(e.getMessage().contains("no-wait only"), e.getMessage());
+        }
     }
 
     @Test

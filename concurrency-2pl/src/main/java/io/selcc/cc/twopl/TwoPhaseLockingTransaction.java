@@ -22,7 +22,9 @@ import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
- * One no-wait 2PL transaction. Writes happen in place under the page's X latch, after the tuple's
+ * One 2PL transaction, no-wait or wait-die: on a busy latch a no-wait transaction aborts at once; a
+ * wait-die one (it has an age) waits while it is older than every holder and aborts otherwise
+ * ({@link ComputeNode#lockOrDie}). Writes happen in place under the page's X latch, after the tuple's
  * before-image is saved for abort; each write bumps the tuple's version.
  *
  * <p>Upgrade S to X without deadlock: release the S latch, {@code tryXLock} (abort if busy), and abort
@@ -37,6 +39,8 @@ import java.util.function.Predicate;
  */
 final class TwoPhaseLockingTransaction implements CcTransaction {
     private final ComputeNode node;
+    /** Wait-die age (kept across the retries of one logical transaction); {@link ComputeNode#NO_AGE} for no-wait. */
+    private final long age;
     /** The thread's collections, lent for this transaction's lifetime (see {@link Workspace}). */
     private final Workspace workspace;
     /** Latches held, by page address, in acquisition order. */
@@ -80,8 +84,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * @param workspaces the calling thread's workspace, borrowed when free (a thread runs one
      *                   transaction at a time; a nested one gets a fresh workspace)
      */
-    TwoPhaseLockingTransaction(ComputeNode node, ThreadLocal<Workspace> workspaces) {
+    TwoPhaseLockingTransaction(ComputeNode node, ThreadLocal<Workspace> workspaces, long age) {
         this.node = node;
+        this.age = age;
         Workspace ws = workspaces.get();
         if (ws.inUse) {
             ws = new Workspace();
@@ -351,7 +356,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     private boolean readCommittedForGood(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
         checkActive();
         long pageAddress = table.pageOf(rid);
-        GclHandle page = node.trySLock(pageAddress);
+        GclHandle page = acquire(node, pageAddress, false);
         if (page == null) {
             throw abortWith(AbortReason.LOCK_CONFLICT, pageAddress);
         }
@@ -418,12 +423,23 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         }
     }
 
-    /** The page's latch in the mode needed, taking or upgrading it without waiting; aborts when busy. */
+    /**
+     * A latch this transaction may be refused: without waiting (no-wait), or waiting while older than
+     * every holder (wait-die). Null when refused: the caller aborts.
+     */
+    private GclHandle acquire(ComputeNode computeNode, long address, boolean exclusive) {
+        if (age == ComputeNode.NO_AGE) {
+            return exclusive ? computeNode.tryXLock(address) : computeNode.trySLock(address);
+        }
+        return computeNode.lockOrDie(address, exclusive, age);
+    }
+
+    /** The page's latch in the mode needed, taking or upgrading it as {@link #acquire} may; aborts when refused. */
     private Held latch(long page, boolean exclusive) {
         checkActive();
         Held h = held.get(page);
         if (h == null) {
-            GclHandle handle = exclusive ? node.tryXLock(page) : node.trySLock(page);
+            GclHandle handle = acquire(node, page, exclusive);
             if (handle == null) {
                 throw abortWith(AbortReason.LOCK_CONFLICT, page);
             }
@@ -436,7 +452,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             // Not held while upgrading: if the acquire throws (this node crashed), the rollback must not
             // unlock the released S latch a second time.
             held.remove(page);
-            GclHandle upgraded = node.tryXLock(page);
+            GclHandle upgraded = acquire(node, page, true);
             if (upgraded == null) {
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }
@@ -481,7 +497,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 }
                 computeNode.unlock(h.handle);
                 held.remove(address); // not held while upgrading: an acquire that throws must not leave it to unlock again
-                GclHandle upgraded = mayRefuse ? computeNode.tryXLock(address) : computeNode.xLock(address);
+                GclHandle upgraded = mayRefuse ? acquire(computeNode, address, true) : computeNode.xLock(address);
                 if (upgraded == null) {
                     refusal = AbortReason.UPGRADE_CONFLICT;
                     refusedAt = address;
@@ -497,7 +513,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 return upgraded;
             }
             GclHandle latched = mayRefuse
-                ? (exclusive ? computeNode.tryXLock(address) : computeNode.trySLock(address))
+                ? acquire(computeNode, address, exclusive)
                 : (exclusive ? computeNode.xLock(address) : computeNode.sLock(address));
             if (latched == null) {
                 refusal = AbortReason.LOCK_CONFLICT;

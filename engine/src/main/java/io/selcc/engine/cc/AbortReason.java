@@ -3,8 +3,9 @@ package io.selcc.engine.cc;
 /** Why a transaction aborted. All but {@link #USER_ABORT} are conflicts worth a retry. */
 public enum AbortReason {
     /**
-     * No-wait 2PL: a latch another transaction holds. TO: an older transaction will write the tuple
-     * (its write intent), so a younger one may not read it now.
+     * No-wait 2PL: a latch another transaction holds. Wait-die 2PL: an older transaction holds it (or
+     * the wait for a younger one ran out). TO: an older transaction will write the tuple (its write
+     * intent), so a younger one may not read it now.
      */
     LOCK_CONFLICT(true),
     /** No-wait 2PL: a shared page changed while its latch was upgraded. */

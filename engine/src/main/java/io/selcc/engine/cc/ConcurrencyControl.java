@@ -10,6 +10,23 @@ public interface ConcurrencyControl {
     CcTransaction begin();
 
     /**
+     * The age of a new logical transaction for wait-die ({@link LockWaitPolicy#WAIT_DIE}): smaller is
+     * older, unique across the compute nodes. {@link io.selcc.cache.ComputeNode#NO_AGE} for algorithms
+     * that use none. Drawn once per transaction, before its first attempt.
+     */
+    default long newAge() {
+        return io.selcc.cache.ComputeNode.NO_AGE;
+    }
+
+    /**
+     * Starts an attempt of a transaction whose age {@link #newAge()} gave (a retry passes its first
+     * attempt's age: what keeps wait-die free of starvation). By default the age is not used.
+     */
+    default CcTransaction begin(long age) {
+        return begin();
+    }
+
+    /**
      * How a crash repair on this node stamps the crashed node's lines it restores: versions as change
      * counts unless the algorithm's stamps are timestamps (TO).
      */

@@ -19,4 +19,9 @@ public interface ConcurrencyControlProvider {
     default boolean survivesCrashedNodes() {
         return false;
     }
+
+    /** Whether this algorithm implements {@code policy}; all do {@link LockWaitPolicy#NO_WAIT} (the default). */
+    default boolean supports(LockWaitPolicy policy) {
+        return policy == LockWaitPolicy.NO_WAIT;
+    }
 }
