@@ -42,6 +42,9 @@ public final class TpccOptions {
         + " index/heap check at the end; exit code 1 if any fails.")
     boolean check;
 
+    /** What 2PL does on a held lock: set by {@code tpcc run --lock-wait}, no-wait elsewhere. */
+    io.selcc.engine.cc.LockWaitPolicy lockWait = io.selcc.engine.cc.LockWaitPolicy.NO_WAIT;
+
     /** Bytes per memory node given with --memory, or 0 when absent. */
     long memoryBytes(CommandLine cl) {
         if (memory == null) {

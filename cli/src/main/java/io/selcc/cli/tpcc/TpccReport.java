@@ -87,7 +87,7 @@ final class TpccReport {
     /** The columns of {@code --csv}: the run's parameters, then one row's figures (a transaction type, or all). */
     static final java.util.List<String> CSV_HEADER = java.util.List.of("benchmark", "cc", "access", "fabric", "processes",
         "warehouses", "computeNodes", "memoryNodes", "terminalsPerWarehouse", "terminals", "placement", "terminalThreads",
-        "carriers", "mode", "wal", "seed", "durationMillis", "measuredMillis",
+        "carriers", "lockWait", "mode", "wal", "seed", "durationMillis", "measuredMillis",
         "tpmC", "type", "committed", "aborted", "abortsPerCommit", "failed", "rolledBack", "txnPerSec", "p50Micros", "p90Micros", "p99Micros",
         "maxMicros", "roundTripsPerTxn", "messagesPerTxn");
 
@@ -98,7 +98,7 @@ final class TpccReport {
         java.util.List<Object> run = java.util.List.of("tpcc", tpcc.cc, cluster.access().name().toLowerCase(Locale.ROOT),
             cluster.fabric().label(), cluster.processes(), config.warehouses(), cluster.computeNodes(), cluster.memoryNodes(),
             config.terminalsPerWarehouse(), config.terminals(cluster.computeNodes()).terminals().size(),
-            config.placement().label(), config.terminalThreads().label(), carriers(config), mode, wal.toLowerCase(Locale.ROOT), config.seed(), config.durationNanos() / 1_000_000,
+            config.placement().label(), config.terminalThreads().label(), carriers(config), tpcc.lockWait.cliName(), mode, wal.toLowerCase(Locale.ROOT), config.seed(), config.durationNanos() / 1_000_000,
             result.measuredNanos() / 1_000_000, result.tpmC());
         java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
         org.HdrHistogram.Histogram all = new org.HdrHistogram.Histogram(3);
@@ -150,6 +150,7 @@ final class TpccReport {
             .field("placement", config.placement().label())
             .field("terminalThreads", config.terminalThreads().label())
             .field("carriers", carriers(config))
+            .field("lockWait", tpcc.lockWait.cliName())
             .field("gclSize", cluster.gclSize())
             .field("cacheFrames", cluster.cacheFrames())
             .field("rttNanos", cluster.rttNanos())

@@ -68,6 +68,12 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " platform thread of its own. Default: ${DEFAULT-VALUE}.")
     private io.selcc.tpcc.driver.DriverConfig.TerminalThreads terminalThreads;
 
+    @Option(names = "--lock-wait", paramLabel = "no-wait|wait-die", defaultValue = "no-wait",
+        description = "2PL on a held lock: no-wait aborts and retries; wait-die waits if older than every holder and"
+            + " aborts if younger (a retry keeps its age, so it ends up oldest). --cc 2pl, shared mode only."
+            + " Default: ${DEFAULT-VALUE}.")
+    private String lockWait;
+
     @Option(names = "--wait-times", description = "Wait the spec's keying and think times (clause 5.2.5.7);"
         + " off by default: terminals run back to back.")
     private boolean waitTimes;
@@ -145,6 +151,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             .field("terminalsPerWarehouse", config.terminalsPerWarehouse())
             .field("placement", config.placement().label())
             .field("terminalThreads", config.terminalThreads().label())
+            .field("lockWait", tpcc.lockWait.cliName())
             .field("gclSize", lastCluster.gclSize())
             .field("cacheFrames", lastCluster.cacheFrames())
             .field("rttNanos", lastCluster.rttNanos())
@@ -408,6 +415,16 @@ public final class TpccRunCommand implements Callable<Integer> {
         Flags.require(!cl.getParseResult().hasMatchedOption("--threads"), cl, "--threads", cluster.threads(),
             "is not a tpcc run flag: terminals are placed per warehouse, use --terminals N (per warehouse)");
         Flags.require(terminalsPerWarehouse >= 1, cl, "--terminals", terminalsPerWarehouse, "must be >= 1");
+        try {
+            tpcc.lockWait = io.selcc.engine.cc.LockWaitPolicy.byName(lockWait);
+        } catch (IllegalArgumentException e) {
+            throw Flags.invalid(cl, "--lock-wait", lockWait, "is no-wait or wait-die");
+        }
+        if (tpcc.lockWait != io.selcc.engine.cc.LockWaitPolicy.NO_WAIT) {
+            Flags.require("2pl".equals(tpcc.cc), cl, "--lock-wait", lockWait, "applies to --cc 2pl only");
+            Flags.require(!partitionedMode, cl, "--lock-wait", lockWait,
+                "is not offered in partitioned mode (each 2PC branch would draw its own age)");
+        }
         Flags.require(terminalsPerWarehouse <= MAX_TERMINALS_PER_WAREHOUSE, cl, "--terminals", terminalsPerWarehouse,
             "at most " + MAX_TERMINALS_PER_WAREHOUSE + " per warehouse");
         Flags.require(placement == io.selcc.tpcc.driver.TerminalPlacement.Placement.HOME
@@ -766,6 +783,7 @@ public final class TpccRunCommand implements Callable<Integer> {
     private String workload(ClusterSettings cs, DriverConfig config) {
         return "cc=" + tpcc.cc + " warehouses=" + tpcc.warehouses + " access=" + cs.access() + " gclSize=" + cs.gclSize()
             + " terminals=" + config.terminalsPerWarehouse() + " placement=" + config.placement().label()
+            + " lockWait=" + tpcc.lockWait.cliName()
             + " terminalThreads=" + config.terminalThreads().label() + " cache=" + cs.cacheFrames() + " fairness=" + cs.fairness() + " mix=" + config.mix()
             + " waitTimes=" + config.waitTimes() + " maxAttempts=" + config.retry().maxAttempts() + " wal=" + wal.toLowerCase(Locale.ROOT)
             + " distribution=" + distribution + " duration=" + config.durationNanos() + " warmup=" + config.warmupNanos()

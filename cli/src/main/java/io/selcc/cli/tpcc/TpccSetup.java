@@ -120,7 +120,8 @@ final class TpccSetup {
 
     /** {@link #open(ClusterSettings, TpccOptions, CommitLog.Factory)} with one table set per compute node when {@code partitions} > 0. */
     static Database open(ClusterSettings cluster, TpccOptions options, CommitLog.Factory logs, int partitions) {
-        Database.Builder builder = TpccSchema.define(Database.builder(), partitions).cc(options.cc).commitLog(logs);
+        Database.Builder builder = TpccSchema.define(Database.builder(), partitions).cc(options.cc).commitLog(logs)
+            .lockWait(options.lockWait);
         builder.clusterSettings()
             .accessMode(cluster.access())
             .computeNodes(cluster.computeNodes())

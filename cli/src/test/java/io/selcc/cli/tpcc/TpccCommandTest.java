@@ -35,6 +35,10 @@ class TpccCommandTest {
         assertBadInput(CliRun.of("tpcc", "run", "--mode", "partitioned", "--warehouses", "2", "--placement", "spread"),
             "--placement", "use home");
         assertBadInput(CliRun.of("tpcc", "run", "--terminals", "6", "--cache", "2048"), "--cache", "frames per terminal");
+        assertBadInput(CliRun.of("tpcc", "run", "--lock-wait", "bounded"), "--lock-wait", "no-wait or wait-die");
+        assertBadInput(CliRun.of("tpcc", "run", "--cc", "occ", "--lock-wait", "wait-die"), "--lock-wait", "2pl only");
+        assertBadInput(CliRun.of("tpcc", "run", "--mode", "partitioned", "--warehouses", "2", "--lock-wait", "wait-die"),
+            "--lock-wait", "partitioned mode");
     }
 
     @Test
