@@ -16,7 +16,7 @@ public final class ClusterOptions {
      * Frames each front-end thread may need at once: the one it holds plus one being installed. Fewer
      * and a node can run out of unlatched frames to evict.
      */
-    static final int MIN_CACHE_FRAMES_PER_THREAD = 2;
+    public static final int MIN_CACHE_FRAMES_PER_THREAD = 2;
 
     @Option(names = "--access", paramLabel = "selcc|sel", defaultValue = "selcc",
         converter = Converters.AccessModeConverter.class,

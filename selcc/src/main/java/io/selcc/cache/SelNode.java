@@ -18,7 +18,15 @@ import java.util.ArrayDeque;
  */
 final class SelNode extends AbstractComputeNode {
     private final Arena arena = Arena.ofShared();
-    private final PerThread<ArrayDeque<MemorySegment>> buffers = PerThread.withInitial(ArrayDeque::new);
+    /**
+     * Each thread's spare copies, allocated from the node's arena and freed only when the node closes: a
+     * thread that ended leaves its copies to the next new thread, or short-lived (virtual) threads would
+     * each leave a transaction's worth of off-heap copies behind.
+     */
+    private final io.selcc.threads.ThreadRegistry<ArrayDeque<MemorySegment>> bufferSets =
+        io.selcc.threads.ThreadRegistry.recycling();
+    private final PerThread<ArrayDeque<MemorySegment>> buffers =
+        PerThread.withInitial(() -> bufferSets.registerReused(ArrayDeque::new));
     private final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
 
     SelNode(Settings settings, FabricEndpoint endpoint, long[] capacities) {

@@ -134,6 +134,14 @@ public final class MicroCommand implements Callable<Integer> {
         }
         Flags.require(inFlight >= 1 && inFlight <= MAX_IN_FLIGHT, cl, "--in-flight", inFlight,
             "must be 1-" + MAX_IN_FLIGHT);
+        // Every worker may hold frames while it waits: the cache's minimum counts workers, not threads.
+        long needed = (long) io.selcc.cli.ClusterOptions.MIN_CACHE_FRAMES_PER_THREAD * cluster.threads() * inFlight;
+        if (cluster.cacheFrames() < needed) {
+            Flags.require(!cl.getParseResult().hasMatchedOption("--cache"), cl, "--cache", cluster.cacheFrames() + " frames",
+                "needs at least " + io.selcc.cli.ClusterOptions.MIN_CACHE_FRAMES_PER_THREAD + " per worker (--threads x"
+                    + " --in-flight = " + cluster.threads() * inFlight + ")");
+            cluster = cluster.withThreads(cluster.threads(), (int) Math.min(Integer.MAX_VALUE, needed)); // the default grows to fit
+        }
         RunSettings run = runOptions.settings(cl, MicroReport.CSV_HEADER);
         return new MicroConfig(cluster, run, gcls, readRatio, sharing, theta, locality, writerNodes, inFlight);
     }

@@ -207,7 +207,8 @@ final class TpccReport {
                 .field("roundTripsPerTxn", s.roundTripsPerTxn())
                 .field("messagesPerTxn", s.messagesPerTxn())
                 .field("gclAccessesPerTxn", s.gclAccessesPerTxn())
-                .field("allocatedBytesPerTxn", s.allocatedBytesPerTxn());
+                .field("allocatedBytesPerTxn", config.terminalThreads() == DriverConfig.TerminalThreads.PLATFORM
+                    ? s.allocatedBytesPerTxn() : Double.NaN); // virtual terminals: known in total only (null)
             json.name("abortsByReason").beginObject();
             for (Map.Entry<AbortReason, Long> reason : s.aborts().entrySet()) {
                 json.field(reason.getKey().name(), reason.getValue());

@@ -128,6 +128,11 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " restores its committed work from its log. Must be empty or absent when the run starts.")
     private java.nio.file.Path logDir;
 
+    /** Terminals one compute node runs at most (each needs its frames: the cache grows with them). */
+    static final int MAX_TERMINALS_PER_NODE = 10_000;
+    /** Terminals of the run, all nodes (set by {@link #terminalSettings}). */
+    private int totalTerminals;
+
     /** Terminals per warehouse a run takes at most (each terminal is a thread with its own per-thread state). */
     static final int MAX_TERMINALS_PER_WAREHOUSE = 1000;
 
@@ -255,7 +260,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         if (terminalThreads == io.selcc.tpcc.driver.DriverConfig.TerminalThreads.PLATFORM && cluster.latencyIsCpuBound()) {
             // Virtual terminals yield their carrier while a modelled round trip runs; platform ones spin.
             err.printf("warning: the latency model spins and %d terminals exceed %d processors: figures are CPU-bound%n",
-                cluster.totalThreads(), Runtime.getRuntime().availableProcessors());
+                totalTerminals, Runtime.getRuntime().availableProcessors());
         }
         TpccRandom.Constants constants = stored != null ? DataDir.constants(stored) : TpccRandom.Constants.random(run.seed());
         SplittableRandom jitter = new SplittableRandom(run.seed() ^ 0x5DEECE66DL);
@@ -430,8 +435,13 @@ public final class TpccRunCommand implements Callable<Integer> {
         Flags.require(placement == io.selcc.tpcc.driver.TerminalPlacement.Placement.HOME
                 || (!partitionedMode && distribution == null), cl, "--placement", placement.label(),
             "partitioned mode and --distribution run each terminal on its warehouse's node: use home");
-        int busiest = io.selcc.tpcc.driver.TerminalPlacement.of(tpcc.warehouses, terminalsPerWarehouse,
-            cluster.computeNodes(), placement).busiestNode();
+        io.selcc.tpcc.driver.TerminalPlacement terminals = io.selcc.tpcc.driver.TerminalPlacement.of(tpcc.warehouses,
+            terminalsPerWarehouse, cluster.computeNodes(), placement);
+        int busiest = terminals.busiestNode();
+        Flags.require(busiest <= MAX_TERMINALS_PER_NODE, cl, "--terminals", terminalsPerWarehouse,
+            "puts " + busiest + " terminals on one compute node; at most " + MAX_TERMINALS_PER_NODE
+                + " (each holds a cache's worth of latches): fewer per warehouse, or more --compute-nodes");
+        totalTerminals = terminals.terminals().size();
         long needed = (long) TpccSetup.MIN_CACHE_FRAMES_PER_TERMINAL * busiest;
         int frames = cl.getParseResult().hasMatchedOption("--cache") ? cluster.cacheFrames()
             : (int) Math.min(Integer.MAX_VALUE, Math.max(cluster.cacheFrames(), needed)); // the default grows to fit
