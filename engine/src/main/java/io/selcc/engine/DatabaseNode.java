@@ -327,7 +327,7 @@ public final class DatabaseNode {
             if (attempt >= policy.maxAttempts()) {
                 return new TxnResult<>(null, outcome, attempt, aborts);
             }
-            long pause = policy.backoffNanos(attempt);
+            long pause = policy.backoffNanos(attempt, node.roundTripNanos());
             if (pause > 0) {
                 backOff(pause);
             }

@@ -62,12 +62,17 @@ final class MoveAndAudit {
             AtomicLong conflicts = new AtomicLong();
             AtomicReference<Throwable> failure = new AtomicReference<>();
             List<Thread> threads = new ArrayList<>();
+            // Every worker starts at once: started one after another, a quick worker could finish its
+            // share before the next began, and the run met no conflict (seen once in SEL mode).
+            java.util.concurrent.CountDownLatch start = new java.util.concurrent.CountDownLatch(nodes * threadsPerNode);
             for (int n = 0; n < nodes; n++) {
                 DatabaseNode node = db.node(n);
                 for (int t = 0; t < threadsPerNode; t++) {
                     long threadSeed = seed * 1_000 + n * 10 + t;
                     threads.add(Thread.ofPlatform().start(() -> {
                         try {
+                            start.countDown();
+                            start.await();
                             SplittableRandom random = new SplittableRandom(threadSeed);
                             int done = 0;
                             for (int i = 0; done < movesPerThread; i++) {

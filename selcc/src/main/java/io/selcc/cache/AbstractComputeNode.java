@@ -427,6 +427,11 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     }
 
     @Override
+    public final long roundTripNanos() {
+        return endpoint.roundTripNanos();
+    }
+
+    @Override
     public final long takenGcls() {
         long gcls = 0;
         for (int memoryNode = 0; memoryNode < capacities.length; memoryNode++) {

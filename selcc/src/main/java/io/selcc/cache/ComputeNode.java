@@ -69,6 +69,13 @@ public interface ComputeNode {
     long takenGcls();
 
     /**
+     * The fabric's round trip as this node sees it, in nanoseconds: the latency model's on the in-JVM fabric
+     * (0 when off), a running mean of measured verb round trips over TCP. For waits that should last about
+     * a round trip (a retry that comes back sooner finds the holder still mid-round-trip).
+     */
+    long roundTripNanos();
+
+    /**
      * GCLs this node has taken but does not use: the rest of its allocation chunks and its freed GCLs
      * waiting for reuse. Local, no round trip.
      */
