@@ -61,7 +61,12 @@ public enum Counter {
     /** Wait-die acquires that gave up because an older transaction held the latch or waited for it, here or elsewhere. */
     WAIT_DIE_DIES,
     /** Wait-die acquires that gave up after waiting their longest (a holder may be gone). */
-    WAIT_DIE_TIMEOUTS;
+    WAIT_DIE_TIMEOUTS,
+    /**
+     * No-wait 2PL heap-page latches taken by a blocking acquire because the transaction held no latch yet
+     * (it cannot close a waits-for cycle, so it queues instead of aborting).
+     */
+    FIRST_LATCH_BLOCKING_ACQUIRES;
 
     private static final Counter[] VALUES = values();
 
