@@ -603,6 +603,18 @@ public final class Transaction implements AutoCloseable {
         abortQuietly();
     }
 
+    /**
+     * Marks this transaction as one branch of a distributed transaction (two-phase commit): it never waits
+     * for a busy latch, not even its first one, because its other branches hold latches on other nodes
+     * while it would wait, and a waits-for cycle could then close across nodes. Call before the first
+     * access; returns this transaction.
+     */
+    public Transaction asDistributedBranch() {
+        checkActive();
+        cc.refuseEveryBusyLatch();
+        return this;
+    }
+
     public boolean isActive() {
         return state == State.ACTIVE;
     }

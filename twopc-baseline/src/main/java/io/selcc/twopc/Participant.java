@@ -252,7 +252,7 @@ final class Participant {
         public void run() {
             boolean committed = false;
             try {
-                txn = node.begin();
+                txn = node.begin().asDistributedBranch(); // waits for no latch: the coordinator's branch holds its own
                 committed = serve();
             } catch (RuntimeException | Error e) {
                 LOG.log(System.Logger.Level.ERROR, "branch " + gtid + " on node " + nodeId() + " failed", e);

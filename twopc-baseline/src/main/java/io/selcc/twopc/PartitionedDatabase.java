@@ -132,7 +132,9 @@ public final class PartitionedDatabase implements AutoCloseable {
         if (coordinators[node].isDown()) {
             throw new IllegalStateException("the coordinator on node " + node + " is down: recoverCoordinator(" + node + ") first");
         }
-        return new DistributedTransaction(this, node, db.node(node).begin(), coordinators[node].nextGlobalId());
+        // The coordinator's own branch waits for no latch either: it may hold latches while its remote branches wait.
+        return new DistributedTransaction(this, node, db.node(node).begin().asDistributedBranch(),
+            coordinators[node].nextGlobalId());
     }
 
     /**

@@ -439,14 +439,23 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * cycle (nobody waits for it), so queueing behind the holder is safe and spares a restart. On a hot row
      * that every transaction of a warehouse takes first (a Payment's warehouse row), no-wait otherwise
      * restarted the others for as long as the holder waited on its round trips (over TCP about 60 aborts
-     * per committed Payment). Heap pages only: an index leaf may be latched inside a tree operation.
+     * per committed Payment). Heap pages only: an index leaf may be latched inside a tree operation. Not
+     * for a branch of a distributed transaction: its other branches hold latches elsewhere meanwhile.
      */
     private GclHandle acquireHeapPage(long page, boolean exclusive) {
-        if (age == ComputeNode.NO_AGE && held.size() == 0) {
+        if (age == ComputeNode.NO_AGE && firstLatchWaits && held.size() == 0) {
             node.counters().increment(io.selcc.fabric.Counter.FIRST_LATCH_BLOCKING_ACQUIRES);
             return exclusive ? node.xLock(page) : node.sLock(page);
         }
         return acquire(node, page, exclusive);
+    }
+
+    /** False for a branch of a distributed transaction (see {@link #refuseEveryBusyLatch}). */
+    private boolean firstLatchWaits = true;
+
+    @Override
+    public void refuseEveryBusyLatch() {
+        firstLatchWaits = false;
     }
 
     /** The page's latch in the mode needed, taking or upgrading it as {@link #acquire} may; aborts when refused. */

@@ -101,4 +101,29 @@ class FirstLatchWaitTest {
             assertEquals(1000, values.value()[1], "the refused transaction's update was rolled back");
         }
     }
+
+    /**
+     * A branch of a distributed transaction refuses even its first busy latch: its other branches hold
+     * latches on other nodes while it would wait, and two such transactions could wait for each other
+     * across nodes. Planted bug caught: the branch flag ignored (the branch then parked on the latch and
+     * the test's timeout fired).
+     */
+    @Test
+    void aDistributedBranchRefusesEvenItsFirstLatch() {
+        try (Database db = Database.builder().cc("2pl").computeNodes(1).cacheFrames(256).table(ROWS).build()) {
+            DatabaseNode node = db.node(0);
+            Table table = node.table("row");
+            assertTrue(node.run(tx -> tx.insert(table, r -> {
+                r.setLong(0, HOT);
+                r.setLong(1, 0);
+            })).committed());
+            Transaction holder = node.begin();
+            holder.update(table, HOT, r -> r.setLong(1, 1));
+            Transaction branch = node.begin().asDistributedBranch();
+            AbortException refused = assertThrows(AbortException.class,
+                () -> branch.update(table, HOT, r -> r.setLong(1, 2)));
+            assertEquals(io.selcc.engine.cc.AbortReason.LOCK_CONFLICT, refused.reason());
+            assertTrue(holder.commit().committed());
+        }
+    }
 }

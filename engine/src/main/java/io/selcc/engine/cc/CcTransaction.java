@@ -68,4 +68,13 @@ public interface CcTransaction {
 
     /** Rolls back and releases everything. Idempotent. */
     void abort(AbortReason reason);
+
+    /**
+     * From now on a busy latch is refused even where the algorithm would wait for it (no-wait 2PL waits
+     * for a transaction's first latch, which cannot close a waits-for cycle inside one transaction): for a
+     * branch of a distributed transaction, whose other branches hold latches elsewhere while this one
+     * waits. Call before the first access. The default does nothing (the algorithm never waits so).
+     */
+    default void refuseEveryBusyLatch() {
+    }
 }
