@@ -63,10 +63,10 @@ public enum Counter {
     /** Wait-die acquires that gave up after waiting their longest (a holder may be gone). */
     WAIT_DIE_TIMEOUTS,
     /**
-     * No-wait 2PL heap-page latches taken by a blocking acquire because the transaction held no latch yet
-     * (it cannot close a waits-for cycle, so it queues instead of aborting).
+     * No-wait 2PL first latches found busy and waited for (a while) because the transaction held no latch
+     * yet: it cannot close a waits-for cycle, so it waits instead of aborting.
      */
-    FIRST_LATCH_BLOCKING_ACQUIRES;
+    FIRST_LATCH_WAITS;
 
     private static final Counter[] VALUES = values();
 

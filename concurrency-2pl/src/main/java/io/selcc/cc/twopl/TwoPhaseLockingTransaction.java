@@ -435,19 +435,43 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     }
 
     /**
-     * A no-wait transaction's first latch is waited for: holding nothing, it cannot be part of a waits-for
-     * cycle (nobody waits for it), so queueing behind the holder is safe and spares a restart. On a hot row
-     * that every transaction of a warehouse takes first (a Payment's warehouse row), no-wait otherwise
-     * restarted the others for as long as the holder waited on its round trips (over TCP about 60 aborts
-     * per committed Payment). Heap pages only: an index leaf may be latched inside a tree operation. Not
-     * for a branch of a distributed transaction: its other branches hold latches elsewhere meanwhile.
+     * A no-wait transaction waits a while for its first latch: holding nothing, it cannot be part of a
+     * waits-for cycle among transactions that each wait on one thread, so queueing behind the holder spares
+     * a restart. On a hot row that every transaction of a warehouse takes first (a Payment's warehouse
+     * row), no-wait otherwise restarted the others for as long as the holder waited on its round trips
+     * (over TCP about 60 aborts per committed Payment). The wait is bounded ({@link #firstLatchWaitNanos}):
+     * one thread may interleave two transactions, and the second must not wait for the first for ever.
+     * Heap pages only: an index leaf may be latched inside a tree operation. Not for a branch of a
+     * distributed transaction: its other branches hold latches elsewhere meanwhile.
      */
     private GclHandle acquireHeapPage(long page, boolean exclusive) {
-        if (age == ComputeNode.NO_AGE && firstLatchWaits && held.size() == 0) {
-            node.counters().increment(io.selcc.fabric.Counter.FIRST_LATCH_BLOCKING_ACQUIRES);
-            return exclusive ? node.xLock(page) : node.sLock(page);
+        GclHandle handle = acquire(node, page, exclusive);
+        if (handle != null || age != ComputeNode.NO_AGE || !firstLatchWaits || held.size() != 0) {
+            return handle;
         }
-        return acquire(node, page, exclusive);
+        node.counters().increment(io.selcc.fabric.Counter.FIRST_LATCH_WAITS);
+        long deadline = System.nanoTime() + firstLatchWaitNanos(node.roundTripNanos());
+        long pause = FIRST_PAUSE_NANOS;
+        while (System.nanoTime() - deadline < 0) {
+            java.util.concurrent.locks.LockSupport.parkNanos(pause); // a virtual thread leaves its carrier
+            pause = Math.min(2 * pause, MAX_PAUSE_NANOS);
+            handle = exclusive ? node.tryXLock(page) : node.trySLock(page);
+            if (handle != null) {
+                return handle;
+            }
+        }
+        return null;
+    }
+
+    /** First and longest pause between looks at a busy first latch. */
+    private static final long FIRST_PAUSE_NANOS = 1_000;
+    private static final long MAX_PAUSE_NANOS = 100_000;
+    /** The shortest a first latch is waited for; longer on a slow fabric (a queue of holders' round trips). */
+    static final long MIN_FIRST_LATCH_WAIT_NANOS = 50_000_000;
+
+    /** How long a first latch is waited for on a fabric whose round trip takes {@code roundTripNanos}. */
+    static long firstLatchWaitNanos(long roundTripNanos) {
+        return Math.max(MIN_FIRST_LATCH_WAIT_NANOS, 256 * roundTripNanos);
     }
 
     /** False for a branch of a distributed transaction (see {@link #refuseEveryBusyLatch}). */

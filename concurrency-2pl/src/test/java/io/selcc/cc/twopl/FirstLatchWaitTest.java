@@ -21,13 +21,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * No-wait 2PL waits for a transaction's first latch (it holds none, so it cannot close a waits-for cycle)
- * and refuses every later one as before. A holder keeps the hot row X-latched inside its body until the
- * test lets it go: a transaction whose first access is the hot row parks behind it and commits at its
- * first attempt; one that already holds a row aborts on the hot row at once; and a holder that then wants
- * the second one's row is not deadlocked (that one aborted and let go). Planted bug caught: waiting for
- * every latch, not only the first (the second transaction then waited instead of aborting, and the
- * holder deadlocked with it: the test's timeout fired).
+ * No-wait 2PL waits a while (at least 50 ms) for a transaction's first latch (it holds none, so it cannot
+ * close a waits-for cycle) and refuses every later one as before. A holder keeps the hot row X-latched
+ * until the test lets it go (within a few milliseconds): a transaction whose first access is the hot row
+ * parks behind it and commits at its first attempt; one that already holds a row aborts on the hot row at
+ * once; and a holder that then wants the second one's row is not deadlocked (that one aborted and let
+ * go). Planted bug caught: waiting for every latch, not only the first (with an unbounded wait, the
+ * second transaction waited instead of aborting and the holder deadlocked with it: the timeout fired).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class FirstLatchWaitTest {
@@ -76,8 +76,8 @@ class FirstLatchWaitTest {
                 && queued.isAlive()) {
                 Thread.onSpinWait(); // until it parks on the latch (a state, not a time)
             }
-            long blocking = db.cluster().totalCounters().get(Counter.FIRST_LATCH_BLOCKING_ACQUIRES);
-            assertTrue(blocking >= 1, "the queued transaction took its first latch blocking: " + blocking);
+            long waits = db.cluster().totalCounters().get(Counter.FIRST_LATCH_WAITS);
+            assertTrue(waits >= 1, "the queued transaction waited for its first latch: " + waits);
 
             // Holds the other row first: the hot row is then refused at once (no-wait), and it lets go.
             Transaction second = node.begin();
@@ -105,8 +105,8 @@ class FirstLatchWaitTest {
     /**
      * A branch of a distributed transaction refuses even its first busy latch: its other branches hold
      * latches on other nodes while it would wait, and two such transactions could wait for each other
-     * across nodes. Planted bug caught: the branch flag ignored (the branch then parked on the latch and
-     * the test's timeout fired).
+     * across nodes. Planted bug caught: the branch flag ignored (the branch then waited for the latch:
+     * with an unbounded wait the test's timeout fired; with the bounded one the wait is counted).
      */
     @Test
     void aDistributedBranchRefusesEvenItsFirstLatch() {
@@ -120,9 +120,12 @@ class FirstLatchWaitTest {
             Transaction holder = node.begin();
             holder.update(table, HOT, r -> r.setLong(1, 1));
             Transaction branch = node.begin().asDistributedBranch();
+            long waitsBefore = db.cluster().totalCounters().get(Counter.FIRST_LATCH_WAITS);
             AbortException refused = assertThrows(AbortException.class,
                 () -> branch.update(table, HOT, r -> r.setLong(1, 2)));
             assertEquals(io.selcc.engine.cc.AbortReason.LOCK_CONFLICT, refused.reason());
+            assertEquals(waitsBefore, db.cluster().totalCounters().get(Counter.FIRST_LATCH_WAITS),
+                "the branch refused its first latch without waiting");
             assertTrue(holder.commit().committed());
         }
     }
