@@ -244,6 +244,12 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     final java.util.Map<Integer, String> failedRepairs = new java.util.concurrent.ConcurrentHashMap<>();
     /** Told the id of a peer that a message could not reach (it was fenced); set by the cluster. */
     volatile java.util.function.IntConsumer peerFailures = node -> { };
+    /**
+     * Makes sure a peer that failed to answer lands nothing any more, and says whether it does not: another
+     * process's node is fenced here (idempotent), a node of this process is fenced by its crash (false if it
+     * has not crashed). Set by the cluster; the default knows nothing.
+     */
+    volatile java.util.function.IntPredicate fenceFailedPeer = node -> false;
 
     @Override
     public final GclHandle snapshot(long address) {

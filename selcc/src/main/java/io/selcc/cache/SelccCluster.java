@@ -54,6 +54,7 @@ public final class SelccCluster implements AutoCloseable {
         }
         for (AbstractComputeNode node : hosted()) {
             node.peers = nodes;
+            node.fenceFailedPeer = this::fenceFailedPeer;
         }
         for (AbstractComputeNode node : hosted()) {
             if (node instanceof SelccNode selcc) {
@@ -234,6 +235,27 @@ public final class SelccCluster implements AutoCloseable {
         if (!fabric.fenced(computeNode)) {
             fabric.fence(computeNode);
         }
+    }
+
+    /**
+     * For a node whose request to {@code computeNode} failed (see {@link SelccNode}'s lost grants): fences
+     * another process's node (as {@link #fenceGone}); for a node of this process, true only once it crashed,
+     * after fencing again, which returns once its verbs in flight are done ({@link #crash} sets the fence flag
+     * before it waits for them). True: nothing of the node lands from now on.
+     */
+    private boolean fenceFailedPeer(int computeNode) {
+        if (computeNode < 0 || computeNode >= nodes.length) {
+            return false;
+        }
+        if (nodes[computeNode] == null) {
+            fenceGone(computeNode);
+            return true;
+        }
+        if (!nodes[computeNode].crashed) {
+            return false;
+        }
+        fabric.fence(computeNode);
+        return true;
     }
 
     /**

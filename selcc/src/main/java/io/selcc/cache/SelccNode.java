@@ -804,6 +804,9 @@ final class SelccNode extends AbstractComputeNode {
             try {
                 answer = awaitAnswer(writer, request, endpoint.send(writer, MessageKind.INVALIDATION, request));
             } catch (NodeFailedException e) {
+                if (e.node() == writer && writer != nodeId && settleLostGrant(frame, exclusive, writer, retries)) {
+                    return true;
+                }
                 return peerFailed(e);
             }
             if (answer.status() != Answer.Status.GRANTED) {
@@ -852,6 +855,47 @@ final class SelccNode extends AbstractComputeNode {
             }
         } catch (NodeFailedException e) {
             return peerFailed(e);
+        }
+        return false;
+    }
+
+    /**
+     * The writer this node asked for the line failed before its answer came, and it may have granted first:
+     * {@link InvalidationHandler} applies a downgrade's or a handover's FAA, and waits for it, before the
+     * answer leaves. A process killed in between, or an answer lost with its connection, left the grant in
+     * the word with this node unaware of it: its reader bit there made its next shared FAA carry into the
+     * next bit (0x3 + 0x1 = 0x4, then "shared copy without its reader bit"); its writer tag there was a line
+     * nobody would release. Once the writer is fenced nothing of it lands any more, and the word says what
+     * happened. Called with the frame latched X and INVALID, so a bit or tag of this node on the line is
+     * that grant.
+     *
+     * @return true if it was a downgrade: the line is this node's shared copy, read from memory, which the
+     *         downgrade's write-back (in the same batch, before its FAA) made current
+     */
+    private boolean settleLostGrant(CacheFrame frame, boolean exclusive, int writer, int retries) {
+        if (!fenceFailedPeer.test(writer)) {
+            return false; // not known to be fenced: the word could still change (see decisions: a lost connection)
+        }
+        long address = frame.address;
+        long latch = latchOf(address);
+        long word = endpoint.remoteFaa(latch, 0);
+        if (!exclusive) {
+            if (LatchWord.hasWriter(word) || !LatchWord.isReader(word, nodeId)) {
+                return false; // nothing was granted
+            }
+            endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+            frame.clearDirty();
+            granted(frame, Ownership.SHARED, retries);
+            return true;
+        }
+        // A handover landed, but the bytes it forwarded (never written back) went with the answer: the line goes
+        // back to the failed node, whose repair restores it from the logs (or, failing, says why to whoever meets it).
+        while (LatchWord.writer(word) == nodeId) {
+            long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(nodeId, writer));
+            if (seen == word) {
+                break;
+            }
+            word = seen; // a reader's bit came and went meanwhile
         }
         return false;
     }
