@@ -49,7 +49,8 @@ public final class ClusterOptions {
     private int memoryNodes;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
-        description = "Worker threads per compute node. Default: ${DEFAULT-VALUE}.")
+        description = "Worker threads per compute node (micro; the loaders of tpcc load; tpcc run places its terminals"
+            + " with --terminals instead). Default: ${DEFAULT-VALUE}.")
     private int threads;
 
     @Option(names = "--gcl-size", paramLabel = "BYTES", defaultValue = "2048",

@@ -85,16 +85,22 @@ public final class Converters {
         }
     }
 
+    /** The value of {@code choices} whose label is {@code value}; else a conversion error naming them. */
+    private static <E> E byLabel(E[] choices, java.util.function.Function<E, String> label, String value, String what) {
+        for (E choice : choices) {
+            if (label.apply(choice).equals(value)) {
+                return choice;
+            }
+        }
+        throw new TypeConversionException("'" + value + "' is not " + what + ": "
+            + String.join(" or ", java.util.Arrays.stream(choices).map(label).toList()));
+    }
+
     /** {@code local} or {@code tcp}. */
     public static final class FabricConverter implements ITypeConverter<ClusterSettings.FabricChoice> {
         @Override
         public ClusterSettings.FabricChoice convert(String value) {
-            for (ClusterSettings.FabricChoice choice : ClusterSettings.FabricChoice.values()) {
-                if (choice.label().equals(value)) {
-                    return choice;
-                }
-            }
-            throw new TypeConversionException("'" + value + "' is not a fabric: local or tcp");
+            return byLabel(ClusterSettings.FabricChoice.values(), ClusterSettings.FabricChoice::label, value, "a fabric");
         }
     }
 
@@ -102,12 +108,8 @@ public final class Converters {
     public static final class PlacementConverter implements ITypeConverter<io.selcc.tpcc.driver.TerminalPlacement.Placement> {
         @Override
         public io.selcc.tpcc.driver.TerminalPlacement.Placement convert(String value) {
-            for (var choice : io.selcc.tpcc.driver.TerminalPlacement.Placement.values()) {
-                if (choice.label().equals(value)) {
-                    return choice;
-                }
-            }
-            throw new TypeConversionException("'" + value + "' is not a placement: home or spread");
+            return byLabel(io.selcc.tpcc.driver.TerminalPlacement.Placement.values(),
+                io.selcc.tpcc.driver.TerminalPlacement.Placement::label, value, "a placement");
         }
     }
 
@@ -115,12 +117,8 @@ public final class Converters {
     public static final class TerminalThreadsConverter implements ITypeConverter<io.selcc.tpcc.driver.DriverConfig.TerminalThreads> {
         @Override
         public io.selcc.tpcc.driver.DriverConfig.TerminalThreads convert(String value) {
-            for (var choice : io.selcc.tpcc.driver.DriverConfig.TerminalThreads.values()) {
-                if (choice.label().equals(value)) {
-                    return choice;
-                }
-            }
-            throw new TypeConversionException("'" + value + "' is not a kind of thread: virtual or platform");
+            return byLabel(io.selcc.tpcc.driver.DriverConfig.TerminalThreads.values(),
+                io.selcc.tpcc.driver.DriverConfig.TerminalThreads::label, value, "a kind of thread");
         }
     }
 }

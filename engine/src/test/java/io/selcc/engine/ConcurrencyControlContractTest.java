@@ -544,40 +544,26 @@ public abstract class ConcurrencyControlContractTest {
         System.out.println("transfersFromThousandsOfShortLivedVirtualThreads: seed=" + seed);
         try (Database db = open(2, AccessMode.SELCC, 4096)) {
             load(db.node(0), accounts, initial);
-            AtomicReference<Throwable> failure = new AtomicReference<>();
             AtomicLong committed = new AtomicLong();
             SplittableRandom seeds = new SplittableRandom(seed);
-            for (int wave = 0; wave < waves; wave++) {
-                List<Thread> threads = new ArrayList<>();
-                for (int t = 0; t < perWave; t++) {
-                    DatabaseNode node = db.node(t % 2);
-                    Table table = node.table("account");
-                    SplittableRandom random = seeds.split();
-                    threads.add(Thread.ofVirtual().start(() -> {
-                        try {
-                            long from = 1 + random.nextInt(accounts);
-                            long to = 1 + (from + random.nextInt(accounts - 1)) % accounts;
-                            long amount = 1 + random.nextInt(50);
-                            TxnResult<Object> r = node.run(tx -> {
-                                tx.update(table, from, row -> row.setMoney(BALANCE, row.getMoney(BALANCE) - amount));
-                                tx.update(table, to, row -> row.setMoney(BALANCE, row.getMoney(BALANCE) + amount));
-                                return null;
-                            });
-                            if (r.committed()) {
-                                committed.incrementAndGet();
-                            }
-                        } catch (Throwable e) {
-                            failure.compareAndSet(null, e);
-                        }
-                    }));
-                }
-                for (Thread thread : threads) {
-                    thread.join();
-                }
-            }
-            if (failure.get() != null) {
-                throw new AssertionError("seed=" + seed, failure.get());
-            }
+            inVirtualWaves(waves, perWave, seed, (wave, t) -> {
+                DatabaseNode node = db.node(t % 2);
+                Table table = node.table("account");
+                SplittableRandom random = seeds.split();
+                return () -> {
+                    long from = 1 + random.nextInt(accounts);
+                    long to = 1 + (from + random.nextInt(accounts - 1)) % accounts;
+                    long amount = 1 + random.nextInt(50);
+                    TxnResult<Object> r = node.run(tx -> {
+                        tx.update(table, from, row -> row.setMoney(BALANCE, row.getMoney(BALANCE) - amount));
+                        tx.update(table, to, row -> row.setMoney(BALANCE, row.getMoney(BALANCE) + amount));
+                        return null;
+                    });
+                    if (r.committed()) {
+                        committed.incrementAndGet();
+                    }
+                };
+            });
             assertEquals((long) waves * perWave, committed.get(), "every transfer committed (seed=" + seed + ")");
             long total = 0;
             for (int id = 1; id <= accounts; id++) {
@@ -595,36 +581,55 @@ public abstract class ConcurrencyControlContractTest {
             // 2,000 threads x 8 pages).
             long gclsBefore = db.cluster().gclsInUse();
             AtomicLong inserted = new AtomicLong();
-            for (int wave = 0; wave < waves; wave++) {
-                List<Thread> threads = new ArrayList<>();
-                for (int t = 0; t < perWave; t++) {
-                    long id = 1_000_000L + (long) wave * perWave + t;
-                    DatabaseNode node = db.node(t % 2);
-                    Table table = node.table("account");
-                    threads.add(Thread.ofVirtual().start(() -> {
-                        try {
-                            if (node.run(tx -> {
-                                insertAccount(tx, table, id, initial, 1);
-                                return null;
-                            }).committed()) {
-                                inserted.incrementAndGet();
-                            }
-                        } catch (Throwable e) {
-                            failure.compareAndSet(null, e);
-                        }
-                    }));
-                }
-                for (Thread thread : threads) {
-                    thread.join();
-                }
-            }
-            if (failure.get() != null) {
-                throw new AssertionError("seed=" + seed, failure.get());
-            }
+            inVirtualWaves(waves, perWave, seed, (wave, t) -> {
+                long id = 1_000_000L + (long) wave * perWave + t;
+                DatabaseNode node = db.node(t % 2);
+                Table table = node.table("account");
+                return () -> {
+                    if (node.run(tx -> {
+                        insertAccount(tx, table, id, initial, 1);
+                        return null;
+                    }).committed()) {
+                        inserted.incrementAndGet();
+                    }
+                };
+            });
             assertEquals((long) waves * perWave, inserted.get(), "every insert committed");
             long grown = db.cluster().gclsInUse() - gclsBefore;
             long bound = 4L * perWave * 8 + 500; // live threads' open runs (8 pages each) plus the rows' pages and indexes
             assertTrue(grown <= bound, grown + " GCLs taken by " + waves * perWave + " one-row inserts (bound " + bound + ")");
+        }
+    }
+
+    /** The body of thread {@code t} of wave {@code wave}, made on the test's thread before the thread starts. */
+    private interface WaveTask {
+        Runnable body(int wave, int t);
+    }
+
+    /**
+     * Runs {@code waves} waves of {@code perWave} short-lived virtual threads, each wave joined before the next
+     * starts; the first failure of any thread fails the test (with the seed).
+     */
+    private static void inVirtualWaves(int waves, int perWave, long seed, WaveTask task) throws InterruptedException {
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        for (int wave = 0; wave < waves; wave++) {
+            List<Thread> threads = new ArrayList<>();
+            for (int t = 0; t < perWave; t++) {
+                Runnable body = task.body(wave, t);
+                threads.add(Thread.ofVirtual().start(() -> {
+                    try {
+                        body.run();
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                    }
+                }));
+            }
+            for (Thread thread : threads) {
+                thread.join();
+            }
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("seed=" + seed, failure.get());
         }
     }
 
