@@ -101,6 +101,37 @@ class ExitCodeTest {
         }
     }
 
+    /**
+     * Picocli formats every description with String.format: a lone '%' prints a warning before each help
+     * and the raw text (the --distribution help's "1% remote" did). Planted: that text back, fails here.
+     */
+    @Test
+    void everyDescriptionFormats() {
+        java.util.ArrayDeque<picocli.CommandLine> commands = new java.util.ArrayDeque<>();
+        commands.add(SelccCli.commandLine());
+        int checked = 0;
+        while (!commands.isEmpty()) {
+            picocli.CommandLine command = commands.poll();
+            commands.addAll(command.getSubcommands().values());
+            for (var option : command.getCommandSpec().options()) {
+                // the annotation's text: picocli's description() has already replaced "%%" by "%"
+                if (!(option.userObject() instanceof java.lang.reflect.Field field)) {
+                    continue;
+                }
+                for (String line : field.getAnnotation(picocli.CommandLine.Option.class).description()) {
+                    try {
+                        String.format(line);
+                        checked++;
+                    } catch (java.util.IllegalFormatException e) {
+                        throw new AssertionError(command.getCommandName() + " " + option.longestName()
+                            + ": description is not a format string (escape % as %%): " + line, e);
+                    }
+                }
+            }
+        }
+        assertTrue(checked > 50, "descriptions checked: " + checked);
+    }
+
     private static void assertOneLineNaming(CliRun run, String... parts) {
         String err = run.err().strip();
         assertFalse(err.contains("\n"), "one line expected: " + run);

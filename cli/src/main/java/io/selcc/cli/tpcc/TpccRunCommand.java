@@ -99,7 +99,7 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     @Option(names = "--distribution", paramLabel = "P",
         description = "Percent (0-100) of New-Orders with one line supplied by a warehouse another compute node"
-            + " owns (cross-partition), the others all local; replaces the spec's 1% remote lines. Both --mode"
+            + " owns (cross-partition), the others all local; replaces the spec's 1%% remote lines. Both --mode"
             + " values draw the same orders. Default: the spec's remote lines.")
     private Integer distribution;
 
