@@ -341,7 +341,9 @@ public final class Transaction implements AutoCloseable {
     /**
      * Inserts a row built by {@code writer} (which sees a zeroed row, nullable columns NULL).
      *
-     * @return false if a row with the same primary key exists (nothing inserted)
+     * @return false if a row with the same primary key exists, or another row holds the row's key in a
+     *         unique secondary index (nothing inserted): a taken key is the application's to handle, not
+     *         a conflict to retry
      */
     public boolean insert(Table table, Consumer<TupleView> writer) {
         checkActive();
@@ -355,6 +357,12 @@ public final class Transaction implements AutoCloseable {
             long key = table.primaryKey(row);
             if (locateToInsert(table, key) != NONE) {
                 return false;
+            }
+            Index[] unique = table.maintainedSecondaries();
+            for (int i = 0; i < unique.length; i++) {
+                if (unique[i].isUnique() && uniqueKeyTaken(unique[i], unique[i].keyOf(row), NONE)) {
+                    return false;
+                }
             }
             long rid;
             try {
@@ -382,6 +390,8 @@ public final class Transaction implements AutoCloseable {
      * Updates the row with primary key {@code key} in place through {@code updater}.
      *
      * @return false if there is no such row
+     * @throws AbortException with {@link AbortReason#UNIQUE_KEY_TAKEN} (not retried) if the updated row's
+     *         key in a unique secondary index is held by another row (the transaction is aborted)
      * @throws IllegalArgumentException if the updater changed the primary key (the transaction is aborted)
      * @throws UnsupportedOperationException if the table is insert-only (the transaction is aborted)
      */
@@ -440,6 +450,11 @@ public final class Transaction implements AutoCloseable {
             long oldKey = index.keyOf(oldRow);
             long newKey = index.keyOf(newRow);
             if (oldKey != newKey) {
+                if (index.isUnique() && uniqueKeyTaken(index, newKey, rid)) {
+                    cc.abort(AbortReason.UNIQUE_KEY_TAKEN);
+                    throw ended(new AbortException(AbortReason.UNIQUE_KEY_TAKEN, "unique key taken: index="
+                        + index.name() + " key=" + newKey + " (table=" + table.name() + " row=" + key + ")"));
+                }
                 secondaryChanges.add(new IndexChange(index, oldKey, rid, false));
                 secondaryChanges.add(new IndexChange(index, newKey, rid, true));
             }
@@ -672,6 +687,52 @@ public final class Transaction implements AutoCloseable {
             }
         }
         return rid;
+    }
+
+    /**
+     * Whether a row other than {@code self} holds {@code key} in unique secondary {@code index} as this
+     * transaction sees it, checked when an insert or update would file a row under the key (as
+     * {@link #locateToInsert} checks a primary key): this transaction's own index changes first (a row
+     * it filed under the key, an entry it removed), then the tree. An absence is a predicate read, as a
+     * lookup that finds nothing is; an entry's row is read to confirm it still has the key (a row the
+     * tree names without it aborts as a stale read, retried). Without the check a taken key was found
+     * only at commit, as a retryable {@link AbortReason#DUPLICATE_KEY}, and every retry met it again.
+     */
+    private boolean uniqueKeyTaken(Index index, long key, long self) {
+        long removed = NONE; // the row whose entry under the key this transaction removed, if any
+        Map<Long, Integer> net = null;
+        for (int i = 0; i < secondaryChanges.size(); i++) {
+            IndexChange c = secondaryChanges.get(i);
+            if (c.index() == index && c.key() == key) {
+                if (net == null) {
+                    net = new HashMap<>();
+                }
+                net.merge(c.rid(), c.add() ? 1 : -1, Integer::sum);
+            }
+        }
+        if (net != null) {
+            for (Map.Entry<Long, Integer> e : net.entrySet()) {
+                if (e.getValue() > 0 && e.getKey() != self) {
+                    return true; // another row of this transaction
+                }
+                if (e.getValue() < 0) {
+                    removed = e.getKey();
+                }
+            }
+        }
+        long holder = index.tree().lookupToInsert(key, NONE, cc.leafGuard());
+        indexReadDone();
+        if (holder == NONE || holder == self || holder == removed) {
+            return false;
+        }
+        Table table = index.table();
+        TupleBuffer buffer = new TupleBuffer(table.schema());
+        if (!guarded(() -> cc.read(table.heap(), holder, row -> index.keyOf(row) == key, buffer))) {
+            cc.abort(AbortReason.STALE_READ);
+            throw ended(new AbortException(AbortReason.STALE_READ, "row changed meanwhile: index=" + index.name()
+                + " key=" + key));
+        }
+        return true;
     }
 
     private void indexReadDone() {

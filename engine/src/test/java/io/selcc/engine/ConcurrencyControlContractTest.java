@@ -1673,6 +1673,120 @@ public abstract class ConcurrencyControlContractTest {
         }
     }
 
+    /** A ticket row: id and seat. */
+    private static java.util.function.Consumer<TupleView> ticket(long id, long seat) {
+        return row -> {
+            row.setLong(0, id);
+            row.setLong(1, seat);
+        };
+    }
+
+    /**
+     * A seat (a unique secondary key) another row holds fails at once, without a retry: an insert
+     * returns false and inserts nothing, as for a taken primary key; an update aborts with
+     * UNIQUE_KEY_TAKEN, which is not retryable. In one transaction a seat freed first (a row moved
+     * off it, or deleted) can be taken, and a seat the transaction's own insert took cannot.
+     *
+     * <p>Planted bugs this caught, each once: with the write-time check ({@code Transaction.uniqueKeyTaken})
+     * answering "free", the insert of the taken seat returned true and every attempt aborted at commit
+     * with the retryable DUPLICATE_KEY, five attempts of five; with the check left out of {@code update}
+     * only, the update onto seat 7 did the same (DUPLICATE_KEY x5 instead of UNIQUE_KEY_TAKEN once).
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void aTakenUniqueSecondaryKeyFailsAtOnce(AccessMode mode) {
+        RetryPolicy five = new RetryPolicy(5, 0, 0, () -> 0L);
+        try (Database db = builder().computeNodes(2).accessMode(mode).table(TICKETS).index(BY_SEAT).build()) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            Table ta = a.table("ticket");
+            Table tb = b.table("ticket");
+            commit(a, tx -> {
+                assertTrue(tx.insert(ta, ticket(1, 7)));
+                assertTrue(tx.insert(ta, ticket(2, 8)));
+            });
+
+            TxnResult<Boolean> taken = b.run(five, tx -> tx.insert(tb, ticket(3, 7)));
+            assertTrue(taken.committed(), "the transaction goes on after the refused insert: " + taken);
+            assertEquals(false, taken.value(), "the insert says the seat is taken: " + taken);
+            assertEquals(1, taken.attempts(), "not retried: " + taken);
+
+            TxnResult<Boolean> moved = b.run(five, tx -> tx.update(tb, 2, row -> row.setLong(1, 7)));
+            assertFalse(moved.committed(), "an update onto a taken seat: " + moved);
+            assertEquals(AbortReason.UNIQUE_KEY_TAKEN, moved.outcome().reason(), moved.toString());
+            assertFalse(moved.outcome().reason().isRetryable());
+            assertEquals(1, moved.attempts(), "not retried: " + moved);
+            assertEquals(List.of(1L), idsOn(b, BY_SEAT, 7));
+            assertEquals(List.of(2L), idsOn(b, BY_SEAT, 8), "the aborted update left ticket 2 on its seat");
+            assertNull(b.run(tx -> tx.get(tb, 3)).value(), "ticket 3 was not inserted");
+
+            TxnResult<List<Boolean>> own = a.run(five, tx -> List.of(
+                tx.update(ta, 1, row -> row.setLong(1, 9)), // frees seat 7
+                tx.insert(ta, ticket(3, 7)),                // takes it
+                tx.insert(ta, ticket(4, 7)),                // held by ticket 3, this transaction's own
+                tx.delete(ta, 2),                           // frees seat 8
+                tx.insert(ta, ticket(5, 8))));
+            assertTrue(own.committed(), own.toString());
+            assertEquals(List.of(true, true, false, true, true), own.value());
+            assertEquals(1, own.attempts(), own.toString());
+            assertEquals(List.of(3L), idsOn(b, BY_SEAT, 7));
+            assertEquals(List.of(5L), idsOn(b, BY_SEAT, 8));
+            assertEquals(List.of(1L), idsOn(b, BY_SEAT, 9));
+            assertEquals(3, b.index(BY_SEAT.name()).forEachEntry((k, v) -> true), "one entry per ticket");
+        }
+    }
+
+    /**
+     * Two transactions on two nodes insert different tickets on one free seat: exactly one commits; the
+     * other aborts with a retryable conflict (at its insert, or at commit), and its retry finds the seat
+     * taken at once (the insert returns false). Planted bug this caught (the write-time check removed):
+     * the retry's insert returned true again and the loser aborted with DUPLICATE_KEY until its retries
+     * ran out.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void concurrentInsertsOfOneUniqueSecondaryKeyCommitOnce(AccessMode mode) {
+        try (Database db = builder().computeNodes(2).accessMode(mode).table(TICKETS).index(BY_SEAT).build()) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            Transaction t1 = a.begin();
+            Transaction t2 = b.begin();
+            List<AbortReason> aborts = new ArrayList<>();
+            List<Boolean> inserted = new ArrayList<>();
+            for (Transaction t : List.of(t1, t2)) {
+                DatabaseNode node = t == t1 ? a : b;
+                try {
+                    inserted.add(t.insert(node.table("ticket"), ticket(t == t1 ? 1 : 2, 5)));
+                } catch (AbortException e) {
+                    aborts.add(e.reason());
+                }
+            }
+            assertEquals(List.of(), inserted.stream().filter(i -> !i).toList(), "neither saw the other's uncommitted seat");
+            int committed = 0;
+            for (Transaction t : List.of(t1, t2)) {
+                if (t.isActive()) {
+                    CommitOutcome outcome = t.commit();
+                    if (outcome.committed()) {
+                        committed++;
+                    } else {
+                        aborts.add(outcome.reason());
+                    }
+                }
+            }
+            assertEquals(1, committed, "commits of one seat; aborts=" + aborts);
+            assertEquals(1, aborts.size(), "aborts=" + aborts);
+            assertTrue(aborts.get(0).isRetryable(), "a conflict, retried: " + aborts);
+            long winner = idsOn(a, BY_SEAT, 5).getFirst();
+            long loser = 3 - winner;
+            DatabaseNode retrying = loser == 1 ? a : b;
+            TxnResult<Boolean> retry = retrying.run(new RetryPolicy(5, 0, 0, () -> 0L),
+                tx -> tx.insert(retrying.table("ticket"), ticket(loser, 5)));
+            assertTrue(retry.committed() && !retry.value(), "the retry finds the seat taken: " + retry);
+            assertEquals(1, retry.attempts(), retry.toString());
+            assertEquals(1, a.index(BY_SEAT.name()).forEachEntry((k, v) -> true), "one entry");
+        }
+    }
+
     private static void commit(DatabaseNode node, java.util.function.Consumer<Transaction> body) {
         TxnResult<Object> result = node.run(tx -> {
             body.accept(tx);

@@ -1,6 +1,6 @@
 package io.selcc.engine.cc;
 
-/** Why a transaction aborted. All but {@link #USER_ABORT} are conflicts worth a retry. */
+/** Why a transaction aborted; {@link #isRetryable()} says which are conflicts worth a retry. */
 public enum AbortReason {
     /**
      * No-wait 2PL: a latch another transaction holds. Wait-die 2PL: an older transaction holds it (or
@@ -20,9 +20,11 @@ public enum AbortReason {
      */
     STALE_READ(true),
     /**
-     * A unique key this transaction found free (every insert checks its key first) was committed by a
+     * A unique key this transaction found free (every insert checks its primary key and its unique
+     * secondary keys first, every update a unique secondary key it changes) was committed by a
      * concurrent transaction before this one could: a conflict. A retry sees the key taken, so
-     * {@link Transaction#insert} returns false there and the application decides.
+     * {@link io.selcc.engine.Transaction#insert} returns false there and the application decides (an
+     * update aborts with {@link #UNIQUE_KEY_TAKEN}).
      */
     DUPLICATE_KEY(true),
     /** The application called {@link Transaction#abort()}. */
@@ -42,7 +44,14 @@ public enum AbortReason {
      * as a whole aborted: another participant voted no or did not answer, or the coordinator gave up.
      * A conflict elsewhere, worth a retry of the whole transaction.
      */
-    GLOBAL_ABORT(true);
+    GLOBAL_ABORT(true),
+    /**
+     * An update would give a row a key of a unique secondary index that another committed row holds
+     * (or another row of this transaction): the application's request, not a conflict, so it is not
+     * retried; a retry would find the key taken again. An insert of a taken unique key returns false
+     * instead, as for a taken primary key. (Last: ordinals travel in 2PC messages.)
+     */
+    UNIQUE_KEY_TAKEN(false);
 
     private final boolean retryable;
 
