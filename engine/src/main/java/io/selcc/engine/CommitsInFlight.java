@@ -15,9 +15,10 @@ import java.util.function.LongSupplier;
  * drawn, so a scan of the slots never misses a commit that drew a number before the scan.
  *
  * <p>The same slots count each thread's transactions that began and have not ended ({@link #began},
- * {@link #ended}), so {@link Database#startLogging} can refuse to start under a running one, and the
- * gate {@link #closeForLoggingStart} holds back transactions that begin meanwhile. A slot's count is
- * written by its own thread only; the gate is one volatile read per begin.
+ * {@link #ended}), so {@link Database#startLogging} and {@link Database#close} can refuse under an open
+ * one, and the gate ({@link #holdBegins}) holds back transactions that begin meanwhile; once the
+ * database closed ({@link #shut}) a begin throws. A slot's count is written by its own thread only; the
+ * gate is one volatile read per begin.
  */
 final class CommitsInFlight {
     /** A slot's value while its thread draws: the number is not known yet. */
@@ -30,10 +31,16 @@ final class CommitsInFlight {
         slot -> slot.running != 0 || slot.sequence != NONE);
     private final PerThread<Slot> mine = PerThread.withInitial(this::register);
 
-    /** Set while {@link Database#startLogging} runs: a transaction that begins waits for it to end. */
-    private volatile boolean loggingStarts;
+    /** {@link #state}: transactions begin. */
+    private static final int OPEN = 0;
+    /** {@link #state}: logging starts, or the database is about to close: a transaction that begins waits. */
+    private static final int HELD = 1;
+    /** {@link #state}: the database closed: a transaction that begins throws. */
+    private static final int SHUT = 2;
+    /** The gate: {@link #OPEN}, {@link #HELD} or {@link #SHUT}. */
+    private volatile int state = OPEN;
     private final ReentrantLock gate = new ReentrantLock();
-    /** Signalled when {@link #loggingStarts} is cleared. */
+    /** Signalled when {@link #state} leaves {@link #HELD}. */
     private final Condition gateOpened = gate.newCondition();
 
     /** One thread's state on this node. */
@@ -78,18 +85,25 @@ final class CommitsInFlight {
     /**
      * A transaction begins on the calling thread: counts it in the thread's slot (returned, for
      * {@link #ended}). While logging starts it waits until that is over: a transaction must not straddle
-     * the start (its writes before it would be in no log).
+     * the start (its writes before it would be in no log). The same while the database decides whether
+     * it may close.
+     *
+     * @throws IllegalStateException if the database is closed
      */
     Slot began() {
         Slot slot = mine.get();
         while (true) {
             // Counted before the gate is read, and the gate closed before the counts are read
-            // (both volatile): a begin either sees the gate or is seen by startLogging's count.
+            // (both volatile): a begin either sees the gate or is seen by startLogging's (or close's) count.
             slot.running = slot.running + 1;
-            if (!loggingStarts) {
+            int now = state;
+            if (now == OPEN) {
                 return slot;
             }
             slot.running = slot.running - 1;
+            if (now == SHUT) {
+                throw new IllegalStateException("the database is closed");
+            }
             awaitGateOpen();
         }
     }
@@ -106,15 +120,37 @@ final class CommitsInFlight {
         return running[0];
     }
 
-    /** Logging starts: from now on a transaction that begins waits, until {@link #openAfterLoggingStart}. */
-    void closeForLoggingStart() {
-        loggingStarts = true;
-    }
-
-    void openAfterLoggingStart() {
+    /**
+     * Logging starts, or the database considers closing: from now on a transaction that begins waits,
+     * until {@link #openBegins} (or {@link #shut}, which makes it throw).
+     */
+    void holdBegins() {
         gate.lock();
         try {
-            loggingStarts = false;
+            if (state == OPEN) {
+                state = HELD;
+            }
+        } finally {
+            gate.unlock();
+        }
+    }
+
+    void openBegins() {
+        leaveHeld(OPEN);
+    }
+
+    /** The database closed: every transaction that begins from now on (or waits at the gate) throws. */
+    void shut() {
+        leaveHeld(SHUT);
+    }
+
+    /** Leaves {@link #HELD} (a shut gate stays shut) and wakes the begins that wait. */
+    private void leaveHeld(int next) {
+        gate.lock();
+        try {
+            if (state != SHUT) {
+                state = next;
+            }
             gateOpened.signalAll();
         } finally {
             gate.unlock();
@@ -124,7 +160,7 @@ final class CommitsInFlight {
     private void awaitGateOpen() {
         gate.lock();
         try {
-            while (loggingStarts) {
+            while (state == HELD) {
                 gateOpened.awaitUninterruptibly();
             }
         } finally {

@@ -42,6 +42,8 @@ public final class Database implements AutoCloseable {
 
     /** Set when a bulk load closed, cleared by {@link #writeBackCaches}: loaded rows are in no log. */
     private volatile boolean loadedSinceWriteBack;
+    /** Set by {@link #close} once it closes (it may refuse: transactions open). Guarded by this. */
+    private boolean closed;
     /** Whether a crash repair may be running: read by every retry (see {@link #awaitRunningRepairs}). */
     private volatile boolean repairsRunning;
     /** Repairs of crashed nodes, by node: started once each. Guarded by itself. */
@@ -71,6 +73,9 @@ public final class Database implements AutoCloseable {
                 + " computeNodes=" + nodes.length);
         }
         if (nodes[computeNode] == null) {
+            if (closed) {
+                throw new IllegalStateException("the database is closed");
+            }
             nodes[computeNode] = DatabaseNode.open(cluster.node(computeNode), computeNode, cc, lockWait, tables, indexes);
             nodes[computeNode].bulkLoaded = () -> {
                 loadedSinceWriteBack = true;
@@ -103,13 +108,20 @@ public final class Database implements AutoCloseable {
         if (commitLogs != null) {
             throw new IllegalStateException("the database logs already");
         }
+        if (closed) {
+            throw new IllegalStateException("the database is closed");
+        }
         java.util.Objects.requireNonNull(logs, "logs");
         List<DatabaseNode> open = openedNodes(); // nodes open later log from their start (see node())
         for (DatabaseNode n : open) {
-            n.commitsInFlight().closeForLoggingStart();
+            n.commitsInFlight().holdBegins();
         }
         try {
-            refuseRunningTransactions();
+            String running = openTransactions(false);
+            if (running != null) {
+                throw new IllegalStateException("cannot start logging while transactions run: " + running
+                    + "; their writes before the start would be in no log. End them first.");
+            }
             commitLogs = logs;
             writeBackCaches(); // from here on memory plus the log is everything (see CrashRecovery)
             for (int i = 0; i < nodes.length; i++) {
@@ -119,26 +131,28 @@ public final class Database implements AutoCloseable {
             }
         } finally {
             for (DatabaseNode n : open) {
-                n.commitsInFlight().openAfterLoggingStart();
+                n.commitsInFlight().openBegins();
             }
         }
     }
 
-    /** Throws naming the running transactions, per node, if any (the gate is closed: no new one starts). */
-    private void refuseRunningTransactions() {
+    /**
+     * The transactions that began and have not ended, as "N running (node i: n, ...)", or null if none;
+     * call with the gate held (no new one starts). A crashed node's are left out with {@code skipCrashed}:
+     * they ended with it (its latches were repaired, its threads stopped at their next access).
+     */
+    private String openTransactions(boolean skipCrashed) {
         int total = 0;
         StringBuilder perNode = new StringBuilder();
         for (int i = 0; i < nodes.length; i++) {
-            int running = nodes[i] == null ? 0 : nodes[i].commitsInFlight().running();
+            int running = nodes[i] == null || (skipCrashed && nodes[i].crashed) ? 0 : nodes[i].commitsInFlight().running();
             if (running > 0) {
                 total += running;
-                perNode.append(perNode.isEmpty() ? "" : ", ").append("node ").append(i).append(": ").append(running);
+                perNode.append(perNode.isEmpty() ? "" : ", ").append("node ").append(i).append(": ")
+                    .append(running);
             }
         }
-        if (total > 0) {
-            throw new IllegalStateException("cannot start logging while transactions run: " + total + " running ("
-                + perNode + "); their writes before the start would be in no log. End them first.");
-        }
+        return total == 0 ? null : total + " running (" + perNode + ")";
     }
 
     /**
@@ -535,10 +549,42 @@ public final class Database implements AutoCloseable {
         return cluster.isClosed();
     }
 
+    /**
+     * Closes the database: forces and closes the commit logs, writes every cache back to memory,
+     * releases every latch the nodes keep, and ends the cluster. A transaction that is still open holds
+     * latches (a reader bit or a writer tag in a latch word), or under TO write intents in rows, which
+     * would stay in shared memory for good, and its uncommitted changes cannot be rolled back from
+     * another thread; so close refuses while one is open (on a compute node that has not crashed),
+     * closing nothing: end each (commit, abort, or close it on its thread) and close again. A transaction
+     * that begins while close decides waits; once closed, a begin throws. Closing twice does nothing.
+     *
+     * @throws IllegalStateException if a transaction is open; the message counts them per compute node
+     *                               and the database stays open and usable
+     */
     @Override
     public void close() {
         CommitLog.Factory commitLogs;
         synchronized (this) {
+            if (closed) {
+                return;
+            }
+            List<DatabaseNode> open = openedNodes();
+            for (DatabaseNode n : open) {
+                n.commitsInFlight().holdBegins();
+            }
+            String running = openTransactions(true);
+            if (running != null) {
+                for (DatabaseNode n : open) {
+                    n.commitsInFlight().openBegins();
+                }
+                throw new IllegalStateException("cannot close the database while transactions are open: " + running
+                    + "; they hold latches (or write intents) in shared memory that would stay there. Nothing was"
+                    + " closed: end each one (commit, abort or close it) and close again.");
+            }
+            for (DatabaseNode n : open) {
+                n.commitsInFlight().shut();
+            }
+            closed = true;
             commitLogs = this.commitLogs;
         }
         if (commitLogs != null) {

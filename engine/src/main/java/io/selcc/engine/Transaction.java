@@ -536,7 +536,18 @@ public final class Transaction implements AutoCloseable {
         checkActive();
         branchVote = vote;
         try {
-            outcome = cc.commit(new IndexMaintenance());
+            try {
+                outcome = cc.commit(new IndexMaintenance());
+            } catch (RuntimeException | Error e) {
+                // The algorithm failed (its cache exhausted, its node fenced): the transaction is over, rolled
+                // back as DatabaseNode.run rolls back a body that threw, so nothing keeps it open.
+                try {
+                    abortQuietly(e instanceof AbortException abort ? abort.reason() : AbortReason.USER_ABORT);
+                } catch (RuntimeException | Error cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+                throw e;
+            }
             end(outcome.committed() ? State.COMMITTED : State.ABORTED);
             db.transactionCounts().ended(outcome);
             if (voteFailure != null) {
@@ -587,14 +598,13 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    /** Rolls back. The outcome is {@link AbortReason#USER_ABORT}. */
+    /**
+     * Rolls back. The outcome is {@link AbortReason#USER_ABORT}. The transaction is over even if the
+     * rollback throws (its node crashed, or a memory node is gone): nothing more can be done with it.
+     */
     public void abort() {
         checkActive();
-        returnRedo();
-        cc.abort(AbortReason.USER_ABORT);
-        end(State.ABORTED);
-        outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
-        db.transactionCounts().ended(outcome);
+        abortQuietly(AbortReason.USER_ABORT);
     }
 
     void abortQuietly() {
@@ -605,10 +615,15 @@ public final class Transaction implements AutoCloseable {
     void abortQuietly(AbortReason reason) {
         returnRedo();
         if (state == State.ACTIVE) {
-            cc.abort(AbortReason.USER_ABORT);
-            end(State.ABORTED);
-            outcome = CommitOutcome.aborted(reason);
-            db.transactionCounts().ended(outcome);
+            try {
+                cc.abort(AbortReason.USER_ABORT);
+            } finally {
+                // Over either way: a rollback that threw cannot be tried again, and Database.close must not
+                // count the transaction as open for good.
+                end(State.ABORTED);
+                outcome = CommitOutcome.aborted(reason);
+                db.transactionCounts().ended(outcome);
+            }
         }
     }
 

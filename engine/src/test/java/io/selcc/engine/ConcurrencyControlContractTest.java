@@ -1565,7 +1565,9 @@ public abstract class ConcurrencyControlContractTest {
                 if (!older.isActive() && older.outcome() != null && !older.outcome().committed()) {
                     assertEquals(-1, balance(node, 9), "the aborted transaction's insert is gone");
                 }
-                insertAccount(node.begin(), table, 10, 1, 0); // the page is usable again (no latch left behind)
+                try (Transaction last = node.begin()) { // aborted when closed: the database closes after it
+                    insertAccount(last, table, 10, 1, 0); // the page is usable again (no latch left behind)
+                }
             }
         });
     }
@@ -1784,6 +1786,94 @@ public abstract class ConcurrencyControlContractTest {
             assertTrue(retry.committed() && !retry.value(), "the retry finds the seat taken: " + retry);
             assertEquals(1, retry.attempts(), retry.toString());
             assertEquals(1, a.index(BY_SEAT.name()).forEachEntry((k, v) -> true), "one entry");
+        }
+    }
+
+    /** The contract's accounts database on {@code fabric} (two compute nodes), which the cluster closes as it ends. */
+    private Database onFabric(io.selcc.fabric.Fabric fabric, AccessMode mode) {
+        Database.Builder b = builder().computeNodes(2).accessMode(mode).cacheFrames(256).table(ACCOUNTS).index(BY_BRANCH);
+        b.clusterSettings().fabric(fabric);
+        return b.build();
+    }
+
+    /**
+     * close() while a transaction is open (here on another thread, holding its update) refuses, naming
+     * how many are open on which compute node, and closes nothing: the transaction still commits and a
+     * second close succeeds; a transaction begun after that throws. A database opened afterwards on the
+     * same memory finds no latch word busy (no reader bit, no writer tag), the committed change in
+     * memory, and can change the row again (no write intent left behind).
+     *
+     * <p>Planted bug this caught (close without the refusal, as before): close returned with the update
+     * open, every algorithm and access mode (the assertion on the refusal failed). A throwaway variant
+     * that closed with the update open and never ended it showed what the refusal prevents: under 2PL
+     * the second database found node 0's writer tag on the page's latch word and its update aborted
+     * (LOCK_CONFLICT, for ever); under TO no latch word was busy but the row's write intent aborted the
+     * update the same way; under OCC nothing was left.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    @Timeout(120)
+    void closeRefusesWhileATransactionIsOpenAndLeavesNoLatchBehind(AccessMode mode) throws InterruptedException {
+        io.selcc.fabric.LocalFabric memory = new io.selcc.fabric.LocalFabric(1, 64L << 20, 2,
+            io.selcc.fabric.LatencyModel.OFF);
+        io.selcc.fabric.ReusableFabric shared = new io.selcc.fabric.ReusableFabric(memory);
+        try {
+            Database first = onFabric(shared, mode);
+            DatabaseNode n0 = first.node(0);
+            load(n0, 4, 100);
+            java.util.concurrent.CountDownLatch opened = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+            AtomicReference<CommitOutcome> outcome = new AtomicReference<>();
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread worker = EngineThread.start("open-transaction", () -> {
+                try {
+                    Transaction tx = n0.begin();
+                    if (!tx.update(n0.table("account"), 1, row -> row.setMoney(BALANCE, 7))) {
+                        throw new AssertionError("account 1 is missing");
+                    }
+                    opened.countDown();
+                    if (!finish.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                        throw new AssertionError("never told to finish");
+                    }
+                    outcome.set(tx.commit());
+                } catch (Throwable e) {
+                    failure.set(e);
+                } finally {
+                    opened.countDown();
+                }
+            });
+            try {
+                assertTrue(opened.await(60, java.util.concurrent.TimeUnit.SECONDS), "the transaction never opened");
+                assertNull(failure.get(), () -> "the worker failed: " + failure.get());
+                IllegalStateException refused = assertThrows(IllegalStateException.class, first::close,
+                    "close with a transaction open");
+                assertTrue(refused.getMessage().contains("1 running (node 0: 1)"), refused.getMessage());
+                assertFalse(first.isClosed(), "nothing was closed");
+            } finally {
+                finish.countDown();
+                worker.join(60_000);
+            }
+            assertFalse(worker.isAlive(), "the worker hung");
+            if (failure.get() != null) {
+                throw new AssertionError("the worker failed", failure.get());
+            }
+            assertTrue(outcome.get().committed(), "the transaction commits after the refused close: " + outcome.get());
+            first.close();
+            assertTrue(first.isClosed());
+            IllegalStateException late = assertThrows(IllegalStateException.class, n0::begin);
+            assertTrue(late.getMessage().contains("closed"), late.getMessage());
+            first.close(); // a second close does nothing
+
+            try (Database second = onFabric(shared, mode)) {
+                assertEquals(List.of(), second.cluster().busyLatchWords(10), "a latch the first database kept");
+                DatabaseNode n1 = second.node(1);
+                assertEquals(7, balance(n1, 1), "the committed update reached memory");
+                TxnResult<Boolean> again = n1.run(ONCE, tx -> tx.update(n1.table("account"), 1,
+                    row -> row.setMoney(BALANCE, 8)));
+                assertTrue(again.committed() && again.value(), "the row can be changed again: " + again);
+            }
+        } finally {
+            memory.close();
         }
     }
 
