@@ -26,31 +26,34 @@ public final class ClusterOptions {
     @Option(names = "--fabric", paramLabel = "local|tcp", defaultValue = "local",
         converter = Converters.FabricConverter.class,
         description = "local: every node in this process, verbs and messages in memory; tcp: each memory node a"
-            + " process of its own on localhost (started and stopped by this command), reached over TCP; micro also"
-            + " runs compute nodes 1..N-1 as processes, TPC-C keeps them in this one, talking over TCP."
-            + " Default: ${DEFAULT-VALUE}.")
+            + " process of its own on localhost (started and stopped by this command), reached over TCP; micro and"
+            + " tpcc run also run compute nodes 1..N-1 as processes of their own (tpcc run keeps them in this one"
+            + " with --mode partitioned, --data-dir or --crash-node, tpcc load and check always do), every node"
+            + " talking over TCP. Default: ${DEFAULT-VALUE}.")
     private ClusterSettings.FabricChoice fabric;
 
     @Option(names = "--cluster", paramLabel = "FILE",
         description = "Run as one compute node (--node) of a cluster of processes: FILE lists memory.N=host:port and"
-            + " compute.N=host:port, ids from 0 without gaps. Memory nodes must be running (selcc memory-node);"
-            + " node 0 coordinates and reports. micro only so far.")
+            + " compute.N=host:port, ids from 0 without gaps. Memory nodes must be running (selcc memory-node,"
+            + " started afresh for each command); node 0 coordinates and reports. micro and tpcc load, run and"
+            + " check; not with --data-dir, and tpcc run not with --mode partitioned or --crash-node (kill a"
+            + " compute node's process instead); a tpcc run with a log (--wal) needs --log-dir.")
     private java.nio.file.Path clusterFile;
 
     @Option(names = "--node", paramLabel = "ID", description = "With --cluster: which compute node this process is.")
     private Integer node;
 
     @Option(names = "--compute-nodes", paramLabel = "N", defaultValue = "2",
-        description = "Compute nodes. Default: ${DEFAULT-VALUE}.")
+        description = "Compute nodes (with --cluster: the file's). Default: ${DEFAULT-VALUE}.")
     private int computeNodes;
 
     @Option(names = "--memory-nodes", paramLabel = "N", defaultValue = "1",
-        description = "Memory nodes. Default: ${DEFAULT-VALUE}.")
+        description = "Memory nodes (with --cluster: the file's). Default: ${DEFAULT-VALUE}.")
     private int memoryNodes;
 
     @Option(names = "--threads", paramLabel = "N", defaultValue = "1",
-        description = "Worker threads per compute node (micro; the loaders of tpcc load; tpcc run places its terminals"
-            + " with --terminals instead). Default: ${DEFAULT-VALUE}.")
+        description = "Worker threads per compute node (micro; the loaders of tpcc load and check; tpcc run refuses it"
+            + " and places its terminals with --terminals instead). Default: ${DEFAULT-VALUE}.")
     private int threads;
 
     @Option(names = "--gcl-size", paramLabel = "BYTES", defaultValue = "2048",
@@ -59,15 +62,18 @@ public final class ClusterOptions {
 
     @Option(names = "--cache", paramLabel = "FRAMES|SIZE", converter = Converters.CacheSizeConverter.class,
         description = "Cache per compute node: frames (25000) or bytes with a unit (64MB, 64MiB, 1GB, 512KB)."
-            + " Default: set by the benchmark.")
+            + " Default: micro 25%% of --gcls; tpcc 40960 frames per warehouse (at least 16384), and tpcc run at"
+            + " least 1024 per terminal of the busiest compute node.")
     private CacheSize cache;
 
     @Option(names = "--rtt", paramLabel = "DURATION", defaultValue = "0", converter = Converters.DurationConverter.class,
-        description = "Simulated round-trip time (2us, 500ns); 0 = no latency model. Default: ${DEFAULT-VALUE}.")
+        description = "Simulated round-trip time (2us, 500ns); 0 = no latency model; not with --fabric tcp or"
+            + " --cluster, whose network is real. Default: ${DEFAULT-VALUE}.")
     private Duration rtt;
 
     @Option(names = "--gbps", paramLabel = "GBPS", defaultValue = "0",
-        description = "Simulated bandwidth in Gbit/s; 0 = unlimited. Default: ${DEFAULT-VALUE}.")
+        description = "Simulated bandwidth in Gbit/s; 0 = unlimited; not with --fabric tcp or --cluster."
+            + " Default: ${DEFAULT-VALUE}.")
     private double gbps;
 
     @Option(names = "--fairness", paramLabel = "on|off", defaultValue = "on", arity = "1",

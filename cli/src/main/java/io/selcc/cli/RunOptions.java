@@ -19,8 +19,8 @@ public final class RunOptions {
     private Duration warmup;
 
     @Option(names = "--seed", paramLabel = "LONG", defaultValue = "42",
-        description = "Seed of all randomness; the same seed gives the same access sequence per thread."
-            + " Default: ${DEFAULT-VALUE}.")
+        description = "Seed of all randomness; the same seed gives the same access sequence per thread (tpcc run: per"
+            + " terminal). Default: ${DEFAULT-VALUE}.")
     private long seed;
 
     @Option(names = "--json", paramLabel = "FILE",
@@ -28,8 +28,8 @@ public final class RunOptions {
     private Path json;
 
     @Option(names = "--csv", paramLabel = "FILE",
-        description = "Also append the results to FILE as CSV: a header row, then one row per transaction type and"
-            + " one for all (a file with the same header collects a sweep).")
+        description = "Also append the results to FILE as CSV: a header row, then one row per transaction type (micro:"
+            + " reads, writes) and one for all (a file with the same header collects a sweep).")
     private Path csv;
 
     /**

@@ -22,8 +22,9 @@ import java.io.PrintWriter;
 @Command(name = "selcc", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
     subcommands = {TpccCommand.class, MicroCommand.class, MemoryNodeCommand.class},
     description = "An OLTP engine over SELCC (cache coherence for disaggregated memory): TPC-C and the"
-        + " protocol's micro-benchmark, with every node in this process (--fabric local) or memory nodes as"
-        + " processes over TCP (--fabric tcp, memory-node).")
+        + " protocol's micro-benchmark, with every node in this process (--fabric local), memory and compute nodes"
+        + " as processes on this machine over TCP (--fabric tcp), or as processes on several machines (--cluster,"
+        + " memory-node).")
 public final class SelccCli implements Runnable {
     @Spec
     private CommandSpec spec;

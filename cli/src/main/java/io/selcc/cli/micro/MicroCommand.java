@@ -40,7 +40,8 @@ public final class MicroCommand implements Callable<Integer> {
     private RunOptions runOptions;
 
     @Option(names = "--gcls", paramLabel = "N", defaultValue = "100000",
-        description = "GCLs allocated in total before the run. Default: ${DEFAULT-VALUE}.")
+        description = "GCLs allocated in total before the run (with compute nodes as processes at most about two"
+            + " million: node 0 sends every address in one message). Default: ${DEFAULT-VALUE}.")
     private int gcls;
 
     @Option(names = "--read-ratio", paramLabel = "PERCENT", defaultValue = "95",

@@ -9,8 +9,9 @@ import picocli.CommandLine.Spec;
 /** {@code selcc tpcc}: groups load, run and check. */
 @Command(name = "tpcc", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class,
     subcommands = {TpccLoadCommand.class, TpccRunCommand.class, TpccCheckCommand.class, TpccCompareCommand.class},
-    description = "TPC-C (spec v5.11) on the embedded default: every compute and memory node in this process."
-        + " The database lives as long as the command.")
+    description = "TPC-C (spec v5.11). By default every compute and memory node runs in this process (--fabric tcp"
+        + " and --cluster make processes of them), and the database lives as long as the command (--data-dir"
+        + " keeps it in a directory).")
 public final class TpccCommand implements Runnable {
     @Spec
     private CommandSpec spec;

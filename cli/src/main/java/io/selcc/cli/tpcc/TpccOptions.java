@@ -22,7 +22,8 @@ public final class TpccOptions {
             + " initial population (with --data-dir: twice the checkpoint and logs there, if more) plus 512 MiB,"
             + " spread over the memory nodes; for run, plus 64 MiB per compute node"
             + " and second of warm-up and run (Linux, where it is mapped lazily). A run that fills it stops early"
-            + " with its results so far (exit code 1).")
+            + " with its results so far (exit code 1). With --cluster the memory nodes hold what their --size"
+            + " gave them, and this flag is not used.")
     String memory;
     /** Parsed --memory after {@link #validate}: bytes per memory node, 0 for the default. */
     long memoryPerNode;
@@ -35,7 +36,8 @@ public final class TpccOptions {
     @Option(names = "--data-dir", paramLabel = "DIR",
         description = "Keep the database in DIR: load writes a checkpoint there; run and check recover from it"
             + " (run logs its commits there, --wal sync by default, and checkpoints at the end). The warehouses"
-            + " come from DIR; --warehouses, if given, must match.")
+            + " come from DIR; --warehouses, if given, must match. Not with --cluster, nor with tpcc run --mode"
+            + " partitioned.")
     java.nio.file.Path dataDir;
 
     @Option(names = "--check", description = "Run the twelve consistency conditions of clause 3.3.2 and the"

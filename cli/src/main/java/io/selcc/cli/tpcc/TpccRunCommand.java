@@ -28,8 +28,9 @@ import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc run}: load, drive terminals for a warm-up and a measured interval, report. */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = SelccCli.Version.class, sortOptions = false,
-    description = "Load, then run TPC-C terminals (--terminals per warehouse, each with a fixed home warehouse and district)"
-        + " for --warmup and --duration; print a progress line each second and a table per transaction type.",
+    description = "Load (or, with --data-dir, recover), then run TPC-C terminals (--terminals per warehouse, each with a"
+        + " fixed home warehouse and district) for --warmup and --duration; print a progress line each second and a"
+        + " table per transaction type.",
     footer = {"", "Example: bin/selcc tpcc run --cc occ --warehouses 1 --compute-nodes 2 --terminals 10 --duration 30s"
         + " --warmup 5s --check --json result.json"})
 public final class TpccRunCommand implements Callable<Integer> {
@@ -51,8 +52,8 @@ public final class TpccRunCommand implements Callable<Integer> {
     private String mix;
 
     @Option(names = "--terminals", paramLabel = "N", defaultValue = "2",
-        description = "Terminals per warehouse, each with its home warehouse and district and run as a virtual thread"
-            + " (the spec has 10). Default: ${DEFAULT-VALUE}.")
+        description = "Terminals per warehouse (at most 1000), each with its home warehouse and district, each a"
+            + " virtual thread unless --terminal-threads platform (the spec has 10). Default: ${DEFAULT-VALUE}.")
     private int terminalsPerWarehouse;
 
     @Option(names = "--placement", paramLabel = "home|spread", defaultValue = "home",
@@ -69,9 +70,10 @@ public final class TpccRunCommand implements Callable<Integer> {
     private io.selcc.tpcc.driver.DriverConfig.TerminalThreads terminalThreads;
 
     @Option(names = "--lock-wait", paramLabel = "no-wait|wait-die", defaultValue = "no-wait",
-        description = "2PL on a held lock: no-wait aborts and retries; wait-die waits if older than every holder and"
-            + " aborts if younger (a retry keeps its age, so it ends up oldest). --cc 2pl, shared mode only."
-            + " Default: ${DEFAULT-VALUE}.")
+        description = "2PL on a held lock: no-wait aborts and retries, but waits a bounded while (at least 50 ms)"
+            + " for a transaction's first heap-page latch, when it holds none; wait-die waits if older than every"
+            + " holder and aborts if younger (a retry keeps its age, so it ends up oldest), --cc 2pl in shared mode"
+            + " only. Default: ${DEFAULT-VALUE}.")
     private String lockWait;
 
     @Option(names = "--wait-times", description = "Wait the spec's keying and think times (clause 5.2.5.7);"
@@ -86,21 +88,23 @@ public final class TpccRunCommand implements Callable<Integer> {
     @Option(names = "--wal", paramLabel = "off|async|sync", defaultValue = "off",
         description = "Log every committed transaction: async appends without waiting for the disk, sync"
             + " acknowledges a commit once its record is forced (one force covers every commit waiting then)."
-            + " Without a data directory the log goes to a temporary directory removed at the end."
-            + " Default: ${DEFAULT-VALUE}.")
+            + " Without a data directory the log goes to a temporary directory removed at the end (with --cluster:"
+            + " into --log-dir). Default: ${DEFAULT-VALUE}, sync with --data-dir.")
     private String wal;
 
     @Option(names = "--mode", paramLabel = "shared|partitioned", defaultValue = "shared",
         description = "shared: every compute node reads and writes all data through its SELCC cache (no 2PC)."
             + " partitioned: each compute node owns the warehouses w with (w-1) mod N = its id, in tables of its"
-            + " own; work on another node's rows is shipped to it and commits by two-phase commit (2pl only)."
-            + " Default: ${DEFAULT-VALUE}.")
+            + " own; work on another node's rows is shipped to it and commits by two-phase commit (--cc 2pl only,"
+            + " a warehouse per compute node at least; not with --data-dir, --crash-node, --cluster or --lock-wait"
+            + " wait-die; with --fabric tcp its compute nodes stay in this process). Default: ${DEFAULT-VALUE}.")
     private String mode;
 
     @Option(names = "--distribution", paramLabel = "P",
         description = "Percent (0-100) of New-Orders with one line supplied by a warehouse another compute node"
             + " owns (cross-partition), the others all local; replaces the spec's 1%% remote lines. Both --mode"
-            + " values draw the same orders. Default: the spec's remote lines.")
+            + " values draw the same orders. Needs a warehouse per compute node and --placement home. Default: the"
+            + " spec's remote lines.")
     private Integer distribution;
 
     /** For tpcc compare: check every flag as a run would, then stop before loading (exit 0 if all are good). */
@@ -108,14 +112,15 @@ public final class TpccRunCommand implements Callable<Integer> {
     private boolean validateOnly;
 
     @Option(names = "--checkpoint-every", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
-        description = "With --data-dir: also write a checkpoint every DURATION while the terminals run (recovery"
-            + " then replays only the log after the newest). Default: only at the end.")
+        description = "With --data-dir and its log: also write a checkpoint every DURATION while the terminals run"
+            + " (recovery then replays only the log after the newest). Default: only at the end.")
     private java.time.Duration checkpointEvery;
 
     @Option(names = "--crash-node", paramLabel = "N",
-        description = "Crash compute node N abruptly during the run (fault test; --cc 2pl or occ, a log and two or more"
-            + " compute nodes): its cache is lost and its terminals stop; the others repair its lines from the"
-            + " logs and go on. See --crash-after.")
+        description = "Crash compute node N abruptly during the run (fault test; any --cc, --access selcc, a log"
+            + " (--wal async or sync) and two or more compute nodes; not with --mode partitioned or --cluster, and"
+            + " with --fabric tcp the compute nodes stay in this process): its cache is lost and its terminals stop;"
+            + " the others repair its lines from the logs and go on. See --crash-after.")
     private Integer crashNode;
 
     @Option(names = "--crash-after", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
@@ -125,7 +130,8 @@ public final class TpccRunCommand implements Callable<Integer> {
     @Option(names = "--log-dir", paramLabel = "DIR",
         description = "With --cluster and a log (--wal async or sync): the directory every compute node's process"
             + " logs into (node-N inside), one all of them can read: when a compute node's process dies, a survivor"
-            + " restores its committed work from its log. Must be empty or absent when the run starts.")
+            + " restores its committed work from its log. Must be empty or absent when the run starts. (--fabric"
+            + " tcp makes a temporary one.)")
     private java.nio.file.Path logDir;
 
     /** Terminals one compute node runs at most (each needs its frames: the cache grows with them). */
