@@ -32,8 +32,10 @@ import java.util.function.UnaryOperator;
  * number throws {@link IllegalStateException} naming the failed log; earlier ones still become
  * durable as their logs force.
  *
- * <p>In {@link Mode#ASYNC} the flushers publish what was appended without forcing it, and force
- * only on demand: {@link #forceThrough}, which a checkpoint calls before it publishes.
+ * <p>In {@link Mode#ASYNC} each append publishes its own number, W is the dense prefix of appended
+ * numbers, and a commit is acknowledged once W reaches it: a kill of the process then loses nothing
+ * acknowledged (recovery replays up to the first gap, and no acknowledged number lies beyond one).
+ * The flushers force only on demand: {@link #forceThrough}, which a checkpoint calls before it publishes.
  *
  * <p>Each log rolls to a new Chronicle cycle file every five minutes ({@link #rollCycle}), so that
  * {@link #truncate} can remove the files a checkpoint covers while the database runs.
@@ -600,12 +602,11 @@ public final class Wal implements CommitLog.Factory {
     /** {@link CommitLog#awaitDurable} of every log in the group. */
     void awaitDurable(long sequence) {
         if (mode == Mode.ASYNC) {
-            // Nothing is forced, but a number lost to a failed append is a gap recovery stops at: a
-            // commit after it would be acknowledged and then lost.
-            if (sequence >= lostFrom) {
-                throw new CommitLog.NotDurableException("wal failed: sequence=" + sequence + " lostFrom=" + lostFrom
-                    + " because: " + lostBecause);
-            }
+            // Nothing is forced, but recovery replays the numbers up to the first gap: a commit is
+            // acknowledged once every number up to its own is appended (in some log), or a number
+            // drawn by another node and not yet appended would leave it beyond a gap after a kill.
+            // Each append publishes itself, so this waits only while such a number is being appended.
+            awaitWatermark(sequence);
             return;
         }
         long began = System.nanoTime();
@@ -638,9 +639,6 @@ public final class Wal implements CommitLog.Factory {
 
     /** {@link CommitLog#awaitAppendedDurable} of every log in the group. */
     void awaitAppendedDurable() {
-        if (mode == Mode.ASYNC && lostFrom == Long.MAX_VALUE) {
-            return;
-        }
         long highest = 0;
         for (ChronicleCommitLog log : logs) {
             if (log != null) {
@@ -650,7 +648,19 @@ public final class Wal implements CommitLog.Factory {
         awaitDurable(highest);
     }
 
-    /** A flusher's report: {@code sequences[0, count)} are forced (ASYNC: appended). */
+    /** ASYNC: {@code sequence} was appended (its log's append lock held). */
+    void appended(long sequence) {
+        lock.lock();
+        try {
+            long w = durable;
+            markForced(w, sequence);
+            advanceWatermark(w);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A flusher's report: {@code sequences[0, count)} are forced (SYNC). */
     void published(long[] sequences, int count) {
         lock.lock();
         try {
