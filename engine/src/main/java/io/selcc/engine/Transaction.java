@@ -929,6 +929,12 @@ public final class Transaction implements AutoCloseable {
                 db.commitsInFlight().done(); // a number may have been drawn: it must not hold checkpoints back
                 throw e;
             }
+            if (sequence == CommitLog.OUTCOME_UNKNOWN) {
+                db.commitsInFlight().done();
+                // Neither abort (the undone writes would be committed upon, and the record replayed
+                // under them) nor commit: the node stops here, latches held, as a crash would.
+                throw db.failStop.apply("a log append failed after its record may have become complete (outcome unknown)");
+            }
             if (sequence == CommitLog.FAILED) {
                 db.commitsInFlight().done(); // a number drawn for a record the log could not take
                 // A branch decided to commit must: the other branches do. Its durability is the 2PC

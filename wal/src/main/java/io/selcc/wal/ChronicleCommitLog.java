@@ -204,6 +204,9 @@ final class ChronicleCommitLog implements CommitLog {
                 LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
                 write(encodeBuffer, length);
                 noteAppend(sequence);
+            } catch (OutcomeUnknown e) {
+                fail("append (outcome unknown)", sequence, e.getCause());
+                return OUTCOME_UNKNOWN; // the node stops; its repair, or the next recovery, reads what is there
             } catch (RuntimeException | Error e) {
                 fail("append", sequence, e);
                 if (e instanceof Error error && !IoFailures.isMappedFileFault(error)) {
@@ -515,13 +518,31 @@ final class ChronicleCommitLog implements CommitLog {
     // ------------------------------------------------------------------ internals
 
     private void write(byte[] record, int length) {
-        try (DocumentContext document = appender.writingDocument()) {
+        DocumentContext document = appender.writingDocument();
+        try {
+            document.wire().bytes().write(record, 0, length);
+        } catch (RuntimeException | Error e) {
+            document.rollbackOnClose();
             try {
-                document.wire().bytes().write(record, 0, length);
-            } catch (RuntimeException | Error e) {
-                document.rollbackOnClose();
-                throw e;
+                document.close(); // the header stays incomplete: a reader ends before it
+            } catch (RuntimeException | Error closing) {
+                e.addSuppressed(closing);
             }
+            throw e;
+        }
+        try {
+            document.close();
+        } catch (RuntimeException | Error e) {
+            // Chronicle marks the header complete first, then writes the index entry and calls the
+            // appender listener: a failure here may leave the record complete, to be replayed later.
+            throw new OutcomeUnknown(e);
+        }
+    }
+
+    /** A write that failed after its record may have become complete ({@link CommitLog#OUTCOME_UNKNOWN}). */
+    private static final class OutcomeUnknown extends RuntimeException {
+        OutcomeUnknown(Throwable cause) {
+            super("append failed after the record may have become complete", cause);
         }
     }
 
