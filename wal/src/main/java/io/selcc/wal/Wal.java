@@ -74,6 +74,7 @@ public final class Wal implements CommitLog.Factory {
     private final Path directory;
     private final Mode mode;
     private final UnaryOperator<SingleChronicleQueueBuilder> tuning;
+    private final FileForcing fileForcing;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when W advances, a sequence number is lost, or the group closes. */
@@ -116,10 +117,11 @@ public final class Wal implements CommitLog.Factory {
     /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
     private volatile ChronicleCommitLog[] logs = new ChronicleCommitLog[0];
 
-    Wal(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+    Wal(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning, FileForcing fileForcing) {
         this.directory = directory;
         this.mode = Objects.requireNonNull(mode, "mode");
         this.tuning = tuning;
+        this.fileForcing = Objects.requireNonNull(fileForcing, "fileForcing");
     }
 
     /**
@@ -134,12 +136,22 @@ public final class Wal implements CommitLog.Factory {
 
     /** {@link #open(Path, Mode)} with the Chronicle Queue builder adjusted (tests: small blocks, a test clock). */
     static Wal open(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+        return open(directory, mode, tuning, FileForcing.DISK);
+    }
+
+    /** {@link #open(Path, Mode, UnaryOperator)} forcing through {@code fileForcing} (tests record what is forced). */
+    static Wal open(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning, FileForcing fileForcing) {
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the log directory: directory=" + directory, e);
         }
-        return new Wal(directory, mode, tuning);
+        return new Wal(directory, mode, tuning, fileForcing);
+    }
+
+    /** How the logs force what they wrote. */
+    FileForcing fileForcing() {
+        return fileForcing;
     }
 
     /**
