@@ -13,19 +13,28 @@ package io.selcc.engine;
 public interface CommitLog extends AutoCloseable {
     /** {@link #append}'s answer when the record could not be written; the transaction aborts. */
     long FAILED = -1;
+    /**
+     * {@link #append}'s answer when the write failed at a point where the record may be in the log all
+     * the same (a later recovery may replay it): the transaction can neither abort (others would commit
+     * on its undone writes, and then the replay would redo it under them) nor commit (it may be
+     * missing). Its compute node stops as if it had crashed, and the crash repair decides from the log.
+     */
+    long OUTCOME_UNKNOWN = -2;
 
     /**
      * Appends {@code redo} as one committed transaction and returns its commit sequence number (a
      * global order over every node's log: recovery replays by it), or {@link #FAILED}. Called with the
-     * transaction's write latches held: it must not wait for the disk.
+     * transaction's write latches held: it must not wait for the disk. {@link #OUTCOME_UNKNOWN} if the
+     * write failed after the record may have become complete.
      */
     long append(Redo redo);
 
     /**
      * Returns once the transaction with commit sequence number {@code sequence}, and every transaction
-     * before it in the global order (on any node), can no longer be lost: at once when the log does
-     * not force ({@code async}), after a force otherwise. A transaction is acknowledged only after
-     * this, so it never is before a transaction it read from.
+     * before it in the global order (on any node), can no longer be lost: once every number up to it
+     * is appended when the log does not force ({@code async}; a process kill loses nothing appended),
+     * after a force otherwise. A transaction is acknowledged only after this, so it never is before a
+     * transaction it read from.
      *
      * @throws NotDurableException if the log failed before the transaction became durable
      */

@@ -26,6 +26,7 @@ import java.util.Map;
  * }</pre>
  */
 public final class Database implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(Database.class.getName());
     private final SelccCluster cluster;
     private final ConcurrencyControlProvider cc;
     /** What 2PL does on a held lock ({@link Builder#lockWait}). */
@@ -85,6 +86,7 @@ public final class Database implements AutoCloseable {
                 }
             };
             nodes[computeNode].awaitRepairs = this::awaitRunningRepairs;
+            nodes[computeNode].failStop = reason -> failStop(computeNode, reason);
             opened = nodes.clone();
             if (commitLogs != null) {
                 nodes[computeNode].startLogging(commitLogs, computeNode, loggingFrom());
@@ -266,6 +268,27 @@ public final class Database implements AutoCloseable {
         cluster.crash(computeNode);
         victim.crashed = true;
         commitLog().seal(computeNode); // a commit of it in flight fails from here on; what it appended stays
+    }
+
+    /**
+     * Stops compute node {@code computeNode} where it stands, as {@link #crash} does, because it met a
+     * fault it cannot take back (a log append whose outcome is unknown): fenced, its cache lost, its log
+     * sealed, repaired by a survivor from memory and the logs. Unlike {@link #crash} it is never refused:
+     * a node that cannot be repaired (see {@link #crashRefusal}) stays down, and a survivor that needs
+     * one of its lines fails naming why. Returns what the calling thread of that node throws.
+     */
+    synchronized io.selcc.fabric.NodeFailedException failStop(int computeNode, String reason) {
+        DatabaseNode victim = node(computeNode);
+        String message = "compute node " + computeNode + " stopped: " + reason;
+        if (!victim.crashed) {
+            String unrepairable = repairRefusal(computeNode);
+            LOG.log(System.Logger.Level.ERROR, message + (unrepairable == null ? "; a survivor repairs it"
+                : "; it cannot be repaired while the database runs: " + unrepairable));
+            cluster.crash(computeNode);
+            victim.crashed = true;
+            commitLog().seal(computeNode);
+        }
+        return new io.selcc.fabric.NodeFailedException(computeNode, message);
     }
 
     /**

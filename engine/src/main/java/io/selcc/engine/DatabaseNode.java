@@ -39,6 +39,9 @@ public final class DatabaseNode {
      * A conflict while another node's lines are being repaired is most likely one of them.
      */
     volatile java.util.function.BooleanSupplier awaitRepairs = () -> false;
+    /** Stops this node as a crash would, for a fault it cannot take back; set by the database ({@link Database#failStop}). */
+    volatile Function<String, RuntimeException> failStop = reason -> new IllegalStateException(
+        "compute node stopped: " + reason);
     /** Set when this node crashed ({@link Database#crash}): every later transaction on it fails. */
     volatile boolean crashed;
 

@@ -47,6 +47,8 @@ public final class Transaction implements AutoCloseable {
     private enum State { ACTIVE, COMMITTED, ABORTED }
 
     private final DatabaseNode db;
+    /** A distributed branch committed as decided although the log could not take its record. */
+    private boolean commitRecordLost;
     private final CcTransaction cc;
     private final CounterSnapshot startCounters;
     /** The beginning thread's slot, which counts this transaction until it ends ({@link #end}). */
@@ -599,6 +601,16 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
+     * After a commit: whether its commit record is durable (or needs none: the database logs nothing,
+     * or the transaction wrote nothing). False only for a distributed branch that installed as decided
+     * although its append failed ({@link #commit(BranchVote)}): a participant must then not tell its
+     * coordinator the decision is applied, or the coordinator would forget it.
+     */
+    public boolean commitRecordDurable() {
+        return state == State.COMMITTED && !commitRecordLost;
+    }
+
+    /**
      * Rolls back. The outcome is {@link AbortReason#USER_ABORT}. The transaction is over even if the
      * rollback throws (its node crashed, or a memory node is gone): nothing more can be done with it.
      */
@@ -1005,7 +1017,14 @@ public final class Transaction implements AutoCloseable {
                 db.commitsInFlight().done(); // a number may have been drawn: it must not hold checkpoints back
                 throw e;
             }
+            if (sequence == CommitLog.OUTCOME_UNKNOWN) {
+                db.commitsInFlight().done();
+                // Neither abort (the undone writes would be committed upon, and the record replayed
+                // under them) nor commit: the node stops here, latches held, as a crash would.
+                throw db.failStop.apply("a log append failed after its record may have become complete (outcome unknown)");
+            }
             if (sequence == CommitLog.FAILED) {
+                commitRecordLost = true;
                 db.commitsInFlight().done(); // a number drawn for a record the log could not take
                 // A branch decided to commit must: the other branches do. Its durability is the 2PC
                 // log's (prepare record and decision); the failed log stops the node's next local commit.

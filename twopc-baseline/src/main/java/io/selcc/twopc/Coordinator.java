@@ -59,17 +59,44 @@ final class Coordinator {
      * @throws RuntimeException if the record could not be forced; the coordinator is then down (its
      *                          log failed; whether the record reached the disk is known only on recovery)
      */
-    synchronized boolean decideCommit(long gtid, long since, io.selcc.engine.Redo ownChanges) {
+    synchronized boolean decideCommit(long gtid, long since, io.selcc.engine.Redo ownChanges, TwoPcFaults faults) {
         if (down || epoch != since) {
             return false;
         }
         try {
             log.forceCommit(gtid, ownChanges);
+            if (faults.decisionForceFails(nodeId, gtid)) {
+                throw new java.io.UncheckedIOException(new java.io.IOException(
+                    "planted: the force of the commit decision failed after the write, gtid=" + gtid));
+            }
         } catch (RuntimeException | Error e) {
             die();
             throw e;
         }
         return true;
+    }
+
+    /**
+     * The outcome of {@code gtid} once this coordinator is up again: waits while it is down, then answers
+     * from its log, as it would answer an inquiry. For its own branch after a decision whose force
+     * failed: the record may be on disk or not, and only the recovered log says which.
+     */
+    synchronized Outcome awaitOutcomeWhenUp(long gtid) {
+        boolean interrupted = false;
+        try {
+            while (down) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    interrupted = true; // in doubt, it does not give up: it waits for the log
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        return log.hasCommit(gtid) ? Outcome.COMMIT : Outcome.ABORT;
     }
 
     /** The outcome is settled (logged if commit): inquiries are answered from the log from now on. */
@@ -102,6 +129,7 @@ final class Coordinator {
         deciding.clear();
         epoch++;
         down = false;
+        notifyAll(); // its own branches in doubt (awaitOutcomeWhenUp)
     }
 
     void close() {

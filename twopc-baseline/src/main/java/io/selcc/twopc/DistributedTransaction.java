@@ -13,6 +13,7 @@ import io.selcc.twopc.Messages.Delete;
 import io.selcc.twopc.Messages.Done;
 import io.selcc.twopc.Messages.Insert;
 import io.selcc.twopc.Messages.Op;
+import io.selcc.twopc.Messages.Outcome;
 import io.selcc.twopc.Messages.Prepare;
 import io.selcc.twopc.Messages.Read;
 import io.selcc.twopc.Messages.Refused;
@@ -245,7 +246,20 @@ public final class DistributedTransaction implements AutoCloseable {
             coordinator.die();
             return false; // its own branch dies with it: recovery finds no decision, so it aborted
         }
-        if (!coordinator.decideCommit(gtid, epoch, localChanges)) {
+        boolean decided;
+        try {
+            decided = coordinator.decideCommit(gtid, epoch, localChanges, db.faults());
+        } catch (RuntimeException | Error e) {
+            // The decision's force failed: the record may be on disk (then a recovered coordinator tells
+            // the participants commit) or not (abort). Rolling back here could contradict them; the home
+            // branch stays prepared, latches held, and learns the outcome from the recovered log, as a
+            // participant in doubt does.
+            System.getLogger(DistributedTransaction.class.getName()).log(System.Logger.Level.ERROR,
+                "commit decision of " + gtid + " not known to be forced; coordinator " + home
+                    + " down, its own branch waits for its recovery", e);
+            return coordinator.awaitOutcomeWhenUp(gtid) == Outcome.COMMIT;
+        }
+        if (!decided) {
             // It died or recovered meanwhile (another transaction's fault): this one was forgotten, and a
             // recovered coordinator tells its participants abort. So it aborts.
             tellAll(toTell, tell, false);
@@ -299,6 +313,11 @@ public final class DistributedTransaction implements AutoCloseable {
 
     public boolean isActive() {
         return active;
+    }
+
+    /** Its global transaction id (tests: what the coordinator's log holds). */
+    long gtid() {
+        return gtid;
     }
 
     /** The outcome once ended; null while active. */

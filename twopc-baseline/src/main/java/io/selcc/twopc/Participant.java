@@ -73,6 +73,12 @@ final class Participant {
             }
         });
     private static final int ENDED_REMEMBERED = 65_536;
+    /**
+     * Branches that installed a commit decision whose commit record did not become durable: their
+     * decisions are never acknowledged, so the coordinator keeps them. Unbounded, but only a failed
+     * log adds to it (and after that every commit of the node fails).
+     */
+    private final java.util.Set<Long> commitRecordsLost = ConcurrentHashMap.newKeySet();
     private volatile boolean closing;
     /** Notified whenever a branch ends ({@link #awaitIdle}). */
     private final Object idle = new Object();
@@ -150,6 +156,12 @@ final class Participant {
         if (branch != null) {
             branch.decide(decide.commit());
         }
+        if (decide.commit() && commitRecordsLost.contains(decide.gtid())) {
+            // Installed as decided, but its commit record is not durable: an acknowledgement would let
+            // the coordinator forget the decision, and under presumed abort a recovery of this branch
+            // from its prepare record would then be told "abort". (A duplicate gets the same answer.)
+            return new Refused(AbortReason.LOG_FAILED);
+        }
         return Messages.Ack.ACK;
     }
 
@@ -194,6 +206,8 @@ final class Participant {
         Object lastReply;
         Vote vote;
         boolean wrote;
+        /** It committed as decided and its commit record is durable (what a decision's acknowledgement means). */
+        volatile boolean commitDurable;
         Transaction txn;
 
         Branch(long gtid, int coordinator) {
@@ -267,6 +281,9 @@ final class Participant {
                     for (Task t; (t = tasks.poll()) != null; ) {
                         t.reply.complete(endedReply(t.request));
                     }
+                }
+                if (committed && !commitDurable) {
+                    commitRecordsLost.add(gtid); // before ended and finished: the decide handler reads it then
                 }
                 ended.put(gtid, committed);
                 branches.remove(gtid);
@@ -404,6 +421,7 @@ final class Participant {
             if (!reply.isDone()) {
                 answer(Vote.NO, reply); // it failed before its commit point
             }
+            commitDurable = outcome.committed() && txn.commitRecordDurable(); // a commit that threw leaves it false
             return outcome.committed();
         }
 

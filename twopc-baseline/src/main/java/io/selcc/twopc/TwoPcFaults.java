@@ -23,6 +23,14 @@ public interface TwoPcFaults {
         return false;
     }
 
+    /**
+     * Whether the force of {@code gtid}'s commit decision on {@code coordinator} reports a failure after
+     * the record was written (it is on disk; the coordinator cannot know, and dies as on any failed force).
+     */
+    default boolean decisionForceFails(int coordinator, long gtid) {
+        return false;
+    }
+
     /** Whether and where the coordinator on {@code coordinator} dies while committing {@code gtid}. */
     default CoordinatorDeath coordinatorDeath(int coordinator, long gtid) {
         return CoordinatorDeath.NONE;

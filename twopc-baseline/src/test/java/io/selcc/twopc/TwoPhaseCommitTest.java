@@ -93,6 +93,122 @@ class TwoPhaseCommitTest {
         }
     }
 
+    /**
+     * A participant whose commit record the log could not take installs the decision all the same (every
+     * branch commits), but does not acknowledge it: the coordinator keeps its commit decision instead of
+     * forgetting it, so a recovery of that branch from its prepare record would be told "commit", not
+     * the presumed "abort". A transfer whose records are fine is forgotten once acknowledged.
+     *
+     * <p>Shown to fail with the acknowledgement sent regardless (before issue 28): the coordinator forgot
+     * the second decision too.
+     */
+    @Test
+    void aParticipantWhoseCommitRecordIsLostDoesNotAcknowledgeTheDecision() throws Exception {
+        FailingLogs logs = new FailingLogs();
+        try (Database db = Bank.database(2, logs); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            DistributedTransaction fine = p.begin(0);
+            long fineId = fine.gtid();
+            Bank.transfer(fine, 0, 0, 1, 0, 1_00);
+            assertTrue(fine.commit().committed());
+            assertFalse(p.coordinator(0).log().hasCommit(fineId), "acknowledged by its participant: forgotten");
+
+            logs.failNextAppendOf(1);
+            DistributedTransaction lost = p.begin(0);
+            long lostId = lost.gtid();
+            Bank.transfer(lost, 0, 0, 1, 0, 2_00);
+            assertTrue(lost.commit().committed(), "the decision was commit: every branch installs");
+            assertEquals(1, logs.failed.get(), "the participant's commit record was refused");
+            assertTrue(p.coordinator(0).log().hasCommit(lostId), "not acknowledged: the coordinator keeps its decision");
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertEquals(Bank.START + 3_00, Bank.balance(db, 1, 0));
+            assertEquals(Bank.START - 3_00, Bank.balance(db, 0, 0));
+        }
+    }
+
+    /**
+     * The coordinator's force of its commit decision reports a failure after the record reached the
+     * disk: the coordinator is down, and its own branch neither commits nor rolls back but waits, latches
+     * held, for the recovered log. Once the coordinator recovers, the log says commit: the home branch and
+     * the participant both commit, and the money moved on both sides.
+     *
+     * <p>Shown to fail with the home branch rolled back at the failed force (before issue 28): the
+     * transfer threw the force's failure with its home branch rolled back, while the log it left holds
+     * the commit decision its participant would be told.
+     */
+    @Test
+    void aDecisionWhoseForceFailedLeavesTheHomeBranchInDoubtUntilTheLogIsRead() throws Exception {
+        AtomicInteger failures = new AtomicInteger();
+        TwoPcFaults forceFailsOnce = new TwoPcFaults() {
+            @Override
+            public boolean decisionForceFails(int coordinator, long gtid) {
+                return failures.getAndIncrement() == 0;
+            }
+        };
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, forceFailsOnce)) {
+            Bank.open(db, 1);
+            java.util.concurrent.Future<CommitOutcome> transfer = pool.submit(() -> transfer(p, 0, 0, 1, 10_00));
+            long deadline = System.nanoTime() + WAIT.toNanos();
+            while (!p.coordinator(0).isDown()) {
+                assertFalse(transfer.isDone(), "the transfer ended before its coordinator went down: " + (transfer.isDone() ? transfer.get() : ""));
+                assertTrue(System.nanoTime() < deadline, "the coordinator never went down");
+                Thread.onSpinWait();
+            }
+            assertEquals(1, failures.get(), "the decision's force failed once");
+            assertFalse(transfer.isDone(), "in doubt while the coordinator is down");
+            p.recoverCoordinator(0);
+            CommitOutcome outcome = transfer.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+            assertTrue(outcome.committed(), "the recovered log holds the decision: " + outcome);
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertEquals(Bank.START - 10_00, Bank.balance(db, 0, 0), "the home branch committed");
+            assertEquals(Bank.START + 10_00, Bank.balance(db, 1, 0), "the participant committed");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Commit logs that keep nothing (every append numbered, every wait at once) and can refuse one node's next append. */
+    private static final class FailingLogs implements io.selcc.engine.CommitLog.Factory {
+        final AtomicInteger failed = new AtomicInteger();
+        private volatile int failNode = -1;
+
+        void failNextAppendOf(int node) {
+            failNode = node;
+        }
+
+        @Override
+        public io.selcc.engine.CommitLog open(int computeNode, long settledThrough, java.util.function.LongSupplier next) {
+            return new io.selcc.engine.CommitLog() {
+                @Override
+                public long append(io.selcc.engine.Redo redo) {
+                    if (failNode == computeNode) {
+                        failNode = -1;
+                        failed.incrementAndGet();
+                        return FAILED;
+                    }
+                    return next.getAsLong();
+                }
+
+                @Override
+                public void awaitDurable(long sequence) {
+                }
+
+                @Override
+                public void awaitAppendedDurable() {
+                }
+
+                @Override
+                public void close() {
+                }
+            };
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
     @Test
     void aBranchThatOnlyReadDropsOutAtPrepare() throws Exception {
         try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {

@@ -54,8 +54,6 @@ import java.util.zip.CRC32C;
 final class ChronicleCommitLog implements CommitLog {
     private static final System.Logger LOG = System.getLogger(ChronicleCommitLog.class.getName());
     private static final int INITIAL_PENDING = 256;
-    /** ASYNC: how often the flusher publishes what was appended (the watermark lags by at most this). */
-    private static final long ASYNC_PUBLISH_NANOS = 1_000_000;
     private static final int INITIAL_BUFFER = 4096;
     private static final int NO_CYCLE = Integer.MIN_VALUE;
 
@@ -83,7 +81,7 @@ final class ChronicleCommitLog implements CommitLog {
     // Guarded by lock.
     private byte[] encodeBuffer = new byte[INITIAL_BUFFER];
     private final CRC32C crc = new CRC32C();
-    /** Sequence numbers appended since the flusher last took a batch, in append (= ascending) order. */
+    /** SYNC: sequence numbers appended since the flusher last took a batch, in append (= ascending) order. */
     private long[] pending = new long[INITIAL_PENDING];
     private int pendingCount;
     /**
@@ -206,6 +204,9 @@ final class ChronicleCommitLog implements CommitLog {
                 LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
                 write(encodeBuffer, length);
                 noteAppend(sequence);
+            } catch (OutcomeUnknown e) {
+                fail("append (outcome unknown)", sequence, e.getCause());
+                return OUTCOME_UNKNOWN; // the node stops; its repair, or the next recovery, reads what is there
             } catch (RuntimeException | Error e) {
                 fail("append", sequence, e);
                 if (e instanceof Error error && !IoFailures.isMappedFileFault(error)) {
@@ -213,12 +214,16 @@ final class ChronicleCommitLog implements CommitLog {
                 }
                 return FAILED; // a mapped write the file system could not back (full) fails the log, not the JVM
             }
-            if (pendingCount == pending.length) {
-                pending = Arrays.copyOf(pending, 2 * pending.length);
-            }
-            pending[pendingCount++] = sequence;
-            if (pendingCount == 1 && forcing) {
-                appended.signal(); // ASYNC: nobody waits for the flusher, which publishes on its own cycle
+            if (forcing) {
+                if (pendingCount == pending.length) {
+                    pending = Arrays.copyOf(pending, 2 * pending.length);
+                }
+                pending[pendingCount++] = sequence;
+                if (pendingCount == 1) {
+                    appended.signal();
+                }
+            } else {
+                group.appended(sequence); // ASYNC: appended is what a commit waits for (see Wal#awaitDurable)
             }
             appends = appends + 1;
             bytes = bytes + length;
@@ -426,13 +431,8 @@ final class ChronicleCommitLog implements CommitLog {
         lock.lock();
         try {
             while (pendingCount == 0 && !closing && forceRequests == forceRequestsTaken) {
-                if (forcing) {
-                    appended.awaitUninterruptibly();
-                } else {
-                    // Waking the flusher on every append cost a thread switch per commit (about a
-                    // quarter of ASYNC's cost per New-Order+Payment transaction); no commit waits for it.
-                    awaitUninterruptiblyNanos(ASYNC_PUBLISH_NANOS);
-                }
+                // SYNC: an append wakes it; ASYNC: only a force request or the close (appends publish themselves)
+                appended.awaitUninterruptibly();
             }
             if (pendingCount == 0 && forceRequests == forceRequestsTaken) {
                 return false;
@@ -461,18 +461,6 @@ final class ChronicleCommitLog implements CommitLog {
             return true;
         } finally {
             lock.unlock();
-        }
-    }
-
-    /**
-     * Waits on {@link #appended} for up to {@code nanos} (lock held). The flusher stops when the log
-     * closes, never on an interrupt, which is dropped (kept, it would end every later wait at once).
-     */
-    private void awaitUninterruptiblyNanos(long nanos) {
-        try {
-            appended.awaitNanos(nanos);
-        } catch (InterruptedException e) {
-            // see above
         }
     }
 
@@ -530,13 +518,31 @@ final class ChronicleCommitLog implements CommitLog {
     // ------------------------------------------------------------------ internals
 
     private void write(byte[] record, int length) {
-        try (DocumentContext document = appender.writingDocument()) {
+        DocumentContext document = appender.writingDocument();
+        try {
+            document.wire().bytes().write(record, 0, length);
+        } catch (RuntimeException | Error e) {
+            document.rollbackOnClose();
             try {
-                document.wire().bytes().write(record, 0, length);
-            } catch (RuntimeException | Error e) {
-                document.rollbackOnClose();
-                throw e;
+                document.close(); // the header stays incomplete: a reader ends before it
+            } catch (RuntimeException | Error closing) {
+                e.addSuppressed(closing);
             }
+            throw e;
+        }
+        try {
+            document.close();
+        } catch (RuntimeException | Error e) {
+            // Chronicle marks the header complete first, then writes the index entry and calls the
+            // appender listener: a failure here may leave the record complete, to be replayed later.
+            throw new OutcomeUnknown(e);
+        }
+    }
+
+    /** A write that failed after its record may have become complete ({@link CommitLog#OUTCOME_UNKNOWN}). */
+    private static final class OutcomeUnknown extends RuntimeException {
+        OutcomeUnknown(Throwable cause) {
+            super("append failed after the record may have become complete", cause);
         }
     }
 

@@ -48,6 +48,8 @@ final class LogFlusher implements Runnable {
     /** The cycle file last forced, and a channel on it (volatile: a test closes it from outside). */
     private File channelFile;
     private volatile FileChannel channel;
+    /** Whether the directories above the log's were forced (with its first cycle file). */
+    private boolean parentsForced;
 
     LogFlusher(ChronicleCommitLog log, Wal group, Path directory) {
         this.log = log;
@@ -114,28 +116,34 @@ final class LogFlusher implements Runnable {
                 }
                 channelFile = file;
             }
-            channel.force(false);
+            FileForcing forcing = group.fileForcing();
+            forcing.forceData(channel, file.toPath());
             log.countForce();
             if (newFile) {
-                forceFindable(directory);
-                log.countForce();
-                log.countForce();
+                int forces = forceFindable(forcing, directory, !parentsForced);
+                parentsForced = true;
+                for (int i = 0; i < forces; i++) {
+                    log.countForce();
+                }
             }
         }
     }
 
     /**
      * Forces what makes a new cycle file of the queue in {@code directory} findable after a crash:
-     * Chronicle's metadata file and the directory entry. Two forces.
+     * Chronicle's metadata file and the directory's entries; with {@code parents} (a log's first file)
+     * also the two directories above it, whose entries name the log's directory and the log directory
+     * itself (created with it: a power failure could otherwise lose the whole log). Returns the forces made.
      */
-    static void forceFindable(Path directory) throws IOException {
-        forceFile(directory.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE), false);
-        forceFile(directory, true);
-    }
-
-    private static void forceFile(Path path, boolean metadata) throws IOException {
-        try (FileChannel c = FileChannel.open(path, StandardOpenOption.READ)) {
-            c.force(metadata);
+    static int forceFindable(FileForcing forcing, Path directory, boolean parents) throws IOException {
+        forcing.force(directory.resolve(SingleChronicleQueue.QUEUE_METADATA_FILE), false);
+        forcing.force(directory, true);
+        int forces = 2;
+        Path parent = directory.toAbsolutePath().getParent();
+        for (int level = 0; parents && parent != null && level < 2; level++, parent = parent.getParent()) {
+            forcing.force(parent, true);
+            forces++;
         }
+        return forces;
     }
 }

@@ -90,6 +90,8 @@ public final class LogReader {
         private byte[] buffer = new byte[4096];
         private final CRC32C crc = new CRC32C();
         private long count;
+        /** The sequence number of the last record returned; a node's log holds them in ascending order. */
+        private long lastSequence = Long.MIN_VALUE;
         private String warning;
         private boolean ended;
 
@@ -113,7 +115,11 @@ public final class LogReader {
             }
         }
 
-        /** The next good record, or null at the end of the log or at its first damaged record ({@link #warning}). */
+        /**
+         * The next good record, or null at the end of the log or at its first damaged record ({@link #warning}).
+         *
+         * @throws IllegalStateException if the record's sequence number is not above the one before it
+         */
         public LogRecord next() {
             if (ended) {
                 return null;
@@ -147,8 +153,20 @@ public final class LogReader {
                     ended = true;
                     return null;
                 }
+                LogRecord record = LogRecordLayout.decode(buffer, length);
+                if (record.sequence() <= lastSequence) {
+                    // Not the end of the log, and not a torn write: records were appended out of their
+                    // order (Chronicle writing to an earlier cycle file after the clock stepped back) or
+                    // damaged in a way the CRC does not catch. Reading on would misplace a gap.
+                    File file = tailer.currentFile();
+                    throw new IllegalStateException("wal log out of order, a corrupt log: directory=" + nodeDirectory
+                        + " file=" + (file == null ? "?" : file.getName()) + " index=0x" + Long.toHexString(document.index())
+                        + " sequence=" + record.sequence() + " after sequence=" + lastSequence
+                        + " recordsBefore=" + count);
+                }
+                lastSequence = record.sequence();
                 count++;
-                return LogRecordLayout.decode(buffer, length);
+                return record;
             }
         }
 

@@ -69,11 +69,14 @@ public final class Recovery {
      * @param indexEntries secondary index entries built once the replay was done
      * @param warnings damaged log tails cut, and a gap that ended the replay
      * @param compacted a new checkpoint, when one was written
+     * @param logsSetAside where the logs were moved when the replay did not read them to their end (a
+     *                     gap with records after it, a damaged record): kept for whoever investigates;
+     *                     null when they were removed
      * @param seconds time the recovery took
      */
     public record Summary(Path checkpoint, long checkpointRows, long replayFrom, long recordsRead, long replayed,
                           long lastReplayed, long highestSeen, long logBytes, long indexEntries, List<String> warnings,
-                          Checkpoint.Summary compacted, double seconds) {
+                          Checkpoint.Summary compacted, Path logsSetAside, double seconds) {
         /** One line for a command's output. */
         public String describe() {
             return String.format(java.util.Locale.ROOT,
@@ -200,13 +203,21 @@ public final class Recovery {
             // damaged record would hide every later record of that node from the next recovery.
             compacted = Checkpoint.write(db, dataDirectory, null, properties);
         }
-        // Now the checkpoint covers every record read: the logs start afresh. (With no record past the
-        // replay start there is nothing to lose; with no record at all, a process killed while
+        // Now the checkpoint covers every record replayed: the logs start afresh. (With no record past
+        // the replay start there is nothing to lose; with no record at all, a process killed while
         // Chronicle was creating a queue may have left a half-made metadata file a new log could not
-        // open.) So a log always opens empty, and truncation knows every cycle file of it.
-        removeLogs(dataDirectory);
+        // open.) So a log always opens empty, and truncation knows every cycle file of it. Logs the
+        // replay did not read to their end hold records nobody replayed: moved aside, not deleted.
+        Path setAside = null;
+        if (warnings.isEmpty()) {
+            removeLogs(dataDirectory);
+        } else {
+            setAside = setLogsAside(dataDirectory, lastReplayed);
+            warnings.add("the logs were not replayed to their end and are kept in " + setAside
+                + " (a recovery does not read them again; remove the directory once they are no longer needed)");
+        }
         return new Summary(file, rows, replayFrom, recordsRead, replayed, lastReplayed, highestSeen, logBytes,
-            indexEntries, List.copyOf(warnings), compacted, (System.nanoTime() - start) / 1e9);
+            indexEntries, List.copyOf(warnings), compacted, setAside, (System.nanoTime() - start) / 1e9);
     }
 
     /** One logged transaction, as one transaction: images put under their keys, deletes by key. */
@@ -274,6 +285,26 @@ public final class Recovery {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove the replayed logs in " + logs, e);
         }
+    }
+
+    /**
+     * Moves the data directory's logs to a new directory beside them, named after the last number
+     * replayed ({@code wal-set-aside-after-N}, with a suffix if that exists), and returns it.
+     */
+    static Path setLogsAside(Path dataDirectory, long lastReplayed) {
+        Path logs = logDirectory(dataDirectory);
+        String name = LOGS + "-set-aside-after-" + lastReplayed;
+        Path aside = dataDirectory.resolve(name);
+        for (int n = 2; Files.exists(aside); n++) {
+            aside = dataDirectory.resolve(name + "-" + n);
+        }
+        try {
+            Files.move(logs, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            FileForcing.DISK.force(dataDirectory, true);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot move the logs " + logs + " aside to " + aside, e);
+        }
+        return aside;
     }
 
     /** The newest checkpoint's properties (what the command that wrote it recorded), if there is one. */

@@ -56,6 +56,8 @@ public final class TwoPhaseLog implements AutoCloseable {
     private File forcedFile;
     private FileChannel channel;
     private long forces;
+    /** Whether the directories above this log's were forced (with its first file). */
+    private boolean parentsForced;
     private boolean closed;
 
     private TwoPhaseLog(int computeNode, Path directory, boolean forcing) {
@@ -185,11 +187,11 @@ public final class TwoPhaseLog implements AutoCloseable {
                 channel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
                 forcedFile = file;
             }
-            channel.force(false);
+            FileForcing.DISK.forceData(channel, file.toPath());
             forces++;
             if (newFile) {
-                LogFlusher.forceFindable(directory);
-                forces += 2;
+                forces += LogFlusher.forceFindable(FileForcing.DISK, directory, !parentsForced);
+                parentsForced = true;
             }
         } catch (IOException e) {
             // A record the disk may not hold: the protocol must not go on as if it did.

@@ -32,8 +32,10 @@ import java.util.function.UnaryOperator;
  * number throws {@link IllegalStateException} naming the failed log; earlier ones still become
  * durable as their logs force.
  *
- * <p>In {@link Mode#ASYNC} the flushers publish what was appended without forcing it, and force
- * only on demand: {@link #forceThrough}, which a checkpoint calls before it publishes.
+ * <p>In {@link Mode#ASYNC} each append publishes its own number, W is the dense prefix of appended
+ * numbers, and a commit is acknowledged once W reaches it: a kill of the process then loses nothing
+ * acknowledged (recovery replays up to the first gap, and no acknowledged number lies beyond one).
+ * The flushers force only on demand: {@link #forceThrough}, which a checkpoint calls before it publishes.
  *
  * <p>Each log rolls to a new Chronicle cycle file every five minutes ({@link #rollCycle}), so that
  * {@link #truncate} can remove the files a checkpoint covers while the database runs.
@@ -72,6 +74,7 @@ public final class Wal implements CommitLog.Factory {
     private final Path directory;
     private final Mode mode;
     private final UnaryOperator<SingleChronicleQueueBuilder> tuning;
+    private final FileForcing fileForcing;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Signalled when W advances, a sequence number is lost, or the group closes. */
@@ -114,10 +117,11 @@ public final class Wal implements CommitLog.Factory {
     /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
     private volatile ChronicleCommitLog[] logs = new ChronicleCommitLog[0];
 
-    Wal(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+    Wal(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning, FileForcing fileForcing) {
         this.directory = directory;
         this.mode = Objects.requireNonNull(mode, "mode");
         this.tuning = tuning;
+        this.fileForcing = Objects.requireNonNull(fileForcing, "fileForcing");
     }
 
     /**
@@ -132,12 +136,22 @@ public final class Wal implements CommitLog.Factory {
 
     /** {@link #open(Path, Mode)} with the Chronicle Queue builder adjusted (tests: small blocks, a test clock). */
     static Wal open(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning) {
+        return open(directory, mode, tuning, FileForcing.DISK);
+    }
+
+    /** {@link #open(Path, Mode, UnaryOperator)} forcing through {@code fileForcing} (tests record what is forced). */
+    static Wal open(Path directory, Mode mode, UnaryOperator<SingleChronicleQueueBuilder> tuning, FileForcing fileForcing) {
         try {
             Files.createDirectories(directory);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the log directory: directory=" + directory, e);
         }
-        return new Wal(directory, mode, tuning);
+        return new Wal(directory, mode, tuning, fileForcing);
+    }
+
+    /** How the logs force what they wrote. */
+    FileForcing fileForcing() {
+        return fileForcing;
     }
 
     /**
@@ -600,12 +614,11 @@ public final class Wal implements CommitLog.Factory {
     /** {@link CommitLog#awaitDurable} of every log in the group. */
     void awaitDurable(long sequence) {
         if (mode == Mode.ASYNC) {
-            // Nothing is forced, but a number lost to a failed append is a gap recovery stops at: a
-            // commit after it would be acknowledged and then lost.
-            if (sequence >= lostFrom) {
-                throw new CommitLog.NotDurableException("wal failed: sequence=" + sequence + " lostFrom=" + lostFrom
-                    + " because: " + lostBecause);
-            }
+            // Nothing is forced, but recovery replays the numbers up to the first gap: a commit is
+            // acknowledged once every number up to its own is appended (in some log), or a number
+            // drawn by another node and not yet appended would leave it beyond a gap after a kill.
+            // Each append publishes itself, so this waits only while such a number is being appended.
+            awaitWatermark(sequence);
             return;
         }
         long began = System.nanoTime();
@@ -638,9 +651,6 @@ public final class Wal implements CommitLog.Factory {
 
     /** {@link CommitLog#awaitAppendedDurable} of every log in the group. */
     void awaitAppendedDurable() {
-        if (mode == Mode.ASYNC && lostFrom == Long.MAX_VALUE) {
-            return;
-        }
         long highest = 0;
         for (ChronicleCommitLog log : logs) {
             if (log != null) {
@@ -650,7 +660,19 @@ public final class Wal implements CommitLog.Factory {
         awaitDurable(highest);
     }
 
-    /** A flusher's report: {@code sequences[0, count)} are forced (ASYNC: appended). */
+    /** ASYNC: {@code sequence} was appended (its log's append lock held). */
+    void appended(long sequence) {
+        lock.lock();
+        try {
+            long w = durable;
+            markForced(w, sequence);
+            advanceWatermark(w);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** A flusher's report: {@code sequences[0, count)} are forced (SYNC). */
     void published(long[] sequences, int count) {
         lock.lock();
         try {

@@ -287,7 +287,7 @@ class RecoveryTest {
             assertEquals(beforeGap, summary.lastReplayed());
             assertEquals(highest, summary.highestSeen());
             assertEquals(highest - 1, summary.recordsRead(), "every number but the lost one");
-            assertEquals(1, summary.warnings().size(), summary.warnings().toString());
+            assertEquals(2, summary.warnings().size(), summary.warnings().toString());
             String warning = summary.warnings().getFirst();
             assertTrue(warning.contains("after sequence " + beforeGap + ": " + gap + " is in no log"), warning);
             assertTrue(warning.contains((highest - gap) + " later record(s) not replayed"), warning);
@@ -295,7 +295,7 @@ class RecoveryTest {
             assertTrue(b.commitSequence() >= highest, "counter=" + b.commitSequence() + " highest=" + highest);
             assertNotNull(summary.compacted());
             assertTrue(summary.compacted().replayFrom() >= highest, summary.compacted().toString());
-            assertFalse(Files.exists(Recovery.logDirectory(data)), "the logs were removed");
+            assertLogsSetAside(summary, data, 2);
         }
         try (Database c = fresh()) {
             Recovery.Summary again = Recovery.recover(c, data);
@@ -315,6 +315,8 @@ class RecoveryTest {
      * with a warning naming its directory, replays the five records before it, stops at r+6 (now in no
      * log) with a second warning, and gives the rows as they were before that transaction; the counter
      * goes past r+8.
+     *
+     * <p>The logs are then set aside, not deleted (issue 28; shown failing with them removed as before).
      *
      * <p>Shown to fail, each bug planted once in {@link Recovery}: (a) with the reader's warning about
      * the cut tail dropped, only the gap warning was reported; (b) with the dense-prefix check skipped,
@@ -357,7 +359,7 @@ class RecoveryTest {
         try (Database b = fresh()) {
             Recovery.Summary summary = Recovery.recover(b, data);
             System.out.println("RecoveryTest damaged tail: " + summary.describe() + " warnings=" + summary.warnings());
-            assertEquals(2, summary.warnings().size(), summary.warnings().toString());
+            assertEquals(3, summary.warnings().size(), summary.warnings().toString());
             String cut = summary.warnings().getFirst();
             assertTrue(cut.contains("cut at a damaged record") && cut.contains(node1.toString()), cut);
             String stop = summary.warnings().get(1);
@@ -368,8 +370,79 @@ class RecoveryTest {
             assertEquals(highest, summary.highestSeen());
             assertSameRows(rowsBeforeDamaged, rows(b), "recovered up to the damaged record");
             assertTrue(b.commitSequence() >= highest, "counter=" + b.commitSequence() + " highest=" + highest);
-            assertFalse(Files.exists(logs), "the logs were removed");
+            assertLogsSetAside(summary, data, 3);
         }
+    }
+
+    /**
+     * Records appended to node 0's log out of their order (a number below one already in it, as after
+     * Chronicle wrote to an earlier cycle file when the clock stepped back): recovery reports a corrupt
+     * log naming its directory and the two numbers, and changes nothing in the data directory.
+     *
+     * <p>Shown to fail with the reader's order check removed (before issue 28): the lower number read as
+     * a gap, the replay stopped there, and the logs were gone afterwards.
+     */
+    @Test
+    @Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = SEPARATE_THREAD)
+    void recordsOutOfOrderAreACorruptLogNotItsEnd(@TempDir Path dir) throws IOException {
+        Path data = dir.resolve("data");
+        Path logs = Recovery.logDirectory(data);
+        long highest;
+        try (Database a = source(Wal.open(logs, Mode.SYNC))) {
+            DatabaseNode n0 = a.node(0);
+            CheckpointFixtures.fill(n0, new SplittableRandom(3), 50, 10);
+            Checkpoint.write(a, data, null, Map.of());
+            for (long key = 1; key <= 4; key++) {
+                long k = 7 * key + 1;
+                CheckpointFixtures.commit(n0, tx -> assertTrue(tx.update(n0.table("customer"), k,
+                    row -> row.setString(C_NAME, "renamed " + k))));
+            }
+            highest = a.commitSequence();
+        }
+        long stepBack = highest - 2;
+        try (Wal wal = Wal.open(logs, Mode.ASYNC)) {
+            CommitLog log = wal.open(0, 0, () -> stepBack); // the number a stepped-back appender would write
+            assertEquals(stepBack, log.append(Redos.numbered(new Redo(), 1)));
+        }
+        List<String> before = listing(data);
+
+        try (Database b = fresh()) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> Recovery.recover(b, data));
+            System.out.println("RecoveryTest out of order: " + e.getMessage());
+            assertTrue(e.getMessage().contains("out of order") && e.getMessage().contains(Wal.nodeDirectory(logs, 0).toString())
+                && e.getMessage().contains("sequence=" + stepBack + " after sequence=" + highest), e.getMessage());
+        }
+        assertEquals(before, listing(data), "the data directory is left as it was");
+    }
+
+    /** Every path under {@code data} with its size, sorted. */
+    private static List<String> listing(Path data) throws IOException {
+        try (Stream<Path> paths = Files.walk(data)) {
+            return paths.map(p -> data.relativize(p) + (Files.isRegularFile(p) ? " " + sizeOf(p) : "")).sorted().toList();
+        }
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The logs were not replayed to their end: moved aside, with a warning naming where, not deleted; a
+     * later recovery does not read them ({@code warnings} is how many there are, the last one this).
+     */
+    private static void assertLogsSetAside(Recovery.Summary summary, Path data, int warnings) {
+        assertFalse(Files.exists(Recovery.logDirectory(data)), "the logs are gone from their place");
+        Path aside = summary.logsSetAside();
+        assertNotNull(aside, "set aside: " + summary);
+        assertTrue(Files.isDirectory(aside.resolve("node-0")) && Files.isDirectory(aside.resolve("node-1")), aside.toString());
+        assertEquals(data, aside.getParent());
+        assertEquals(warnings, summary.warnings().size(), summary.warnings().toString());
+        String last = summary.warnings().getLast();
+        assertTrue(last.contains(aside.toString()) && last.contains("not replayed to their end"), last);
     }
 
     /**

@@ -134,15 +134,15 @@ class WalTest {
     }
 
     /**
-     * ASYNC: every wait returns at once, even with the flusher not yet started (nothing published),
-     * and nothing is ever forced; the records are in the log.
+     * ASYNC: an append publishes its own number, so every wait returns at once with the flushers not
+     * yet started, and nothing is ever forced; the records are in the log.
      *
      * <p>Shown to fail: with ASYNC logs opened as forcing ones, {@code forces} was 3 (the file,
-     * metadata.cq4t and the directory); with awaitDurable not returning at once in ASYNC, the first
-     * wait never returned (the test's timeout ended it).
+     * metadata.cq4t and the directory); with the appends not publishing themselves (the flusher did,
+     * every millisecond, before issue 28), the first wait never returned (the test's timeout ended it).
      */
     @Test
-    void asyncNeverWaitsNorForces(@TempDir Path dir) {
+    void asyncNeverForcesAndAcknowledgesAtTheAppend(@TempDir Path dir) {
         AtomicLong sequences = new AtomicLong();
         Wal wal = Wal.open(dir, Mode.ASYNC);
         try (wal) {
@@ -155,12 +155,64 @@ class WalTest {
                 log.awaitDurable(sequence);
                 log.awaitAppendedDurable();
             }
-            assertEquals(0, wal.durable(), "nothing published yet");
+            assertEquals(100, wal.durable(), "W is the dense prefix of appended numbers");
             log.startFlusher();
         }
-        assertEquals(100, wal.durable(), "the flusher publishes what was appended");
+        assertEquals(100, wal.durable());
         assertEquals(new Wal.Counters(100, 0, wal.counters().bytes()), wal.counters());
         assertEquals(100, LogReader.read(Wal.nodeDirectory(dir, 0)).records().size());
+    }
+
+    /**
+     * ASYNC with two logs: node 0 draws number 1 and stalls before appending it (the number supplier
+     * blocks after drawing, as a descheduled thread would); node 1 draws 2 and appends it. Its commit
+     * must not be acknowledged yet: a kill now would leave a gap at 1, recovery replays only the numbers
+     * below the first gap, and the acknowledged 2 would be gone. Once 1 is appended, the wait for 2
+     * returns.
+     *
+     * <p>Shown to fail: with ASYNC's wait returning at once (before issue 28), the wait for 2 returned
+     * while 1 was not appended ("acknowledged past a gap").
+     */
+    @Test
+    void asyncDoesNotAcknowledgePastANumberNotYetAppended(@TempDir Path dir) throws Exception {
+        AtomicLong sequences = new AtomicLong();
+        java.util.concurrent.CountDownLatch drawn = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch resume = new java.util.concurrent.CountDownLatch(1);
+        java.util.function.LongSupplier stallingAfterDraw = () -> {
+            long sequence = sequences.incrementAndGet();
+            drawn.countDown();
+            try {
+                resume.await();
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            return sequence;
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (Wal wal = Wal.open(dir, Mode.ASYNC)) {
+            CommitLog stalled = wal.open(0, stallingAfterDraw);
+            CommitLog other = wal.open(1, sequences::incrementAndGet);
+            Future<Long> first = pool.submit(() -> stalled.append(Redos.numbered(new Redo(), 1)));
+            try {
+                assertTrue(drawn.await(30, TimeUnit.SECONDS), "node 0 drew its number");
+                long second = other.append(Redos.numbered(new Redo(), 2));
+                assertEquals(2, second);
+                Future<?> acknowledged = pool.submit(() -> other.awaitDurable(second));
+                while (wal.waiters() == 0) {
+                    assertTrue(!acknowledged.isDone(), "acknowledged past a gap: number 1 is drawn but not appended");
+                    Thread.onSpinWait();
+                }
+                assertEquals(0, wal.durable(), "nothing is acknowledged while number 1 is not appended");
+                resume.countDown();
+                assertEquals(1, first.get(30, TimeUnit.SECONDS));
+                acknowledged.get(30, TimeUnit.SECONDS);
+                assertEquals(2, wal.durable());
+            } finally {
+                resume.countDown(); // before the close, which waits for the stalled append
+            }
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     /**

@@ -30,7 +30,7 @@ class WatermarkTest {
     private static final int MAX_N = 5_000;
 
     private static Wal group() {
-        return new Wal(Path.of("no-directory"), Wal.Mode.SYNC, UnaryOperator.identity());
+        return new Wal(Path.of("no-directory"), Wal.Mode.SYNC, UnaryOperator.identity(), FileForcing.DISK);
     }
 
     @Property(tries = 300)

@@ -1,0 +1,132 @@
+package io.selcc.wal;
+
+import io.selcc.engine.CommitLog;
+import io.selcc.engine.Database;
+import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.Table;
+import io.selcc.fabric.NodeFailedException;
+import io.selcc.wal.Wal.Mode;
+import net.openhft.chronicle.queue.impl.single.SingleChronicleQueueBuilder;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+
+import static io.selcc.wal.CheckpointFixtures.BY_DISTRICT;
+import static io.selcc.wal.CheckpointFixtures.CUSTOMERS;
+import static io.selcc.wal.CheckpointFixtures.C_BALANCE;
+import static io.selcc.wal.CheckpointFixtures.ITEMS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
+
+/**
+ * An append that fails after its record may have become complete (Chronicle marks the header complete,
+ * then writes the index and calls the appender listener): the transaction must neither abort (others
+ * would commit on its undone writes, and a later replay would redo it under them) nor commit. Its node
+ * stops as a crash would; the survivor's repair, and a later recovery, take the record from the log.
+ *
+ * <p>Node 1 moves 10 from customer 1 to customer 2 while the appender listener throws once; then node 0
+ * moves 5 from customer 1 to customer 3. The balances' sum is the same in memory and after a recovery
+ * from the checkpoint and the logs, and both see both transfers.
+ *
+ * <p>Shown to fail with the outcome treated as a failed append (the abort as before issue 28): node 1's
+ * transfer returned aborted with LOG_FAILED. With that first assertion relaxed (checked once), node 0's
+ * transfer read the undone balance, the recovery replayed both records, and its sum came out 10 too
+ * high.
+ */
+@Timeout(value = 2, unit = TimeUnit.MINUTES, threadMode = SEPARATE_THREAD)
+class UnknownAppendOutcomeTest {
+    @Test
+    void theNodeStopsAndTheLogDecides(@TempDir Path dir) {
+        Path data = dir.resolve("data");
+        AtomicBoolean armed = new AtomicBoolean();
+        AtomicBoolean thrown = new AtomicBoolean();
+        UnaryOperator<SingleChronicleQueueBuilder> throwingOnce = b -> b.appenderListener((wire, index) -> {
+            if (armed.getAndSet(false)) {
+                thrown.set(true);
+                throw new IllegalStateException("planted: the index entry could not be written");
+            }
+        });
+        Wal wal = Wal.open(Recovery.logDirectory(data), Mode.SYNC, throwingOnce);
+        Database a = Database.builder().cc("2pl").computeNodes(2).table(CUSTOMERS).table(ITEMS).index(BY_DISTRICT)
+            .commitLog(wal).build();
+        TreeMap<Long, Long> inMemory;
+        long sum;
+        try {
+            DatabaseNode n0 = a.node(0);
+            DatabaseNode n1 = a.node(1);
+            CheckpointFixtures.fill(n0, new SplittableRandom(7), 20, 5);
+            Checkpoint.write(a, data, wal, Map.of());
+            TreeMap<Long, Long> before = balances(n0);
+            sum = sum(before);
+
+            armed.set(true);
+            Table atNode1 = n1.table("customer");
+            RuntimeException stopped = assertThrows(RuntimeException.class, () -> n1.run(tx -> {
+                assertTrue(tx.update(atNode1, 1, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) - 10)));
+                assertTrue(tx.update(atNode1, 2, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) + 10)));
+                return null;
+            }), "the transfer whose append's outcome is unknown neither commits nor aborts");
+            assertTrue(thrown.get(), "the planted listener threw");
+            assertInstanceOf(NodeFailedException.class, stopped, stopped.toString());
+            assertTrue(stopped.getMessage().contains("outcome unknown"), stopped.getMessage());
+
+            // Node 0 needs customer 1's line, which node 1 held: it waits for node 1's repair. A number
+            // whose outcome is unknown is a gap for this run: nothing after it is acknowledged.
+            Table atNode0 = n0.table("customer");
+            CommitLog.NotDurableException notAcknowledged = assertThrows(CommitLog.NotDurableException.class,
+                () -> n0.run(tx -> {
+                    assertTrue(tx.update(atNode0, 1, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) - 5)));
+                    assertTrue(tx.update(atNode0, 3, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) + 5)));
+                    return null;
+                }));
+            System.out.println("UnknownAppendOutcomeTest: node 0's transfer: " + notAcknowledged.getMessage());
+            inMemory = balances(n0);
+            assertEquals(before.get(1L) - 15, inMemory.get(1L), "both transfers took from customer 1");
+            assertEquals(before.get(2L) + 10, inMemory.get(2L), "node 1's transfer came back from its log");
+            assertEquals(before.get(3L) + 5, inMemory.get(3L));
+            assertEquals(sum, sum(inMemory), "money is neither made nor lost in memory");
+        } finally {
+            try {
+                a.close();
+            } catch (RuntimeException e) {
+                System.out.println("closing a database with a failed log: " + e);
+                a.cluster().close();
+            }
+        }
+
+        try (Database b = Database.builder().cc("2pl").computeNodes(2).table(CUSTOMERS).table(ITEMS).index(BY_DISTRICT)
+            .build()) {
+            Recovery.Summary summary = Recovery.recover(b, data);
+            System.out.println("UnknownAppendOutcomeTest recovery: " + summary.describe() + " warnings=" + summary.warnings());
+            TreeMap<Long, Long> recovered = balances(b.node(0));
+            assertEquals(sum, sum(recovered), "money is neither made nor lost after a recovery");
+            assertEquals(inMemory, recovered, "the recovery rebuilds what memory held");
+        }
+    }
+
+    /**
+     * Every customer's balance by key, from the heap (no transaction: after the failed append none can
+     * be acknowledged in this run, a read-only one included).
+     */
+    private static TreeMap<Long, Long> balances(DatabaseNode node) {
+        Table customer = node.table("customer");
+        TreeMap<Long, Long> balances = new TreeMap<>();
+        customer.heap().scan((rid, row) -> balances.put(customer.primaryKey(row), row.getMoney(C_BALANCE)));
+        return balances;
+    }
+
+    private static long sum(TreeMap<Long, Long> balances) {
+        return balances.values().stream().mapToLong(Long::longValue).sum();
+    }
+}
