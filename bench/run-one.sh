@@ -23,7 +23,7 @@ fi
 # Chronicle Queue (the commit log, --wal) needs these, as in bin/selcc.
 chronicle="--add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED"
 chronicle="$chronicle --add-exports=java.base/jdk.internal.ref=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
-chronicle="$chronicle -Dchronicle.analytics.disable=true"
+chronicle="$chronicle -Dchronicle.analytics.disable=true -Dchronicle.disk.monitor.disable=true"
 # shellcheck disable=SC2086 # option lists, split on purpose
 out=$(timeout 900 "$JAVA_HOME/bin/java" -Xmx2g --enable-native-access=ALL-UNNAMED -XX:+UseParallelGC $hp $chronicle \
   ${SELCC_JAVA_OPTS:-} -jar "$jar" tpcc run "$@" 2>&1)

@@ -41,7 +41,7 @@ public final class FabricLauncher {
     /** The JVM options Chronicle Queue needs on JDK 25 (as bin/selcc and the test JVMs pass them). */
     private static final List<String> CHRONICLE_FLAGS = List.of("--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
         "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
-        "-Dchronicle.analytics.disable=true");
+        "-Dchronicle.analytics.disable=true", "-Dchronicle.disk.monitor.disable=true");
 
     private FabricLauncher() {
     }

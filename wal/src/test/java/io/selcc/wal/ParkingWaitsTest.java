@@ -60,7 +60,7 @@ class ParkingWaitsTest {
         command.addAll(List.of("-Xmx512m", "--enable-native-access=ALL-UNNAMED",
             "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
             "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-            "-Dchronicle.analytics.disable=true",
+            "-Dchronicle.analytics.disable=true", "-Dchronicle.disk.monitor.disable=true",
             "-Djdk.virtualThreadScheduler.parallelism=1", "-Djdk.virtualThreadScheduler.maxPoolSize=1",
             "-cp", System.getProperty("java.class.path"), ParkedTerminals.class.getName()));
         command.addAll(args);

@@ -18,7 +18,7 @@ final class ChildJvm {
         command.addAll(List.of("-Xmx1g", "--enable-native-access=ALL-UNNAMED",
             "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED", "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED",
             "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
-            "-Dchronicle.analytics.disable=true"));
+            "-Dchronicle.analytics.disable=true", "-Dchronicle.disk.monitor.disable=true"));
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "io.selcc.cli.SelccCli"));
         command.addAll(args);
