@@ -284,7 +284,7 @@ public final class Database implements AutoCloseable {
             String unrepairable = repairRefusal(computeNode);
             LOG.log(System.Logger.Level.ERROR, message + (unrepairable == null ? "; a survivor repairs it"
                 : "; it cannot be repaired while the database runs: " + unrepairable));
-            cluster.crash(computeNode);
+            cluster.stop(computeNode); // any access mode: crash() refuses SEL, whose latches no repair can read
             victim.crashed = true;
             commitLog().seal(computeNode);
         }

@@ -564,10 +564,16 @@ public final class Transaction implements AutoCloseable {
             CommitLog log = db.commitLog();
             if (log != null && outcome.committed()) {
                 // Acknowledged only once durable, and never before what it read from (any node's).
-                if (commitSequence != 0) {
-                    log.awaitDurable(commitSequence);
-                } else {
-                    log.awaitAppendedDurable();
+                boolean durable = false;
+                try {
+                    if (commitSequence != 0) {
+                        log.awaitDurable(commitSequence);
+                    } else {
+                        log.awaitAppendedDurable();
+                    }
+                    durable = true;
+                } finally {
+                    commitRecordLost |= !durable; // see commitRecordDurable: only a wait that returned counts
                 }
             }
             return outcome;
@@ -602,9 +608,10 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * After a commit: whether its commit record is durable (or needs none: the database logs nothing,
-     * or the transaction wrote nothing). False only for a distributed branch that installed as decided
-     * although its append failed ({@link #commit(BranchVote)}): a participant must then not tell its
-     * coordinator the decision is applied, or the coordinator would forget it.
+     * or the transaction wrote nothing), that is, whether its durability wait returned. False for a
+     * distributed branch that installed as decided although its append failed ({@link #commit(BranchVote)}),
+     * and for a commit whose durability wait threw: a participant must then not tell its coordinator the
+     * decision is applied, or the coordinator would forget it.
      */
     public boolean commitRecordDurable() {
         return state == State.COMMITTED && !commitRecordLost;

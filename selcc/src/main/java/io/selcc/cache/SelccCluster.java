@@ -198,11 +198,21 @@ public final class SelccCluster implements AutoCloseable {
      *                               latches could not be told apart from the survivors'
      */
     public void crash(int computeNode) {
-        AbstractComputeNode node = nodes[checkNode(computeNode)];
         if (settings.accessMode() != AccessMode.SELCC) {
             throw new IllegalStateException("a crashed compute node can be recovered from only in SELCC mode (SEL latch"
                 + " words count readers, not name them): accessMode=" + settings.accessMode());
         }
+        stop(computeNode);
+    }
+
+    /**
+     * Stops compute node {@code computeNode} of this process where it stands, as {@link #crash} does, in
+     * either access mode, without the promise that it can be repaired: for a node that met a fault it
+     * cannot take back. Its latches stay in memory (in SEL mode for good: nobody can tell its reader
+     * bits from others').
+     */
+    public void stop(int computeNode) {
+        AbstractComputeNode node = nodes[checkNode(computeNode)];
         node.crashed = true;
         fabric.fence(computeNode);
         if (node instanceof SelccNode selcc) {

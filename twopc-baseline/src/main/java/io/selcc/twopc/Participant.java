@@ -208,6 +208,8 @@ final class Participant {
         boolean wrote;
         /** It committed as decided and its commit record is durable (what a decision's acknowledgement means). */
         volatile boolean commitDurable;
+        /** The decision it learnt (message or inquiry) was commit. */
+        volatile boolean decidedCommit;
         Transaction txn;
 
         Branch(long gtid, int coordinator) {
@@ -282,8 +284,11 @@ final class Participant {
                         t.reply.complete(endedReply(t.request));
                     }
                 }
-                if (committed && !commitDurable) {
-                    commitRecordsLost.add(gtid); // before ended and finished: the decide handler reads it then
+                if ((committed || decidedCommit) && !commitDurable) {
+                    // Told to commit (it installs), without a durable commit record, or its wait threw: only
+                    // a wait that returned earns an acknowledgement. Before ended and finished: the decide
+                    // handler reads it then.
+                    commitRecordsLost.add(gtid);
                 }
                 ended.put(gtid, committed);
                 branches.remove(gtid);
@@ -453,7 +458,9 @@ final class Participant {
             counters.prepareRecords.increment();
             state = State.PREPARED;
             answer(Vote.YES, reply);
-            return awaitDecision();
+            boolean commit = awaitDecision();
+            decidedCommit = commit;
+            return commit;
         }
 
         /** Waits for the decision message; asks the coordinator whenever it is late. Never decides alone. */

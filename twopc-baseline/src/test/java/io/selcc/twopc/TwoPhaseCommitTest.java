@@ -100,7 +100,8 @@ class TwoPhaseCommitTest {
      * the presumed "abort". A transfer whose records are fine is forgotten once acknowledged.
      *
      * <p>Shown to fail with the acknowledgement sent regardless (before issue 28): the coordinator forgot
-     * the second decision too.
+     * the second decision too; and (found in review) with only a commit that returned counted, the third,
+     * whose durability wait threw, was acknowledged and forgotten.
      */
     @Test
     void aParticipantWhoseCommitRecordIsLostDoesNotAcknowledgeTheDecision() throws Exception {
@@ -123,6 +124,15 @@ class TwoPhaseCommitTest {
             assertTrue(p.awaitIdle(1, WAIT));
             assertEquals(Bank.START + 3_00, Bank.balance(db, 1, 0));
             assertEquals(Bank.START - 3_00, Bank.balance(db, 0, 0));
+
+            // Its record appended, but the wait for it to be durable throws (a failed force): no ack either.
+            logs.failNextDurabilityOf(1);
+            DistributedTransaction unforced = p.begin(0);
+            long unforcedId = unforced.gtid();
+            Bank.transfer(unforced, 0, 0, 1, 0, 4_00);
+            assertTrue(unforced.commit().committed(), "the decision was commit");
+            assertEquals(1, logs.notDurable.get(), "the participant's durability wait threw");
+            assertTrue(p.coordinator(0).log().hasCommit(unforcedId), "not acknowledged: the coordinator keeps this one too");
         }
     }
 
@@ -171,10 +181,16 @@ class TwoPhaseCommitTest {
     /** Commit logs that keep nothing (every append numbered, every wait at once) and can refuse one node's next append. */
     private static final class FailingLogs implements io.selcc.engine.CommitLog.Factory {
         final AtomicInteger failed = new AtomicInteger();
+        final AtomicInteger notDurable = new AtomicInteger();
         private volatile int failNode = -1;
+        private volatile int notDurableNode = -1;
 
         void failNextAppendOf(int node) {
             failNode = node;
+        }
+
+        void failNextDurabilityOf(int node) {
+            notDurableNode = node;
         }
 
         @Override
@@ -192,6 +208,11 @@ class TwoPhaseCommitTest {
 
                 @Override
                 public void awaitDurable(long sequence) {
+                    if (notDurableNode == computeNode) {
+                        notDurableNode = -1;
+                        notDurable.incrementAndGet();
+                        throw new NotDurableException("planted: the force failed, computeNode=" + computeNode);
+                    }
                 }
 
                 @Override

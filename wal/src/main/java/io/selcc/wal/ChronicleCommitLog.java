@@ -30,8 +30,9 @@ import java.util.zip.CRC32C;
 /**
  * One compute node's redo log: a Chronicle Queue in its own directory, one document per committed
  * transaction ({@link LogRecordLayout}), appended under one lock so that sequence numbers enter the
- * log in the order they were drawn. An append only copies bytes into the mapped file; the node's
- * {@link LogFlusher} forces them and reports them to the {@link Wal} group.
+ * log in the order they were drawn. An append only copies bytes into the mapped file; in SYNC the
+ * node's {@link LogFlusher} forces them and reports them to the {@link Wal} group, in ASYNC the append
+ * reports itself (the group's watermark is then the dense prefix of appended numbers).
  *
  * <p>After a write or a force fails the log is failed for good: a gap in the log cannot be mended,
  * so every later append returns {@link #FAILED} without drawing a sequence number. A full disk shows
@@ -73,7 +74,7 @@ final class ChronicleCommitLog implements CommitLog {
     private volatile Thread flusherThread;
 
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when the first append after a batch was taken lands, on a force request, and on close. */
+    /** Signalled when the first append after a batch was taken lands (SYNC), on a force request, and on close. */
     private final Condition appended = lock.newCondition();
     /** Signalled when the flusher finished a force that was requested, and when it stopped. */
     private final Condition forcedOnRequest = lock.newCondition();

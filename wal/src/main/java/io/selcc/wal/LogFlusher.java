@@ -24,8 +24,8 @@ import java.util.List;
  * appender's current chunk only, must run on the appending side of the lock (it reads the
  * appender's position), and only logs a failed msync. When a new cycle file appears, Chronicle's
  * {@code metadata.cq4t} and the directory are forced too, so the file can be found after a crash.
- * ASYNC publishes what was appended as is and forces only when asked ({@link ChronicleCommitLog#requestForce}:
- * a checkpoint), the same way.
+ * In ASYNC the appends publish themselves ({@link Wal#awaitDurable}); the flusher forces only when asked
+ * ({@link ChronicleCommitLog#requestForce}: a checkpoint), the same way.
  */
 final class LogFlusher implements Runnable {
     /** What one force covers, swapped with the log's pending array. */

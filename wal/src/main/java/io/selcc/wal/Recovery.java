@@ -41,7 +41,9 @@ import java.util.stream.Stream;
  *
  * <p>When anything was replayed or left out, recovery ends with a new checkpoint whose replay start is
  * past every number seen: records beyond a gap must never be replayed later. Then it removes the logs
- * (every record in them is at or below the newest checkpoint's replay start), and new commits
+ * (every record in them is at or below the newest checkpoint's replay start), or, when it did not read
+ * them to their end (a gap with records after it, a damaged record), moves them aside as evidence
+ * ({@link Summary#logsSetAside}); new commits
  * (numbered after them, see {@link Database#raiseCommitSequence}) start a fresh log.
  *
  * <p>A log whose first cycle files were removed by truncation ({@link Wal#truncate}) is read from the
