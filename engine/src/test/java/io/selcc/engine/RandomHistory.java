@@ -234,6 +234,8 @@ final class RandomHistory {
          * it and be rejected at commit, so it is not an error by itself.
          */
         String anomaly;
+        /** Keys the current attempt inserted (that were absent when it began). */
+        private final Set<Long> insertedHere = new HashSet<>();
 
         Worker(DatabaseNode node, Shape shape, long threadId, SplittableRandom random) {
             this.node = node;
@@ -279,6 +281,7 @@ final class RandomHistory {
             List<long[]> reads = new ArrayList<>();
             List<long[]> writes = new ArrayList<>();
             Set<Long> written = new HashSet<>();
+            insertedHere.clear();
             lastPredicateReads = 0;
             lastInserts = 0;
             lastDeletes = 0;
@@ -495,6 +498,12 @@ final class RandomHistory {
                     r.setInt(ConcurrencyControlContractTest.BRANCH, to);
                     r.setString(ConcurrencyControlContractTest.OWNER, "again-" + key);
                 })) {
+                    if (insertedHere.contains(key)) {
+                        // The row was this attempt's own insert, so its delete left no mark and the re-insert
+                        // looked in the index again: another transaction committed the key meanwhile. The
+                        // first insert's absence read (under OCC an optimistic one) fails at commit.
+                        throw new AbortException(AbortReason.STALE_READ, "key " + key + " appeared");
+                    }
                     throw new AssertionError("key " + key + " refused its re-insert after its delete in one transaction");
                 }
                 lastReinserts++;
@@ -546,6 +555,7 @@ final class RandomHistory {
                 }
                 writes.add(new long[] {key, 0, 0}); // overwrites the initial absence
                 written.add(key);
+                insertedHere.add(key);
                 lastInserts++;
             } else {
                 read(reads, written, key, seen); // nothing to write: a point read of the absence
