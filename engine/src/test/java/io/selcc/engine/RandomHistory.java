@@ -315,6 +315,10 @@ final class RandomHistory {
                         int[] delivered = {0};
                         RowVisitor visitor = row -> {
                             long key = row.getLong(ConcurrencyControlContractTest.ID);
+                            if (key < low || key > high) {
+                                anomaly = anomaly != null ? anomaly : "key " + key + " in a scan of [" + low + ", " + high + "]";
+                                return false;
+                            }
                             seen[(int) (key - low)] = row.getMoney(ConcurrencyControlContractTest.BALANCE);
                             if (++delivered[0] == limit) {
                                 last[0] = key;
