@@ -330,6 +330,22 @@ public final class Database implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Watches the compute nodes of other processes ({@link io.selcc.fabric.Fabric#watchComputeNodes}): one
+     * whose process dies is fenced and repaired at once, as when a survivor meets one of its lines, instead
+     * of when a survivor first does (if ever: a node whose lines nobody here needs was noticed only at the
+     * end, and TO's rows with its write intents stayed blocked until then). Call once the other processes
+     * have their nodes open; {@link #stopWatchingPeers} before an orderly end, when processes leave.
+     */
+    public void watchPeers() {
+        cluster.fabric().watchComputeNodes(this::peerFailed);
+    }
+
+    /** Stops {@link #watchPeers}: compute nodes of other processes that go away from now on are not repaired for it. */
+    public void stopWatchingPeers() {
+        cluster.fabric().watchComputeNodes(null);
+    }
+
     /** A node learnt that {@code computeNode} cannot be reached: the first report starts its repair. */
     private void peerFailed(int computeNode) {
         if (cluster.hosts(computeNode) && !cluster.crashed(computeNode)) {

@@ -48,6 +48,10 @@ public final class TcpFabric implements Fabric {
     private final long[] capacities;
     private final TcpEndpoint[] hosted;
     private final boolean[] fenced;
+    /** Told of a compute node of another process whose connection closed; null: not watching. */
+    private volatile java.util.function.IntConsumer lostComputeNodes;
+    /** Nodes {@link #lostComputeNodes} was told of (once each). */
+    private final Set<Integer> toldLost = ConcurrentHashMap.newKeySet();
     private final Map<Long, Link> peerLinks = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final List<Runnable> afterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -185,6 +189,44 @@ public final class TcpFabric implements Fabric {
         }
     }
 
+    /**
+     * Keeps a connection from this process to every compute node of another process (opening those not
+     * open yet) and tells {@code lost} of each one whose connection closes: its process died (a kill -9
+     * closes its sockets at once; a machine that vanishes without closing them is noticed only when a
+     * request to it times out). A node that cannot be connected to now is lost too.
+     */
+    @Override
+    public void watchComputeNodes(java.util.function.IntConsumer lost) {
+        lostComputeNodes = lost;
+        if (lost == null || closed) {
+            return;
+        }
+        int from = -1;
+        for (int i = 0; i < hosted.length && from < 0; i++) {
+            from = hosted[i] != null ? i : -1;
+        }
+        if (from < 0) {
+            return;
+        }
+        for (int to = 0; to < hosted.length; to++) {
+            if (hosted[to] == null && !fenced(to)) {
+                try {
+                    peerLink(from, to); // its close (whenClosed, set there) tells lost
+                } catch (NodeFailedException e) {
+                    computeNodeLost(to);
+                }
+            }
+        }
+    }
+
+    /** A connection to compute node {@code node} (of another process) closed: tells the watcher, once. */
+    private void computeNodeLost(int node) {
+        java.util.function.IntConsumer lost = lostComputeNodes;
+        if (lost != null && !closed && hosted[node] == null && toldLost.add(node)) {
+            lost.accept(node);
+        }
+    }
+
     /** Runs {@code action} once this fabric has closed (a launcher stops the processes it runs on). */
     public void whenClosed(Runnable action) {
         afterClose.add(action);
@@ -237,6 +279,7 @@ public final class TcpFabric implements Fabric {
             Link fresh = Link.connect(loops, address, name, from, timeoutNanos, why -> new NodeFailedException(to, name + ": " + why),
                 new long[2], handOffs);
             peerLinks.put(key, fresh);
+            fresh.whenClosed(() -> computeNodeLost(to));
             return fresh;
         }
     }
