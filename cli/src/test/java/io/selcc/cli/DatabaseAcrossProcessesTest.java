@@ -269,6 +269,81 @@ class DatabaseAcrossProcessesTest {
         }
     }
 
+    /**
+     * TO across processes: node 1's transaction sets its write intent on a row, node 0 then takes the row's
+     * line (its update is refused: the intent's owner may still commit), and node 1's process dies with the
+     * transaction open. Once node 1 is fenced its intent is nobody's, and node 0 updates the row. Before, a
+     * node asked only the nodes of its own process whether an intent's owner had crashed, so the row stayed
+     * blocked for good (shown failing: LOCK_CONFLICT on every attempt after the repair).
+     */
+    @Test
+    @Timeout(value = 120, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aWriteIntentOfADeadProcessDoesNotBlockItsRowUnderTo(@org.junit.jupiter.api.io.TempDir java.nio.file.Path logs)
+        throws Exception {
+        try (MemoryNodeServer memory = MemoryNodeServer.start(new InetSocketAddress("127.0.0.1", 0), 64 << 20)) {
+            ClusterMap map = new ClusterMap(List.of(memory.address()),
+                List.of(new InetSocketAddress("127.0.0.1", freePort()), new InetSocketAddress("127.0.0.1", freePort())));
+            Database[] dbs = {open(map, 0, "to"), open(map, 1, "to")};
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            java.util.concurrent.CountDownLatch intentSet = new java.util.concurrent.CountDownLatch(1);
+            java.util.concurrent.CountDownLatch dead = new java.util.concurrent.CountDownLatch(1);
+            try {
+                DatabaseNode n0 = dbs[0].node(0);
+                Table t0 = n0.table("account");
+                for (long id = 0; id < ACCOUNTS; id++) {
+                    long key = id;
+                    assertTrue(n0.run(tx -> tx.insert(t0, row -> {
+                        row.setLong(0, key);
+                        row.setMoney(1, START);
+                    })).committed());
+                }
+                DatabaseNode n1 = dbs[1].node(1);
+                for (Database db : dbs) {
+                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).othersDrawNumbers());
+                }
+                Table t1 = n1.table("account");
+                pool.submit(() -> n1.run(tx -> {
+                    tx.update(t1, 3, row -> row.setMoney(1, row.getMoney(1) + 1)); // its intent on the row
+                    intentSet.countDown();
+                    try {
+                        dead.await(60, TimeUnit.SECONDS); // open until its process is gone
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return null;
+                }));
+                assertTrue(intentSet.await(30, TimeUnit.SECONDS), "node 1's transaction set its intent");
+                io.selcc.engine.RetryPolicy once = new io.selcc.engine.RetryPolicy(1, 0, 0, () -> 0);
+                TxnResult<Boolean> refused = n0.run(once, tx -> tx.update(t0, 3, row -> row.setMoney(1, 0)));
+                assertTrue(!refused.committed(), "the intent's owner may still commit: " + refused);
+                java.util.concurrent.CompletableFuture<io.selcc.engine.CrashRecovery.Report> repaired =
+                    new java.util.concurrent.CompletableFuture<>();
+                dbs[0].onRepairProgress((node, stage, report) -> {
+                    if (stage == io.selcc.engine.CrashRecovery.Stage.DONE) {
+                        repaired.complete(report);
+                    }
+                });
+                dbs[0].watchPeers();
+                dbs[1].cluster().fabric().close(); // its process dies with the transaction open
+                dead.countDown();
+                System.out.println("DatabaseAcrossProcessesTest TO: " + repaired.get(30, TimeUnit.SECONDS).describe());
+                TxnResult<Boolean> after = n0.run(tx -> tx.update(t0, 3, row -> row.setMoney(1, row.getMoney(1) + 7)));
+                assertTrue(after.committed() && after.value(), "node 0 updates the row after node 1 died: " + after);
+                assertEquals(START + 7, n0.run(tx -> tx.get(t0, 3).getMoney(1)).value(),
+                    "node 1's uncommitted change is not there, node 0's is");
+            } finally {
+                dead.countDown();
+                pool.shutdownNow();
+                dbs[0].close();
+                try {
+                    dbs[1].close();
+                } catch (RuntimeException gone) {
+                    // its fabric is closed: nothing of it is left to close cleanly
+                }
+            }
+        }
+    }
+
     /** {@code count} random transfers on {@code node}, each committed; returns how many ran. */
     private static int transfers(DatabaseNode node, SplittableRandom random, int count) {
         Table table = node.table("account");

@@ -226,16 +226,27 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     /** Every compute node of the cluster, this one included (null: one in another process); set once by the cluster. */
     AbstractComputeNode[] peers = new AbstractComputeNode[0];
 
+    /**
+     * Whether a compute node of another process has crashed: the fabric fenced it (once fenced nothing of it
+     * lands, so none of its transactions commits any more). Set by the cluster; the default knows nothing.
+     */
+    volatile java.util.function.IntPredicate remotePeerCrashed = node -> false;
+
     @Override
     public final boolean peerCrashed(int computeNode) {
         AbstractComputeNode[] all = peers;
-        return computeNode >= 0 && computeNode < all.length && all[computeNode] != null && all[computeNode].crashed;
+        if (computeNode < 0 || computeNode >= all.length) {
+            return false;
+        }
+        AbstractComputeNode peer = all[computeNode];
+        return peer != null ? peer.crashed : remotePeerCrashed.test(computeNode);
     }
 
     @Override
     public final boolean anyPeerCrashed() {
-        for (AbstractComputeNode peer : peers) {
-            if (peer != null && peer.crashed) {
+        AbstractComputeNode[] all = peers;
+        for (int i = 0; i < all.length; i++) {
+            if (all[i] != null ? all[i].crashed : remotePeerCrashed.test(i)) {
                 return true;
             }
         }

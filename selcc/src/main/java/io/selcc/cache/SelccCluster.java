@@ -55,6 +55,7 @@ public final class SelccCluster implements AutoCloseable {
         for (AbstractComputeNode node : hosted()) {
             node.peers = nodes;
             node.fenceFailedPeer = this::fenceFailedPeer;
+            node.remotePeerCrashed = fabric::fenced; // another process's node: gone once fenced (see crashed)
         }
         for (AbstractComputeNode node : hosted()) {
             if (node instanceof SelccNode selcc) {

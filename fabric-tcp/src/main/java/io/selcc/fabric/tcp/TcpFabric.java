@@ -47,7 +47,11 @@ public final class TcpFabric implements Fabric {
     private final Link[] memoryLinks;
     private final long[] capacities;
     private final TcpEndpoint[] hosted;
-    private final boolean[] fenced;
+    /**
+     * Bit n: compute node n is fenced (at most {@link Fabric#MAX_COMPUTE_NODES} nodes: one long, read without
+     * a lock: TO asks it for every write intent it meets, see {@code ComputeNode.peerCrashed}).
+     */
+    private final java.util.concurrent.atomic.AtomicLong fencedNodes = new java.util.concurrent.atomic.AtomicLong();
     /** Told of a compute node of another process whose connection closed; null: not watching. */
     private volatile java.util.function.IntConsumer lostComputeNodes;
     /** Nodes {@link #lostComputeNodes} was told of (once each). */
@@ -69,7 +73,6 @@ public final class TcpFabric implements Fabric {
         this.memoryLinks = new Link[m];
         this.capacities = new long[m];
         this.hosted = new TcpEndpoint[cluster.computeNodes().size()];
-        this.fenced = new boolean[cluster.computeNodes().size()];
         try {
             for (int j = 0; j < m; j++) {
                 int memoryNode = j;
@@ -169,9 +172,7 @@ public final class TcpFabric implements Fabric {
             Link.Call call = memory.send(Frame.FENCE, out -> out.writeInt(computeNode));
             memory.await(call, timeoutNanos, Frame.FENCE_OK).release();
         }
-        synchronized (fenced) {
-            fenced[computeNode] = true;
-        }
+        fencedNodes.getAndUpdate(nodes -> nodes | 1L << computeNode);
         if (hosted[computeNode] != null) {
             hosted[computeNode].server.fence();
         }
@@ -184,9 +185,7 @@ public final class TcpFabric implements Fabric {
 
     @Override
     public boolean fenced(int computeNode) {
-        synchronized (fenced) {
-            return fenced[computeNode];
-        }
+        return computeNode >= 0 && computeNode < Long.SIZE && (fencedNodes.get() & (1L << computeNode)) != 0;
     }
 
     /**
