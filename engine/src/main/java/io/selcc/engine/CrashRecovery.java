@@ -36,20 +36,25 @@ import java.util.Set;
  *       truncate the logs), or, before the first one, memory as it was when logging started
  *       ({@link Database#writeBackCaches});</li>
  *   <li>reads every node's log back from the base on, node by node, keeping only the changes of lost
- *       pages and each changed row's last image (ordered by commit sequence number here);</li>
+ *       pages (ordered by commit sequence number here);</li>
  *   <li>heap pages: adopts each (the tag moves to the survivor by CAS, memory's copy comes with it),
  *       puts the base on it (a checkpoint's rows of that page slot by slot, every other slot emptied;
  *       memory's copy is the base itself otherwise), then every logged change of its rows after the
  *       base, slot by slot in commit order, then frees the slots of inserts that never committed;</li>
+ *   <li>every other line but the leaves (table roots, inner nodes, unused GCLs) is current in memory,
+ *       also by write-through: it is adopted and released ({@link Stage#PAGES_RESTORED}: survivors that
+ *       waited for those go on while the leaves are rebuilt, which needs the base's rows of whole
+ *       tables);</li>
  *   <li>index leaves: a leaf's entries are a function of its table's visible rows, so each lost leaf
- *       gets exactly the pairs in its range: rows the log changed, from their last logged image; the
- *       others as the base holds them (the checkpoint's rows, or memory's: nothing committed changed
- *       those since logging started). Memory's tree is well formed because every structure change is
- *       written through;</li>
- *   <li>every other line (table roots, inner nodes, unused GCLs) is current in memory, also by
- *       write-through: it is adopted and released.</li>
+ *       gets exactly the pairs in its range: rows the log changed (read back a second time), from their
+ *       last logged image; the others as the base holds them (the checkpoint's rows, or memory's:
+ *       nothing committed changed those since logging started). Memory's tree is well formed because
+ *       every structure change is written through.</li>
  * </ol>
- * Each line is released once repaired; the survivors waiting for it go on with it.
+ * Each line is released once repaired; the survivors waiting for it go on with it. Memory is read many
+ * lines per round trip ({@code ComputeNode.snapshots}: the lost lines, the trees level by level;
+ * {@code SelccCluster.forEachGclInMemory}: one sweep for the pages of the tables that lost leaves), not a
+ * round trip per line along the links: over TCP that took 5-20 s for a TPC-C warehouse.
  *
  * <p>Why a survivor's live transaction cannot be hurt: with an algorithm that keeps its uncommitted
  * in-place state on lines it holds exclusive to the end ({@code survivesCrashedNodes}, no-wait
@@ -109,7 +114,19 @@ public final class CrashRecovery {
     private record LastImage(long sequence, byte[] image) {
     }
 
-    static Report run(Database db, CommitLog.Factory logs, DatabaseNode node, int crashed) {
+    /** How far a repair got: which of the crashed node's lines survivors may take again. */
+    public enum Stage {
+        /**
+         * Every lost heap page and every lost line that is not an index leaf is repaired and released:
+         * survivors waiting for one of those go on while the leaves are rebuilt.
+         */
+        PAGES_RESTORED,
+        /** Every lost line is repaired and released. */
+        DONE
+    }
+
+    static Report run(Database db, CommitLog.Factory logs, DatabaseNode node, int crashed,
+                      java.util.function.Consumer<Stage> reached) {
         long start = System.nanoTime();
         int survivor = node.computeNode().nodeId();
         ComputeNode cn = node.computeNode();
@@ -118,64 +135,61 @@ public final class CrashRecovery {
         logs.seal(crashed);
         long[] lost = db.cluster().claimLinesOf(crashed, survivor);
 
-        // Classify the lost lines by what memory holds in them.
+        // Classify the lost lines by what memory holds in them (read many per round trip).
         Map<Long, Table> heapPages = new LinkedHashMap<>();
-        Set<Long> leafCandidates = new HashSet<>();
+        Map<Long, GclHandle> leafCandidates = new LinkedHashMap<>();
         List<Long> others = new ArrayList<>();
-        for (long address : lost) {
-            GclHandle snapshot = cn.snapshot(address);
+        for (GclHandle snapshot : cn.snapshots(lost)) {
+            long address = snapshot.address();
             int tableId = HeapTable.heapPageTableId(snapshot);
             if (tableId >= 1 && tableId <= tables.size()) {
                 heapPages.put(address, tables.get(tableId - 1));
             } else if (BLinkTree.nodeLevel(snapshot) == 0) {
-                leafCandidates.add(address);
+                leafCandidates.put(address, snapshot);
             } else {
                 others.add(address);
             }
         }
-        Map<Index, List<Long>> leavesByIndex = new LinkedHashMap<>();
-        if (!leafCandidates.isEmpty()) {
-            for (Table table : tables) {
-                for (Index index : indexesOf(table)) {
-                    index.tree().forEachLeafInMemory(cn, leaf -> {
-                        if (leafCandidates.remove(leaf)) {
-                            leavesByIndex.computeIfAbsent(index, i -> new ArrayList<>()).add(leaf);
-                        }
-                    });
-                }
-            }
-        }
-        others.addAll(leafCandidates); // a split's new node that no link reached: nothing in it counts
-        Set<Table> tablesWithLostLeaves = java.util.Collections.newSetFromMap(new IdentityHashMap<>());
-        leavesByIndex.keySet().forEach(index -> tablesWithLostLeaves.add(index.table()));
 
         try (CommitLog.RepairSource source = logs.openRepair()) {
-            return repair(source, cn, node.cc().restamp(), tables, crashed, lost.length, heapPages, leavesByIndex, tablesWithLostLeaves, others,
-                start);
+            io.selcc.storage.Restamp restamp = node.cc().restamp();
+            // Heap pages and the other lines first: they need only the log's changes of the lost pages (and
+            // the checkpoint's rows of them), while the leaves need their tables' rows from the whole base.
+            // A survivor waiting for a page goes on before the leaves are rebuilt.
+            PagesRestored pages = restorePages(source, cn, restamp, tables, crashed, heapPages);
+            for (long address : others) {
+                cn.unlock(cn.adoptCrashedLine(address, crashed));
+            }
+            reached.accept(Stage.PAGES_RESTORED);
+            LeavesRebuilt leaves = rebuildLeaves(db, source, cn, restamp, tables, crashed, leafCandidates);
+            return new Report(crashed, survivor, lost.length, heapPages.size(), pages.slotChanges, pages.slotsFreed,
+                leaves.leaves, leaves.entries, others.size() + leaves.notLeaves, source.describeBase(),
+                Math.max(pages.baseRows, leaves.baseRows), pages.changesRead, (System.nanoTime() - start) / 1e9);
         }
     }
 
-    private static Report repair(CommitLog.RepairSource source, ComputeNode cn, io.selcc.storage.Restamp restamp,
-                                 List<Table> tables, int crashed, int lostLines,
-                                 Map<Long, Table> heapPages, Map<Index, List<Long>> leavesByIndex,
-                                 Set<Table> tablesWithLostLeaves, List<Long> others, long start) {
-        int survivor = cn.nodeId();
-        int gclSize = cn.gclSize();
-        Map<Table, TableChanges> byTable = new IdentityHashMap<>();
-        for (Map.Entry<Index, List<Long>> e : leavesByIndex.entrySet()) {
-            Table table = e.getKey().table();
-            byTable.computeIfAbsent(table, TableChanges::new).add(e.getKey(), e.getValue(), cn);
-        }
+    private record PagesRestored(long slotChanges, long slotsFreed, long baseRows, long changesRead) {
+    }
 
-        // Read the logs back: each lost page slot's last change, and for the tables that lost leaves each
-        // changed row's highest number and, if a lost leaf's range holds it, its last image. The logs come
-        // node by node (not merged), so "last" is by number (a later change of one transaction wins a tie).
-        // Only what the repair puts back is kept: memory stays bounded by the lost lines, not the log.
+    private record LeavesRebuilt(int leaves, long entries, int notLeaves, long baseRows) {
+    }
+
+    /**
+     * Puts back every lost heap page: the base (a checkpoint's rows of the page slot by slot, or memory's
+     * copy), then each slot's last logged change after it, then frees the slots of inserts that never
+     * committed; each page is released once repaired.
+     */
+    private static PagesRestored restorePages(CommitLog.RepairSource source, ComputeNode cn,
+                                              io.selcc.storage.Restamp restamp, List<Table> tables, int crashed,
+                                              Map<Long, Table> heapPages) {
+        int gclSize = cn.gclSize();
+        // Read the logs back: each lost page slot's last change. The logs come node by node (not merged), so
+        // "last" is by number (a later change of one transaction wins a tie). Only what the repair puts back
+        // is kept: memory stays bounded by the lost lines, not the log.
         Map<Long, SlotLast[]> pageChanges = new HashMap<>();
         long[] changesRead = {0};
         source.forEachChange((sequence, kind, tableId, key, recordId, image) -> {
             changesRead[0]++;
-            byte[] after = kind == Redo.DELETE ? null : image;
             long page = RecordId.page(recordId, gclSize);
             Table pageTable = heapPages.get(page);
             if (pageTable != null) {
@@ -188,29 +202,15 @@ public final class CrashRecovery {
                 if (slots[slot] == null) {
                     slots[slot] = new SlotLast();
                 }
-                slots[slot].change(sequence, after);
-            }
-            TableChanges changes = tableId >= 1 && tableId <= tables.size() ? byTable.get(tables.get(tableId - 1)) : null;
-            if (changes != null) {
-                changes.change(sequence, recordId, after);
+                slots[slot].change(sequence, kind == Redo.DELETE ? null : image);
             }
         });
-        byTable.values().forEach(TableChanges::dropSuperseded);
 
-        // The base: a checkpoint's rows (those of lost pages slot by slot, and the pairs in lost leaves'
-        // ranges of rows no logged change touched, in one pass over the file), or memory's rows.
         Map<Long, byte[][]> pageBase = new HashMap<>();
         long baseRows = 0;
-        if (source.baseIsCheckpoint()) {
-            baseRows = readCheckpointBase(source, gclSize, tables, heapPages, byTable, pageBase);
-        } else {
-            for (TableChanges changes : byTable.values()) {
-                // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
-                changes.table.heap().scanMemory(cn, changes::baseRow);
-            }
+        if (source.baseIsCheckpoint() && !heapPages.isEmpty()) {
+            baseRows = readCheckpointBase(source, gclSize, tables, heapPages, Map.of(), pageBase);
         }
-        byTable.values().forEach(TableChanges::finishPairs);
-
         long slotChanges = 0;
         long slotsFreed = 0;
         for (Map.Entry<Long, Table> e : heapPages.entrySet()) {
@@ -242,10 +242,76 @@ public final class CrashRecovery {
                 cn.unlock(page);
             }
         }
+        return new PagesRestored(slotChanges, slotsFreed, baseRows, changesRead[0]);
+    }
 
-        for (long address : others) {
+    /**
+     * Rebuilds every lost index leaf: which index each belongs to (the trees walked in memory), then each
+     * gets exactly the pairs in its range, of rows the log changed from their last image and of the others
+     * as the base holds them. Runs after the pages were released: a survivor's commit that would change a
+     * lost leaf's range waits for the leaf, so what survivors did to rows meanwhile is either not visible
+     * yet or outside every lost range (a change that keeps a row's keys gives the same pairs).
+     */
+    private static LeavesRebuilt rebuildLeaves(Database db, CommitLog.RepairSource source, ComputeNode cn,
+                                               io.selcc.storage.Restamp restamp, List<Table> tables, int crashed,
+                                               Map<Long, GclHandle> leafCandidates) {
+        if (leafCandidates.isEmpty()) {
+            return new LeavesRebuilt(0, 0, 0, 0);
+        }
+        int gclSize = cn.gclSize();
+        Map<Index, List<Long>> leavesByIndex = new LinkedHashMap<>();
+        Set<Long> unmatched = new HashSet<>(leafCandidates.keySet());
+        for (Table table : tables) {
+            for (Index index : indexesOf(table)) {
+                if (unmatched.isEmpty()) {
+                    break;
+                }
+                index.tree().forEachLeafInMemory(cn, leaf -> {
+                    if (unmatched.remove(leaf)) {
+                        leavesByIndex.computeIfAbsent(index, i -> new ArrayList<>()).add(leaf);
+                    }
+                });
+            }
+        }
+        // A split's new node that no link reached: nothing in it counts, and memory's copy is as good as any.
+        for (long address : unmatched) {
             cn.unlock(cn.adoptCrashedLine(address, crashed));
         }
+
+        Map<Table, TableChanges> byTable = new IdentityHashMap<>();
+        for (Map.Entry<Index, List<Long>> e : leavesByIndex.entrySet()) {
+            Table table = e.getKey().table();
+            byTable.computeIfAbsent(table, TableChanges::new).add(e.getKey(), e.getValue(), leafCandidates);
+        }
+        // Read the logs back again: for the tables that lost leaves, each changed row's highest number and,
+        // if a lost leaf's range holds it, its last image. Changes survivors committed since the first read
+        // are in it too, and count like any other.
+        source.forEachChange((sequence, kind, tableId, key, recordId, image) -> {
+            TableChanges changes = tableId >= 1 && tableId <= tables.size() ? byTable.get(tables.get(tableId - 1)) : null;
+            if (changes != null) {
+                changes.change(sequence, recordId, kind == Redo.DELETE ? null : image);
+            }
+        });
+        byTable.values().forEach(TableChanges::dropSuperseded);
+
+        // The base: a checkpoint's rows (the pairs in lost leaves' ranges of rows no logged change touched,
+        // in one pass over the file), or memory's rows, found by one sweep of memory for those tables' pages.
+        long baseRows = 0;
+        if (source.baseIsCheckpoint()) {
+            baseRows = readCheckpointBase(source, gclSize, tables, Map.of(), byTable, null);
+        } else {
+            // Rows no logged transaction changed are as memory holds them (it held everything when logging started).
+            Map<Integer, TableChanges> byTableId = new HashMap<>();
+            byTable.values().forEach(changes -> byTableId.put(changes.table.heap().tableId(), changes));
+            if (!byTableId.isEmpty()) {
+                db.cluster().forEachGclInMemory(cn.nodeId(), image -> byTableId.containsKey(HeapTable.heapPageTableId(image)),
+                    page -> {
+                        TableChanges changes = byTableId.get(HeapTable.heapPageTableId(page));
+                        changes.table.heap().visibleRowsOf(page, changes::baseRow);
+                    });
+            }
+        }
+        byTable.values().forEach(TableChanges::finishPairs);
 
         int leaves = 0;
         long leafEntries = 0;
@@ -266,8 +332,7 @@ public final class CrashRecovery {
                 }
             }
         }
-        return new Report(crashed, survivor, lostLines, heapPages.size(), slotChanges, slotsFreed, leaves, leafEntries,
-            others.size(), source.describeBase(), baseRows, changesRead[0], (System.nanoTime() - start) / 1e9);
+        return new LeavesRebuilt(leaves, leafEntries, unmatched.size(), baseRows);
     }
 
     private static List<Index> indexesOf(Table table) {
@@ -295,7 +360,7 @@ public final class CrashRecovery {
             Table table = tables.get(tableId - 1);
             long page = RecordId.page(recordId, gclSize);
             Table pageTable = heapPages.get(page);
-            if (pageTable != null) {
+            if (pageTable != null && pageBase != null) {
                 if (pageTable != table) {
                     throw new IllegalStateException("checkpoint row of table " + table.name() + " at record id 0x"
                         + Long.toHexString(recordId) + ", a page of table " + pageTable.name());
@@ -355,10 +420,10 @@ public final class CrashRecovery {
             this.buffer = new TupleBuffer(table.schema());
         }
 
-        void add(Index index, List<Long> leaves, ComputeNode reader) {
+        void add(Index index, List<Long> leaves, Map<Long, GclHandle> images) {
             KeyRanges keyRanges = new KeyRanges();
             for (long leaf : leaves) {
-                long[] range = BLinkTree.leafKeyRange(reader.snapshot(leaf));
+                long[] range = BLinkTree.leafKeyRange(images.get(leaf)); // memory's copy: the crashed node's tag keeps it
                 keyRanges.add(range[0], range[1]);
             }
             keyRanges.seal();

@@ -47,6 +47,13 @@ public final class Database implements AutoCloseable {
     private boolean closed;
     /** Whether a crash repair may be running: read by every retry (see {@link #awaitRunningRepairs}). */
     private volatile boolean repairsRunning;
+    /**
+     * Completed (and replaced) whenever a crash repair released lines or ended: a retry that waits for a
+     * running repair waits for this, at most {@link #REPAIR_WAIT_NANOS} (see {@link #awaitRunningRepairs}).
+     */
+    private volatile java.util.concurrent.CompletableFuture<Void> repairProgress = new java.util.concurrent.CompletableFuture<>();
+    /** Told when a repair reaches a stage (see {@link #onRepairProgress}). */
+    private final List<RepairListener> repairListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Repairs of crashed nodes, by node: started once each. Guarded by itself. */
     private final Map<Integer, java.util.concurrent.CompletableFuture<CrashRecovery.Report>> crashRepairs =
         new LinkedHashMap<>();
@@ -337,6 +344,22 @@ public final class Database implements AutoCloseable {
         return null;
     }
 
+    /**
+     * Watches the compute nodes of other processes ({@link io.selcc.fabric.Fabric#watchComputeNodes}): one
+     * whose process dies is fenced and repaired at once, as when a survivor meets one of its lines, instead
+     * of when a survivor first does (if ever: a node whose lines nobody here needs was noticed only at the
+     * end, and TO's rows with its write intents stayed blocked until then). Call once the other processes
+     * have their nodes open; {@link #stopWatchingPeers} before an orderly end, when processes leave.
+     */
+    public void watchPeers() {
+        cluster.fabric().watchComputeNodes(this::peerFailed);
+    }
+
+    /** Stops {@link #watchPeers}: compute nodes of other processes that go away from now on are not repaired for it. */
+    public void stopWatchingPeers() {
+        cluster.fabric().watchComputeNodes(null);
+    }
+
     /** A node learnt that {@code computeNode} cannot be reached: the first report starts its repair. */
     private void peerFailed(int computeNode) {
         if (cluster.hosts(computeNode) && !cluster.crashed(computeNode)) {
@@ -365,16 +388,64 @@ public final class Database implements AutoCloseable {
             crashRepairs.put(computeNode, repair);
             repairsRunning = true;
             io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
+                CrashRecovery.Report report;
                 try {
-                    repair.complete(remote ? repairGone(computeNode) : repairNow(computeNode));
+                    report = remote ? repairGone(computeNode) : repairNow(computeNode);
                 } catch (Throwable t) {
                     // Survivors stop waiting for its lines.
                     cluster.repairFailed(computeNode, remote && t instanceof IllegalStateException ? t.getMessage()
                         : String.valueOf(t));
                     repair.completeExceptionally(t);
+                    repairProgressed();
+                    return;
                 }
+                repair.complete(report);
+                repairReached(computeNode, CrashRecovery.Stage.DONE, report);
             });
         }
+    }
+
+    /**
+     * What a crash repair reached, for {@link #onRepairProgress}. Called on the repairing thread: a
+     * listener must not wait for the repair (it would wait for itself).
+     */
+    @FunctionalInterface
+    public interface RepairListener {
+        /**
+         * @param crashedNode the node being repaired
+         * @param report      at {@link CrashRecovery.Stage#DONE}, what the repair did (in another process:
+         *                    {@link CrashRecovery.Report#ranElsewhere}); null before
+         */
+        void reached(int crashedNode, CrashRecovery.Stage stage, CrashRecovery.Report report);
+    }
+
+    /**
+     * Tells {@code listener} of every stage a crash repair of this database reaches from now on: the lost
+     * heap pages released ({@link CrashRecovery.Stage#PAGES_RESTORED}, repairs in this process), the repair
+     * done ({@link CrashRecovery.Stage#DONE}, also when another process repaired). A run reports there how
+     * its survivors went on.
+     */
+    public void onRepairProgress(RepairListener listener) {
+        repairListeners.add(java.util.Objects.requireNonNull(listener, "listener"));
+    }
+
+    private void repairReached(int computeNode, CrashRecovery.Stage stage, CrashRecovery.Report report) {
+        repairProgressed();
+        for (RepairListener listener : repairListeners) {
+            try {
+                listener.reached(computeNode, stage, report);
+            } catch (RuntimeException e) { // a listener's bug must not fail the repair the survivors wait for
+                LOG.log(System.Logger.Level.ERROR, "a repair listener failed at " + stage + " of compute node "
+                    + computeNode + "'s repair", e);
+            }
+        }
+    }
+
+    /** Wakes the retries waiting for a repair's progress (see {@link #awaitRunningRepairs}). */
+    private void repairProgressed() {
+        java.util.concurrent.CompletableFuture<Void> reached = repairProgress;
+        repairProgress = new java.util.concurrent.CompletableFuture<>();
+        reached.complete(null);
     }
 
     /** Between two reads of another process's repair claim: that process's progress has no signal here. */
@@ -456,11 +527,17 @@ public final class Database implements AutoCloseable {
             }
         }
         if (mine) {
+            CrashRecovery.Report report = null;
             try {
-                repair.complete(repairNow(computeNode));
+                report = repairNow(computeNode);
             } catch (RuntimeException | Error e) {
                 cluster.repairFailed(computeNode, String.valueOf(e));
                 repair.completeExceptionally(e);
+                repairProgressed();
+            }
+            if (report != null) {
+                repair.complete(report);
+                repairReached(computeNode, CrashRecovery.Stage.DONE, report);
             }
         }
         try {
@@ -471,30 +548,46 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    /** Waits for the crash repairs still running, if any (their failures surface elsewhere); true if it waited. */
+    /**
+     * The longest a retry waits for a running repair's progress before it tries again: lines the repair
+     * already released, or that the transaction does not need, are not waited for longer.
+     */
+    static final long REPAIR_WAIT_NANOS = 20_000_000L;
+
+    /**
+     * If a crash repair is running: waits until it releases lines (or ends), at most
+     * {@link #REPAIR_WAIT_NANOS}, and returns true (the retry that called it does not count the attempt:
+     * it met one of the crashed node's lines, most likely). Before, a retry waited for the whole repair,
+     * so every survivor that aborted once while a repair ran (for any reason) stood still until its end:
+     * seconds, and over a network fabric the rest of a run.
+     */
     private boolean awaitRunningRepairs() {
         if (!repairsRunning) {
             return false;
         }
-        List<java.util.concurrent.CompletableFuture<CrashRecovery.Report>> running = new ArrayList<>();
+        java.util.concurrent.CompletableFuture<Void> progress = repairProgress; // before the look: no wake-up is missed
+        boolean running = false;
         synchronized (crashRepairs) {
             for (java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair : crashRepairs.values()) {
-                if (!repair.isDone()) {
-                    running.add(repair);
-                }
+                running |= !repair.isDone();
             }
-            if (running.isEmpty()) {
+            if (!running) {
                 repairsRunning = false; // set again, under this lock, when a repair starts
             }
         }
-        for (java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair : running) {
-            try {
-                repair.join();
-            } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
-                // reported by recoverCrashedNode and by the survivors that meet the crashed node's lines
-            }
+        if (!running) {
+            return false;
         }
-        return !running.isEmpty();
+        try {
+            progress.get(REPAIR_WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            // nothing released meanwhile: the transaction tries again
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IllegalStateException("repair progress never fails", e);
+        }
+        return true;
     }
 
     /** Waits for every repair started so far and returns their reports (see {@link #recoverCrashedNode}). */
@@ -515,7 +608,8 @@ public final class Database implements AutoCloseable {
         if (survivor < 0) {
             throw new IllegalStateException("no compute node left to repair compute node " + computeNode);
         }
-        return CrashRecovery.run(this, commitLog(), opened[survivor], computeNode);
+        return CrashRecovery.run(this, commitLog(), opened[survivor], computeNode,
+            stage -> repairReached(computeNode, stage, null));
     }
 
     /**

@@ -4,6 +4,7 @@ import io.selcc.fabric.FabricEndpoint;
 import io.selcc.cache.GclLayout;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.fabric.NodeCounters;
+import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
 
 import java.lang.foreign.MemorySegment;
@@ -225,16 +226,27 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     /** Every compute node of the cluster, this one included (null: one in another process); set once by the cluster. */
     AbstractComputeNode[] peers = new AbstractComputeNode[0];
 
+    /**
+     * Whether a compute node of another process has crashed: the fabric fenced it (once fenced nothing of it
+     * lands, so none of its transactions commits any more). Set by the cluster; the default knows nothing.
+     */
+    volatile java.util.function.IntPredicate remotePeerCrashed = node -> false;
+
     @Override
     public final boolean peerCrashed(int computeNode) {
         AbstractComputeNode[] all = peers;
-        return computeNode >= 0 && computeNode < all.length && all[computeNode] != null && all[computeNode].crashed;
+        if (computeNode < 0 || computeNode >= all.length) {
+            return false;
+        }
+        AbstractComputeNode peer = all[computeNode];
+        return peer != null ? peer.crashed : remotePeerCrashed.test(computeNode);
     }
 
     @Override
     public final boolean anyPeerCrashed() {
-        for (AbstractComputeNode peer : peers) {
-            if (peer != null && peer.crashed) {
+        AbstractComputeNode[] all = peers;
+        for (int i = 0; i < all.length; i++) {
+            if (all[i] != null ? all[i].crashed : remotePeerCrashed.test(i)) {
                 return true;
             }
         }
@@ -272,6 +284,63 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         GclHandle handle = new GclHandle(this);
         handle.bindSnapshot(copy, address);
         return handle;
+    }
+
+    /** Bytes of lines a batch of reads ({@link #snapshots}, {@link SelccCluster#forEachGclInMemory}) asks for at most. */
+    static final int BATCH_BYTES = 1 << 20;
+
+    @Override
+    public final GclHandle[] snapshots(long[] addresses) {
+        int length = gclSize - GclLayout.COPY_OFFSET;
+        GclHandle[] handles = new GclHandle[addresses.length];
+        VerbBatch batch = new VerbBatch();
+        int perBatch = Math.max(1, Math.min(SNAPSHOT_BATCH, BATCH_BYTES / gclSize)); // large GCLs: fewer per batch
+        MemorySegment[] copies = new MemorySegment[Math.min(perBatch, addresses.length)];
+        MemorySegment[] agains = new MemorySegment[copies.length];
+        for (int i = 0; i < copies.length; i++) {
+            agains[i] = MemorySegment.ofArray(new long[gclSize / Long.BYTES]);
+        }
+        int[] unsettled = new int[copies.length];
+        for (int from = 0; from < addresses.length; from += perBatch) {
+            int count = Math.min(perBatch, addresses.length - from);
+            batch.clear();
+            for (int i = 0; i < count; i++) {
+                long address = addresses[from + i];
+                checkGcl(address);
+                copies[i] = MemorySegment.ofArray(new long[gclSize / Long.BYTES]); // kept by the handle
+                batch.read(address + GclLayout.COPY_OFFSET, copies[i], GclLayout.COPY_OFFSET, length);
+            }
+            endpoint.post(batch);
+            for (int i = 0; i < count; i++) {
+                unsettled[i] = i;
+            }
+            // A write-back may land while a line is read: each is read again until two reads in a row agree.
+            for (int left = count; left > 0; ) {
+                batch.clear();
+                for (int k = 0; k < left; k++) {
+                    int i = unsettled[k];
+                    batch.read(addresses[from + i] + GclLayout.COPY_OFFSET, agains[i], GclLayout.COPY_OFFSET, length);
+                }
+                endpoint.post(batch);
+                int still = 0;
+                for (int k = 0; k < left; k++) {
+                    int i = unsettled[k];
+                    if (copies[i].mismatch(agains[i]) >= 0) {
+                        MemorySegment swap = copies[i];
+                        copies[i] = agains[i];
+                        agains[i] = swap;
+                        unsettled[still++] = i;
+                    }
+                }
+                left = still;
+            }
+            for (int i = 0; i < count; i++) {
+                GclHandle handle = new GclHandle(this);
+                handle.bindSnapshot(copies[i], addresses[from + i]);
+                handles[from + i] = handle;
+            }
+        }
+        return handles;
     }
 
     @Override

@@ -137,6 +137,17 @@ public interface ComputeNode {
     GclHandle snapshot(long address);
 
     /**
+     * {@link #snapshot} of each of {@code addresses}, in order, read in batches of up to
+     * {@link #SNAPSHOT_BATCH} lines per round trip (each line read again until two reads in a row agree, as
+     * {@link #snapshot} does): a crash repair walks whole trees and tables in memory, and one round trip
+     * per line took seconds over a network fabric.
+     */
+    GclHandle[] snapshots(long[] addresses);
+
+    /** Lines {@link #snapshots} reads per round trip at most. */
+    int SNAPSHOT_BATCH = 256;
+
+    /**
      * Takes over GCL {@code address}, which crashed compute node {@code crashedNode} held exclusive (see
      * {@link SelccCluster#claimLinesOf}): one FAA moves the writer tag from the crashed node to this one,
      * never through free, so no other node gets the line before the caller has repaired it; memory's copy

@@ -55,6 +55,7 @@ public final class SelccCluster implements AutoCloseable {
         for (AbstractComputeNode node : hosted()) {
             node.peers = nodes;
             node.fenceFailedPeer = this::fenceFailedPeer;
+            node.remotePeerCrashed = fabric::fenced; // another process's node: gone once fenced (see crashed)
         }
         for (AbstractComputeNode node : hosted()) {
             if (node instanceof SelccNode selcc) {
@@ -344,6 +345,61 @@ public final class SelccCluster implements AutoCloseable {
             }
         }
         return java.util.Arrays.copyOf(lost, lostCount);
+    }
+
+    /**
+     * Crash repair: reads every GCL handed out so far on every memory node (the data, not the latch word),
+     * without a latch, through the endpoint of {@code reader} (a node of this process that has not crashed),
+     * many per round trip; hands {@code visitor} each line that {@code wanted} accepts, read again until two
+     * reads in a row agree (as {@link ComputeNode#snapshot}) and accepted again. {@code wanted} sees each
+     * line's first read, valid only during the call; the visitor's images are its own. For finding what a
+     * walk along links would find one round trip per line (a table's pages): over a network fabric the walk
+     * took seconds per table, the sweep reads memory at the link's bandwidth.
+     */
+    public void forEachGclInMemory(int reader, java.util.function.Predicate<GclHandle> wanted,
+                                   java.util.function.Consumer<GclHandle> visitor) {
+        AbstractComputeNode node = nodes[checkNode(reader)];
+        if (node == null || node.crashed) {
+            throw new IllegalArgumentException("the sweep must run on a live node of this process: reader=" + reader);
+        }
+        FabricEndpoint probe = fabric.endpoint(reader);
+        int gclSize = settings.gclSize();
+        int length = gclSize - GclLayout.COPY_OFFSET;
+        int perBatch = Math.max(1, Math.min(SCAN_BATCH, AbstractComputeNode.BATCH_BYTES / gclSize));
+        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            java.lang.foreign.MemorySegment lines = arena.allocate((long) perBatch * gclSize, Long.BYTES);
+            GclHandle view = new GclHandle(node);
+            VerbBatch batch = new VerbBatch();
+            long[] chosen = new long[perBatch];
+            for (int memoryNode = 0; memoryNode < fabric.memoryNodeCount(); memoryNode++) {
+                long handedOut = probe.remoteFaa(GlobalAddress.of(memoryNode, 0), 0);
+                long capacity = fabric.memoryNodeCapacity(memoryNode);
+                long end = Math.min(capacity - capacity % gclSize, gclSize * (memoryNode == 0 ? 2L : 1L) + handedOut);
+                for (long first = gclSize; first + gclSize <= end; first += (long) perBatch * gclSize) {
+                    batch.clear();
+                    for (long offset = first; offset + gclSize <= end && batch.size() < perBatch; offset += gclSize) {
+                        batch.read(GlobalAddress.of(memoryNode, offset) + GclLayout.COPY_OFFSET, lines,
+                            (long) batch.size() * gclSize + GclLayout.COPY_OFFSET, length);
+                    }
+                    probe.post(batch);
+                    int count = 0;
+                    for (int i = 0; i < batch.size(); i++) {
+                        long address = batch.address(i) - GclLayout.COPY_OFFSET;
+                        view.bindSnapshot(lines.asSlice((long) i * gclSize, gclSize), address);
+                        if (wanted.test(view)) {
+                            chosen[count++] = address;
+                        }
+                    }
+                    if (count > 0) {
+                        for (GclHandle settled : node.snapshots(java.util.Arrays.copyOf(chosen, count))) {
+                            if (wanted.test(settled)) {
+                                visitor.accept(settled);
+                            }
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /**

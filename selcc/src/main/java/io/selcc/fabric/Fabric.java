@@ -43,6 +43,16 @@ public interface Fabric extends AutoCloseable {
     /** Whether {@code computeNode} has been {@linkplain #fence fenced}. */
     boolean fenced(int computeNode);
 
+    /**
+     * From now on tells {@code lost} (once per node, on a thread of the fabric: it must not block) of every
+     * compute node hosted by another process that this fabric learns is gone without anyone asking it for
+     * anything: a network fabric keeps a connection to each such node, and one that closes (its process
+     * died) means the node is gone. {@code null} stops watching (an orderly end: nodes that stop then are
+     * not dead). A fabric whose compute nodes all live in this process has nothing to watch.
+     */
+    default void watchComputeNodes(java.util.function.IntConsumer lost) {
+    }
+
     @Override
     void close();
 }

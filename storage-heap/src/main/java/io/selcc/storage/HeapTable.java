@@ -739,26 +739,26 @@ public final class HeapTable {
     }
 
     /**
-     * Crash repair: the visible tuples as memory holds them, read page by page with
-     * {@link ComputeNode#snapshot} through {@code reader}, without a latch (what caches hold on top is
-     * not seen). The chain is whole in memory: new pages are written through before they are linked.
+     * Crash repair: the visible tuples of {@code page}, a page of this table as memory holds it (a
+     * {@link ComputeNode#snapshot}, or an image of {@link io.selcc.cache.SelccCluster#forEachGclInMemory}),
+     * without a latch (what caches hold on top is not seen). A sweep of memory finds every page of the
+     * table's chain, and besides them only pages not linked yet, which hold no visible tuple: new pages
+     * are formatted empty and written through before the root links them (a bulk load publishes a run of
+     * filled pages just before it links them, and a repair is refused while rows loaded since the last
+     * write-back are in memory only); heap pages are never freed.
+     *
+     * @throws IllegalArgumentException if {@code page} is not a page of this table
      */
-    public void scanMemory(ComputeNode reader, TupleConsumer consumer) {
+    public void visibleRowsOf(GclHandle page, TupleConsumer consumer) {
+        if (heapPageTableId(page) != tableId) {
+            throw new IllegalArgumentException("not a page of table " + name + ": " + GlobalAddress.toString(page.address()));
+        }
         TupleView view = new TupleView(schema);
-        long page = reader.snapshot(rootAddress).getLong(TableRootLayout.FIRST_PAGE_OFFSET);
-        while (page != 0) {
-            GclHandle h = reader.snapshot(page);
-            if (heapPageTableId(h) != tableId) {
-                throw new IllegalStateException("the chain of table " + name + " leads to a GCL that is not its page: "
-                    + GlobalAddress.toString(page));
+        for (int slot = 0; slot < slotsPerPage; slot++) {
+            view.wrap(page, slot);
+            if (view.isVisible()) {
+                consumer.accept(RecordId.of(page.address(), slot, gclSize), view);
             }
-            for (int slot = 0; slot < slotsPerPage; slot++) {
-                view.wrap(h, slot);
-                if (view.isVisible()) {
-                    consumer.accept(RecordId.of(page, slot, gclSize), view);
-                }
-            }
-            page = nextPage(h);
         }
     }
 

@@ -37,6 +37,9 @@ final class ComputeNodeServer {
     private final MessageRegistry messages;
     private final HandOffs handOffs;
     private volatile boolean fenced;
+    /** The connections other compute nodes opened to this one: closed with it, so each of them learns at once. */
+    private final io.netty.channel.group.ChannelGroup connections =
+        new io.netty.channel.group.DefaultChannelGroup(io.netty.util.concurrent.GlobalEventExecutor.INSTANCE);
 
     ComputeNodeServer(int nodeId, NodeCounters counters, InetSocketAddress listen, EventLoopGroup loops, HandOffs handOffs) {
         this.nodeId = nodeId;
@@ -70,6 +73,7 @@ final class ComputeNodeServer {
 
     void close() {
         server.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly();
         handlerThreads.shutdownNow();
     }
 
@@ -83,6 +87,7 @@ final class ComputeNodeServer {
         @Override
         public void handlerAdded(ChannelHandlerContext ctx) {
             Channel channel = ctx.channel();
+            connections.add(channel);
             outbox = new Outbox(channel, handOffs, why -> LOG.log(System.Logger.Level.WARNING, "compute node " + nodeId
                 + " lost the connection from " + channel.remoteAddress() + ": " + why));
         }

@@ -38,6 +38,9 @@ final class Link {
     private final HandOffs handOffs;
     private final Outbox outbox;
     private volatile String brokenBecause;
+    /** Run once when the connection closes (see {@link #whenClosed}). */
+    private volatile Runnable closed;
+    private final java.util.concurrent.atomic.AtomicBoolean toldClosed = new java.util.concurrent.atomic.AtomicBoolean();
 
     /** A request's reply slot: the frame (type and retained body) or why there will be none. */
     static final class Call implements io.selcc.fabric.PendingReply {
@@ -172,6 +175,24 @@ final class Link {
         return name;
     }
 
+    /**
+     * Runs {@code action} once the connection has closed (from the event loop; at once, here, if it has
+     * already): the peer's process died, or the network or this side closed it.
+     */
+    void whenClosed(Runnable action) {
+        closed = action;
+        if (!channel.isActive()) {
+            tellClosed();
+        }
+    }
+
+    private void tellClosed() {
+        Runnable action = closed;
+        if (action != null && toldClosed.compareAndSet(false, true)) {
+            action.run();
+        }
+    }
+
     boolean broken() {
         return brokenBecause != null;
     }
@@ -292,6 +313,7 @@ final class Link {
             Link l = link.get();
             if (l != null) {
                 l.broke("the connection to " + l.name + " was lost");
+                l.tellClosed();
             }
         }
 

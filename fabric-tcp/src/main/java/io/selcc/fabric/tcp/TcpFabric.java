@@ -47,7 +47,15 @@ public final class TcpFabric implements Fabric {
     private final Link[] memoryLinks;
     private final long[] capacities;
     private final TcpEndpoint[] hosted;
-    private final boolean[] fenced;
+    /**
+     * Bit n: compute node n is fenced (at most {@link Fabric#MAX_COMPUTE_NODES} nodes: one long, read without
+     * a lock: TO asks it for every write intent it meets, see {@code ComputeNode.peerCrashed}).
+     */
+    private final java.util.concurrent.atomic.AtomicLong fencedNodes = new java.util.concurrent.atomic.AtomicLong();
+    /** Told of a compute node of another process whose connection closed; null: not watching. */
+    private volatile java.util.function.IntConsumer lostComputeNodes;
+    /** Nodes {@link #lostComputeNodes} was told of (once each). */
+    private final Set<Integer> toldLost = ConcurrentHashMap.newKeySet();
     private final Map<Long, Link> peerLinks = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final List<Runnable> afterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -65,7 +73,6 @@ public final class TcpFabric implements Fabric {
         this.memoryLinks = new Link[m];
         this.capacities = new long[m];
         this.hosted = new TcpEndpoint[cluster.computeNodes().size()];
-        this.fenced = new boolean[cluster.computeNodes().size()];
         try {
             for (int j = 0; j < m; j++) {
                 int memoryNode = j;
@@ -165,9 +172,7 @@ public final class TcpFabric implements Fabric {
             Link.Call call = memory.send(Frame.FENCE, out -> out.writeInt(computeNode));
             memory.await(call, timeoutNanos, Frame.FENCE_OK).release();
         }
-        synchronized (fenced) {
-            fenced[computeNode] = true;
-        }
+        fencedNodes.getAndUpdate(nodes -> nodes | 1L << computeNode);
         if (hosted[computeNode] != null) {
             hosted[computeNode].server.fence();
         }
@@ -180,8 +185,44 @@ public final class TcpFabric implements Fabric {
 
     @Override
     public boolean fenced(int computeNode) {
-        synchronized (fenced) {
-            return fenced[computeNode];
+        return computeNode >= 0 && computeNode < Long.SIZE && (fencedNodes.get() & (1L << computeNode)) != 0;
+    }
+
+    /**
+     * Keeps a connection from this process to every compute node of another process (opening those not
+     * open yet) and tells {@code lost} of each one whose connection closes: its process died (a kill -9
+     * closes its sockets at once; a machine that vanishes without closing them is noticed only when a
+     * request to it times out). A node that cannot be connected to now is lost too.
+     */
+    @Override
+    public void watchComputeNodes(java.util.function.IntConsumer lost) {
+        lostComputeNodes = lost;
+        if (lost == null || closed) {
+            return;
+        }
+        int from = -1;
+        for (int i = 0; i < hosted.length && from < 0; i++) {
+            from = hosted[i] != null ? i : -1;
+        }
+        if (from < 0) {
+            return;
+        }
+        for (int to = 0; to < hosted.length; to++) {
+            if (hosted[to] == null && !fenced(to)) {
+                try {
+                    peerLink(from, to); // its close (whenClosed, set there) tells lost
+                } catch (NodeFailedException e) {
+                    computeNodeLost(to);
+                }
+            }
+        }
+    }
+
+    /** A connection to compute node {@code node} (of another process) closed: tells the watcher, once. */
+    private void computeNodeLost(int node) {
+        java.util.function.IntConsumer lost = lostComputeNodes;
+        if (lost != null && !closed && hosted[node] == null && toldLost.add(node)) {
+            lost.accept(node);
         }
     }
 
@@ -237,6 +278,7 @@ public final class TcpFabric implements Fabric {
             Link fresh = Link.connect(loops, address, name, from, timeoutNanos, why -> new NodeFailedException(to, name + ": " + why),
                 new long[2], handOffs);
             peerLinks.put(key, fresh);
+            fresh.whenClosed(() -> computeNodeLost(to));
             return fresh;
         }
     }
