@@ -291,6 +291,15 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     @Override
     public final GclHandle[] snapshots(long[] addresses) {
+        return settle(addresses, null);
+    }
+
+    /**
+     * {@link #snapshots}, where {@code firstReads}, if not null, holds each line's first read already
+     * (gclSize bytes, the data from {@link GclLayout#COPY_OFFSET}; kept by the handle): each line is then
+     * read once more to confirm it, not twice ({@link SelccCluster#forEachGclInMemory} read it in its sweep).
+     */
+    final GclHandle[] settle(long[] addresses, MemorySegment[] firstReads) {
         int length = gclSize - GclLayout.COPY_OFFSET;
         GclHandle[] handles = new GclHandle[addresses.length];
         VerbBatch batch = new VerbBatch();
@@ -307,10 +316,16 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
             for (int i = 0; i < count; i++) {
                 long address = addresses[from + i];
                 checkGcl(address);
-                copies[i] = MemorySegment.ofArray(new long[gclSize / Long.BYTES]); // kept by the handle
-                batch.read(address + GclLayout.COPY_OFFSET, copies[i], GclLayout.COPY_OFFSET, length);
+                if (firstReads != null) {
+                    copies[i] = firstReads[from + i];
+                } else {
+                    copies[i] = MemorySegment.ofArray(new long[gclSize / Long.BYTES]); // kept by the handle
+                    batch.read(address + GclLayout.COPY_OFFSET, copies[i], GclLayout.COPY_OFFSET, length);
+                }
             }
-            endpoint.post(batch);
+            if (batch.size() > 0) {
+                endpoint.post(batch);
+            }
             for (int i = 0; i < count; i++) {
                 unsettled[i] = i;
             }

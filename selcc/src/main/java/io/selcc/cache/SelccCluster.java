@@ -371,6 +371,7 @@ public final class SelccCluster implements AutoCloseable {
             GclHandle view = new GclHandle(node);
             VerbBatch batch = new VerbBatch();
             long[] chosen = new long[perBatch];
+            java.lang.foreign.MemorySegment[] firstReads = new java.lang.foreign.MemorySegment[perBatch];
             for (int memoryNode = 0; memoryNode < fabric.memoryNodeCount(); memoryNode++) {
                 long handedOut = probe.remoteFaa(GlobalAddress.of(memoryNode, 0), 0);
                 long capacity = fabric.memoryNodeCapacity(memoryNode);
@@ -387,11 +388,15 @@ public final class SelccCluster implements AutoCloseable {
                         long address = batch.address(i) - GclLayout.COPY_OFFSET;
                         view.bindSnapshot(lines.asSlice((long) i * gclSize, gclSize), address);
                         if (wanted.test(view)) {
+                            // This read is the first of the two that must agree (see ComputeNode.snapshot).
+                            firstReads[count] = java.lang.foreign.MemorySegment.ofArray(new long[gclSize / Long.BYTES]);
+                            java.lang.foreign.MemorySegment.copy(lines, (long) i * gclSize, firstReads[count], 0, gclSize);
                             chosen[count++] = address;
                         }
                     }
                     if (count > 0) {
-                        for (GclHandle settled : node.snapshots(java.util.Arrays.copyOf(chosen, count))) {
+                        for (GclHandle settled : node.settle(java.util.Arrays.copyOf(chosen, count),
+                            java.util.Arrays.copyOf(firstReads, count))) {
                             if (wanted.test(settled)) {
                                 visitor.accept(settled);
                             }

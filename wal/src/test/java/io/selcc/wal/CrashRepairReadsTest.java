@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * held one heap page and two index leaves of a table of 3,000 rows (500 pages) is repaired in a few dozen
  * round trips, the lost leaves rebuilt right. The repair walked the table's page chain and every index's
  * leaves one line per round trip (over TCP 5-20 s for a TPC-C warehouse, with every survivor waiting;
- * issue 28). Shown failing on the code before (1,230 round trips; 61 now) and with
+ * issue 28). Shown failing on the code before (1,230 round trips; 58 now) and with
  * {@code ComputeNode.snapshots} planted to read one line per round trip (1,225).
  */
 @Timeout(120)

@@ -664,6 +664,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 weights, waitTimes ? ", with keying/think times" : "");
             out.flush();
             io.selcc.fabric.PendingReply[] others = control.go(new byte[0]);
+            db.watchPeers(); // a process that dies from here on is fenced and repaired at once
             NodeShare mine = runShare(db, log, config, TpccSetup.printStream(out));
             DriverResult result = mine.result();
             ModeReport modeReport = mine.mode();
@@ -698,10 +699,16 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             try {
                 for (io.selcc.engine.CrashRecovery.Report repair : db.awaitCrashRepairs()) {
-                    out.println(repair.describe());
+                    if (!mine.after().printed(repair.crashedNode())) {
+                        out.println(repair.describe()); // done after this node's terminals stopped
+                    }
                 }
             } catch (IllegalStateException notRepaired) {
                 throw new io.selcc.cli.CliFailure(notRepaired.getMessage(), notRepaired);
+            }
+            String afterRepair = mine.after().line();
+            if (afterRepair != null) {
+                out.println(afterRepair);
             }
             modeReport = modeReport.committing(result.committed());
             TpccReport.print(out, result);
@@ -715,7 +722,9 @@ public final class TpccRunCommand implements Callable<Integer> {
                 log.json(json, walCounts);
                 reportedMode.json(json);
                 json.field("computeNodesLost", gone.size());
+                mine.after().json(json);
             }, out);
+            db.stopWatchingPeers(); // the others stop now: their connections close in order
             control.stopOthers(gone);
             return exitCode(result, check, cluster, out, err);
         }
@@ -740,7 +749,9 @@ public final class TpccRunCommand implements Callable<Integer> {
         prepare.prepared(new byte[0]);
         io.selcc.cli.ClusterRun.GoRequest go = control.awaitGo();
         db.cluster().resetCounters();
+        db.watchPeers(); // a process that dies from here on is fenced and repaired at once
         NodeShare mine = runShare(db, log, config, TpccSetup.printStream(out));
+        db.stopWatchingPeers(); // node 0 stops the run: the processes leave in order from here on
         go.done(mine.encode());
         var stop = control.awaitStop();
         io.selcc.cli.ClusterRun.acknowledge(stop);
@@ -759,6 +770,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         }
         ModeReport.Start[] measured = {null};
         driver.atMeasureStart(() -> measured[0] = ModeReport.Start.of(db, log.wal(), null));
+        AfterRepair after = AfterRepair.watch(db, driver, progress);
         DriverResult result;
         try {
             result = runDriver(driver, log.wal());
@@ -769,7 +781,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             measured[0] != null ? measured[0] : ModeReport.Start.of(db, log.wal(), null), result.committed());
         io.selcc.wal.Wal.Counters c = log.wal() == null ? null : log.wal().counters();
         long[] walCounts = c == null ? new long[3] : new long[] {c.appends(), c.forces(), c.bytes()};
-        return new NodeShare(result, mode, walCounts);
+        return new NodeShare(result, mode, walCounts, after);
     }
 
     /**
@@ -810,8 +822,10 @@ public final class TpccRunCommand implements Callable<Integer> {
      * What one compute-node process measured, as its DONE payload: the driver's result
      * ({@link io.selcc.tpcc.driver.DriverResults}' bytes), then invalidations, round trips, messages and log
      * forces of the measured interval, then its log's records, forces and bytes (whole run), 7 longs in all.
+     * {@code after} (how this process's terminals went on after a repair) stays in its process: null when
+     * decoded.
      */
-    private record NodeShare(DriverResult result, ModeReport mode, long[] walCounts) {
+    private record NodeShare(DriverResult result, ModeReport mode, long[] walCounts, AfterRepair after) {
         byte[] encode() {
             io.selcc.fabric.WireWriter w = new io.selcc.fabric.WireWriter();
             w.putBytes(io.selcc.tpcc.driver.DriverResults.encode(result));
@@ -829,7 +843,7 @@ public final class TpccRunCommand implements Callable<Integer> {
                 in.getLong(), null);
             long[] wal = {in.getLong(), in.getLong(), in.getLong()};
             in.expectEnd("DONE");
-            return new NodeShare(result, mode, wal);
+            return new NodeShare(result, mode, wal, null);
         }
     }
 

@@ -75,6 +75,8 @@ public final class TpccDriver {
     private final Map<TxnType, LongAdder> liveCommits = new EnumMap<>(TxnType.class);
     /** New-Orders committed (rollbacks excluded) since the run started, warm-up included. */
     private final LongAdder newOrdersCommitted = new LongAdder();
+    /** {@link #newOrdersCommitted} by district: index (w - 1) * DISTRICTS + d - 1. */
+    private final LongAdder[] newOrdersByDistrict;
     /** Whether progress lines end with durable=N (a commit returns only once durable: --wal sync). */
     private boolean durableProgress;
     private final Map<TxnType, LongAdder> liveAborts = new EnumMap<>(TxnType.class);
@@ -134,6 +136,23 @@ public final class TpccDriver {
             liveCommits.put(type, new LongAdder());
             liveAborts.put(type, new LongAdder());
         }
+        this.newOrdersByDistrict = new LongAdder[config.warehouses() * io.selcc.tpcc.TpccScale.DISTRICTS];
+        for (int i = 0; i < newOrdersByDistrict.length; i++) {
+            newOrdersByDistrict[i] = new LongAdder();
+        }
+    }
+
+    /**
+     * The New-Orders this driver's terminals committed so far (rollbacks excluded, warm-up included), by
+     * district: element (w - 1) * 10 + d - 1. Safe while the run goes on (a snapshot of live counters): a
+     * run takes one when something happens (a compute node's repair ended) and reports what came after.
+     */
+    public long[] newOrdersByDistrict() {
+        long[] counts = new long[newOrdersByDistrict.length];
+        for (int i = 0; i < counts.length; i++) {
+            counts[i] = newOrdersByDistrict[i].sum();
+        }
+        return counts;
     }
 
     /**
@@ -431,6 +450,9 @@ public final class TpccDriver {
                 liveCommits.get(type).increment();
                 if (type == TxnType.NEW_ORDER && !rolledBack) {
                     newOrdersCommitted.increment(); // after the commit returned: acknowledged
+                    if (input instanceof NewOrderInput in) {
+                        newOrdersByDistrict[(in.w() - 1) * io.selcc.tpcc.TpccScale.DISTRICTS + in.d() - 1].increment();
+                    }
                 }
             }
             liveAborts.get(type).add(conflicts);
