@@ -17,7 +17,6 @@ import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.UnaryOperator;
 
 import static io.selcc.wal.CheckpointFixtures.BY_DISTRICT;
 import static io.selcc.wal.CheckpointFixtures.CUSTOMERS;
@@ -49,17 +48,9 @@ class UnknownAppendOutcomeTest {
     @Test
     void theNodeStopsAndTheLogDecides(@TempDir Path dir) {
         Path data = dir.resolve("data");
-        AtomicBoolean armed = new AtomicBoolean();
-        AtomicBoolean thrown = new AtomicBoolean();
-        UnaryOperator<SingleChronicleQueueBuilder> throwingOnce = b -> b.appenderListener((wire, index) -> {
-            if (armed.getAndSet(false)) {
-                thrown.set(true);
-                throw new IllegalStateException("planted: the index entry could not be written");
-            }
-        });
-        Wal wal = Wal.open(Recovery.logDirectory(data), Mode.SYNC, throwingOnce);
-        Database a = Database.builder().cc("2pl").computeNodes(2).table(CUSTOMERS).table(ITEMS).index(BY_DISTRICT)
-            .commitLog(wal).build();
+        ListenerThrowingOnce listener = new ListenerThrowingOnce();
+        Wal wal = Wal.open(Recovery.logDirectory(data), Mode.SYNC, listener::install);
+        Database a = database(io.selcc.cache.AccessMode.SELCC).commitLog(wal).build();
         TreeMap<Long, Long> inMemory;
         long sum;
         try {
@@ -70,14 +61,11 @@ class UnknownAppendOutcomeTest {
             TreeMap<Long, Long> before = balances(n0);
             sum = sum(before);
 
-            armed.set(true);
+            listener.armed.set(true);
             Table atNode1 = n1.table("customer");
-            RuntimeException stopped = assertThrows(RuntimeException.class, () -> n1.run(tx -> {
-                assertTrue(tx.update(atNode1, 1, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) - 10)));
-                assertTrue(tx.update(atNode1, 2, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) + 10)));
-                return null;
-            }), "the transfer whose append's outcome is unknown neither commits nor aborts");
-            assertTrue(thrown.get(), "the planted listener threw");
+            RuntimeException stopped = assertThrows(RuntimeException.class, () -> n1.run(tx -> move(tx, atNode1, 1, 2, 10)),
+                "the transfer whose append's outcome is unknown neither commits nor aborts");
+            assertTrue(listener.thrown.get(), "the planted listener threw");
             assertInstanceOf(NodeFailedException.class, stopped, stopped.toString());
             assertTrue(stopped.getMessage().contains("outcome unknown"), stopped.getMessage());
 
@@ -85,11 +73,7 @@ class UnknownAppendOutcomeTest {
             // whose outcome is unknown is a gap for this run: nothing after it is acknowledged.
             Table atNode0 = n0.table("customer");
             CommitLog.NotDurableException notAcknowledged = assertThrows(CommitLog.NotDurableException.class,
-                () -> n0.run(tx -> {
-                    assertTrue(tx.update(atNode0, 1, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) - 5)));
-                    assertTrue(tx.update(atNode0, 3, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) + 5)));
-                    return null;
-                }));
+                () -> n0.run(tx -> move(tx, atNode0, 1, 3, 5)));
             System.out.println("UnknownAppendOutcomeTest: node 0's transfer: " + notAcknowledged.getMessage());
             inMemory = balances(n0);
             assertEquals(before.get(1L) - 15, inMemory.get(1L), "both transfers took from customer 1");
@@ -97,16 +81,10 @@ class UnknownAppendOutcomeTest {
             assertEquals(before.get(3L) + 5, inMemory.get(3L));
             assertEquals(sum, sum(inMemory), "money is neither made nor lost in memory");
         } finally {
-            try {
-                a.close();
-            } catch (RuntimeException e) {
-                System.out.println("closing a database with a failed log: " + e);
-                a.cluster().close();
-            }
+            closeBroken(a);
         }
 
-        try (Database b = Database.builder().cc("2pl").computeNodes(2).table(CUSTOMERS).table(ITEMS).index(BY_DISTRICT)
-            .build()) {
+        try (Database b = database(io.selcc.cache.AccessMode.SELCC).build()) {
             Recovery.Summary summary = Recovery.recover(b, data);
             System.out.println("UnknownAppendOutcomeTest recovery: " + summary.describe() + " warnings=" + summary.warnings());
             TreeMap<Long, Long> recovered = balances(b.node(0));
@@ -127,15 +105,9 @@ class UnknownAppendOutcomeTest {
     @Test
     void inSelModeTheNodeStopsTooAndItsRowsStayLatched(@TempDir Path dir) {
         Path data = dir.resolve("data");
-        AtomicBoolean armed = new AtomicBoolean();
-        UnaryOperator<SingleChronicleQueueBuilder> throwingOnce = b -> b.appenderListener((wire, index) -> {
-            if (armed.getAndSet(false)) {
-                throw new IllegalStateException("planted: the index entry could not be written");
-            }
-        });
-        Wal wal = Wal.open(Recovery.logDirectory(data), Mode.SYNC, throwingOnce);
-        Database a = Database.builder().cc("2pl").accessMode(io.selcc.cache.AccessMode.SEL).computeNodes(2)
-            .table(CUSTOMERS).table(ITEMS).index(BY_DISTRICT).commitLog(wal).build();
+        ListenerThrowingOnce listener = new ListenerThrowingOnce();
+        Wal wal = Wal.open(Recovery.logDirectory(data), Mode.SYNC, listener::install);
+        Database a = database(io.selcc.cache.AccessMode.SEL).commitLog(wal).build();
         TreeMap<Long, Long> before;
         try {
             DatabaseNode n0 = a.node(0);
@@ -143,41 +115,65 @@ class UnknownAppendOutcomeTest {
             CheckpointFixtures.fill(n0, new SplittableRandom(7), 20, 5);
             Checkpoint.write(a, data, wal, Map.of());
             before = balances(n0);
-            armed.set(true);
+            listener.armed.set(true);
             Table atNode1 = n1.table("customer");
-            RuntimeException stopped = assertThrows(RuntimeException.class, () -> n1.run(tx -> {
-                assertTrue(tx.update(atNode1, 1, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) - 10)));
-                assertTrue(tx.update(atNode1, 2, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) + 10)));
-                return null;
-            }));
+            RuntimeException stopped = assertThrows(RuntimeException.class, () -> n1.run(tx -> move(tx, atNode1, 1, 2, 10)));
             assertInstanceOf(NodeFailedException.class, stopped, stopped.toString());
             Table atNode0 = n0.table("customer");
             try {
-                io.selcc.engine.TxnResult<Object> meanwhile = n0.run(new io.selcc.engine.RetryPolicy(3, 0, 0, () -> 0), tx -> {
-                    assertTrue(tx.update(atNode0, 1, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) - 5)));
-                    assertTrue(tx.update(atNode0, 3, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) + 5)));
-                    return null;
-                });
+                io.selcc.engine.TxnResult<Object> meanwhile = n0.run(new io.selcc.engine.RetryPolicy(3, 0, 0, () -> 0),
+                    tx -> move(tx, atNode0, 1, 3, 5));
                 assertTrue(!meanwhile.committed(), "customer 1 stays latched by the stopped node: " + meanwhile);
             } catch (CommitLog.NotDurableException e) {
                 throw new AssertionError("node 0's transfer committed on rows the stopped node held", e);
             }
         } finally {
-            try {
-                a.close();
-            } catch (RuntimeException e) {
-                System.out.println("closing a database with a failed log: " + e);
-                a.cluster().close();
-            }
+            closeBroken(a);
         }
-        try (Database b = Database.builder().cc("2pl").computeNodes(2).table(CUSTOMERS).table(ITEMS).index(BY_DISTRICT)
-            .build()) {
+        try (Database b = database(io.selcc.cache.AccessMode.SELCC).build()) {
             Recovery.recover(b, data);
             TreeMap<Long, Long> recovered = balances(b.node(0));
             assertEquals(sum(before), sum(recovered), "money is neither made nor lost after a recovery");
             assertEquals(before.get(1L) - 10, recovered.get(1L), "node 1's transfer, from its log");
             assertEquals(before.get(2L) + 10, recovered.get(2L));
             assertEquals(before.get(3L), recovered.get(3L), "node 0's transfer never committed");
+        }
+    }
+
+    /** An appender listener that throws once when armed, as an index entry that could not be written. */
+    private static final class ListenerThrowingOnce {
+        final AtomicBoolean armed = new AtomicBoolean();
+        final AtomicBoolean thrown = new AtomicBoolean();
+
+        SingleChronicleQueueBuilder install(SingleChronicleQueueBuilder builder) {
+            return builder.appenderListener((wire, index) -> {
+                if (armed.getAndSet(false)) {
+                    thrown.set(true);
+                    throw new IllegalStateException("planted: the index entry could not be written");
+                }
+            });
+        }
+    }
+
+    /** The checkpoint fixtures' tables on two compute nodes, 2PL, in {@code mode}. */
+    private static Database.Builder database(io.selcc.cache.AccessMode mode) {
+        return Database.builder().cc("2pl").accessMode(mode).computeNodes(2).table(CUSTOMERS).table(ITEMS).index(BY_DISTRICT);
+    }
+
+    /** Moves {@code cents} from customer {@code from} to customer {@code to} in {@code tx}. */
+    private static Object move(io.selcc.engine.Transaction tx, Table customer, long from, long to, long cents) {
+        assertTrue(tx.update(customer, from, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) - cents)));
+        assertTrue(tx.update(customer, to, row -> row.setMoney(C_BALANCE, row.getMoney(C_BALANCE) + cents)));
+        return null;
+    }
+
+    /** Closes a database whose log failed (its close may throw): the cluster at least. */
+    private static void closeBroken(Database db) {
+        try {
+            db.close();
+        } catch (RuntimeException e) {
+            System.out.println("closing a database with a failed log: " + e);
+            db.cluster().close();
         }
     }
 
