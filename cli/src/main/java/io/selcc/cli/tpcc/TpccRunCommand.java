@@ -86,8 +86,9 @@ public final class TpccRunCommand implements Callable<Integer> {
     private int maxAttempts;
 
     @Option(names = "--wal", paramLabel = "off|async|sync", defaultValue = "off",
-        description = "Log every committed transaction: async appends without waiting for the disk, sync"
-            + " acknowledges a commit once its record is forced (one force covers every commit waiting then)."
+        description = "Log every committed transaction: async acknowledges a commit once it and every earlier"
+            + " commit are appended, without waiting for the disk (a killed process loses nothing acknowledged),"
+            + " sync once its record is forced (one force covers every commit waiting then)."
             + " Without a data directory the log goes to a temporary directory removed at the end (with --cluster:"
             + " into --log-dir). Default: ${DEFAULT-VALUE}, sync with --data-dir.")
     private String wal;
