@@ -188,6 +188,21 @@ public final class DatabaseNode {
         return commitLog;
     }
 
+    /**
+     * Returns once every transaction appended to any node's commit log so far is durable (what a
+     * read-only commit waits for), at once when the database logs nothing. For a two-phase-commit
+     * coordinator before it forces its decision: everything the branches read is durable then, so a
+     * recovery that applies the decided transaction applies it on what it read.
+     *
+     * @throws CommitLog.NotDurableException if the log failed first
+     */
+    public void awaitAppendedDurable() {
+        CommitLog log = commitLog;
+        if (log != null) {
+            log.awaitAppendedDurable();
+        }
+    }
+
     /** A cleared {@link Redo} for a logging transaction of the calling thread; give it back with {@link #returnRedo}. */
     Redo takeRedo() {
         Redo[] spare = spareRedo.get();

@@ -30,6 +30,7 @@ public final class Redo {
     private byte[] images = new byte[1024];
     private int size;
     private int imageBytes;
+    private long globalId;
 
     /** Changes recorded. */
     public int size() {
@@ -77,9 +78,23 @@ public final class Redo {
         return imageBytes;
     }
 
+    /**
+     * The global transaction id when these are one branch's changes of a distributed transaction
+     * (partitioned mode), else 0: recovery tells by it which branches of a decided transaction its log
+     * already holds.
+     */
+    public long globalId() {
+        return globalId;
+    }
+
+    void globalId(long id) {
+        this.globalId = id;
+    }
+
     void clear() {
         size = 0;
         imageBytes = 0;
+        globalId = 0;
     }
 
     /**

@@ -65,8 +65,10 @@ public final class Transaction implements AutoCloseable {
     private Redo redo;
     /** The commit sequence number the log gave this transaction at its commit point; 0 if none. */
     private long commitSequence;
-    /** Set by {@link #commit(BranchVote)}: this transaction is one branch of a distributed transaction. */
+    /** Set by {@link #commit(long, BranchVote)}: this transaction is one branch of a distributed transaction. */
     private BranchVote branchVote;
+    /** The distributed transaction's global id, for this branch's commit record (0: a local transaction). */
+    private long globalId;
     /** What the vote threw: the branch was rolled back, then it is rethrown to the committer. */
     private Throwable voteFailure;
     /** The record id of the row a scan is handing to its visitor (see {@link #visitingRecordId}). */
@@ -514,7 +516,7 @@ public final class Transaction implements AutoCloseable {
 
     /** Commits; the outcome says whether it did. After this the transaction is over. */
     public CommitOutcome commit() {
-        return commitAs(null);
+        return commitAs(0, null);
     }
 
     /**
@@ -525,18 +527,24 @@ public final class Transaction implements AutoCloseable {
      * {@link AbortReason#GLOBAL_ABORT} otherwise. A branch that fails before (a validation) never calls
      * it: that is its "no". Its commit record goes to the commit log after the decision, as any
      * commit's does; once the decision is to commit the branch installs even if that append fails
-     * (every other branch commits: the decision and this branch's prepare record hold it).
+     * (every other branch commits: the decision and this branch's prepare record hold it). The commit
+     * record carries {@code globalId}, so a recovery knows which branches of a decided transaction the
+     * log holds and which it must take from the two-phase-commit logs.
      *
      * @throws RuntimeException what the vote threw, after the branch was rolled back (latches released,
      *                          index changes undone)
      */
-    public CommitOutcome commit(BranchVote vote) {
-        return commitAs(java.util.Objects.requireNonNull(vote, "vote"));
+    public CommitOutcome commit(long globalId, BranchVote vote) {
+        if (globalId == 0) {
+            throw new IllegalArgumentException("a distributed transaction's global id is never 0");
+        }
+        return commitAs(globalId, java.util.Objects.requireNonNull(vote, "vote"));
     }
 
-    private CommitOutcome commitAs(BranchVote vote) {
+    private CommitOutcome commitAs(long globalId, BranchVote vote) {
         checkActive();
         branchVote = vote;
+        this.globalId = globalId;
         try {
             try {
                 outcome = cc.commit(new IndexMaintenance());
@@ -609,7 +617,7 @@ public final class Transaction implements AutoCloseable {
     /**
      * After a commit: whether its commit record is durable (or needs none: the database logs nothing,
      * or the transaction wrote nothing), that is, whether its durability wait returned. False for a
-     * distributed branch that installed as decided although its append failed ({@link #commit(BranchVote)}),
+     * distributed branch that installed as decided although its append failed ({@link #commit(long, BranchVote)}),
      * and for a commit whose durability wait threw: a participant must then not tell its coordinator the
      * decision is applied, or the coordinator would forget it.
      */
@@ -1016,6 +1024,7 @@ public final class Transaction implements AutoCloseable {
                 return null;
             }
             long sequence;
+            redo.globalId(globalId);
             try {
                 sequence = log.append(redo);
             } catch (RuntimeException e) {

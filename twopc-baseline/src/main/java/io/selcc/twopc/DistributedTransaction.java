@@ -186,7 +186,7 @@ public final class DistributedTransaction implements AutoCloseable {
         TwoPcFaults.CoordinatorDeath[] death = {TwoPcFaults.CoordinatorDeath.NONE};
         boolean[] voted = {false};
         try {
-            outcome = local.commit((Redo changes) -> {
+            outcome = local.commit(gtid, (Redo changes) -> {
                 voted[0] = true;
                 return decide(coordinator, epoch, changes, death);
             });
@@ -246,6 +246,15 @@ public final class DistributedTransaction implements AutoCloseable {
             coordinator.die();
             return false; // its own branch dies with it: recovery finds no decision, so it aborted
         }
+        try {
+            // Every branch read only what was appended before its vote: once that is durable, a recovery
+            // that applies this transaction from the two-phase-commit logs applies it on what it read
+            // (a gap in the commit logs below would otherwise end the replay before it).
+            db.node(home).awaitAppendedDurable();
+        } catch (RuntimeException e) {
+            tellAll(toTell, tell, false); // the log failed: nothing was decided, so presumed abort holds
+            return false;
+        }
         boolean decided;
         try {
             decided = coordinator.decideCommit(gtid, epoch, localChanges, db.faults());
@@ -266,6 +275,7 @@ public final class DistributedTransaction implements AutoCloseable {
             return false;
         }
         db.counters().decisionRecords.increment();
+        db.faults().decisionForced(home, gtid);
         if (death[0] == TwoPcFaults.CoordinatorDeath.AFTER_DECISION) {
             coordinator.die();
             return true; // its own branch is in the decision record: recovery would redo it

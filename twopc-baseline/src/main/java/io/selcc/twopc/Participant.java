@@ -422,7 +422,7 @@ final class Participant {
             } catch (AbortException e) {
                 return voteNo(reply);
             }
-            CommitOutcome outcome = txn.commit((Redo changes) -> prepared(changes, reply));
+            CommitOutcome outcome = txn.commit(gtid, (Redo changes) -> prepared(changes, reply));
             if (!reply.isDone()) {
                 answer(Vote.NO, reply); // it failed before its commit point
             }
@@ -456,6 +456,7 @@ final class Participant {
                 return voteNo(reply);
             }
             counters.prepareRecords.increment();
+            faults.prepareForced(nodeId(), gtid);
             state = State.PREPARED;
             answer(Vote.YES, reply);
             boolean commit = awaitDecision();

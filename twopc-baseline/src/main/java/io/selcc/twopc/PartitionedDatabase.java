@@ -14,6 +14,8 @@ import io.selcc.twopc.Messages.Inquire;
 import io.selcc.twopc.Messages.Op;
 import io.selcc.twopc.Messages.Prepare;
 
+import io.selcc.wal.TwoPhaseLog;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
@@ -88,7 +90,7 @@ public final class PartitionedDatabase implements AutoCloseable {
         this.timeoutNanos = b.timeout.toNanos();
         try {
             for (int i = 0; i < n; i++) {
-                coordinators[i] = new Coordinator(i, b.logRoot == null ? null : b.logRoot.resolve("twopc-node-" + i), b.forcing);
+                coordinators[i] = new Coordinator(i, b.logRoot == null ? null : TwoPhaseLog.directory(b.logRoot, i), b.forcing);
                 Coordinator c = coordinators[i];
                 FabricEndpoint endpoint = db.cluster().fabric().endpoint(i);
                 participants[i] = new Participant(db.node(i), endpoint, c::log, branchThreads, counters, faults, timeoutNanos);

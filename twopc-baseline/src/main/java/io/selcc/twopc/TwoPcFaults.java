@@ -31,6 +31,20 @@ public interface TwoPcFaults {
         return false;
     }
 
+    /**
+     * {@code participant} forced its prepare record for {@code gtid} and is about to vote yes (its latches
+     * held). A crash test's hook may stop the thread here and have the process killed.
+     */
+    default void prepareForced(int participant, long gtid) {
+    }
+
+    /**
+     * {@code coordinator} forced its commit decision for {@code gtid} and has told nobody yet (its own
+     * branch's latches held). A crash test's hook may stop the thread here and have the process killed.
+     */
+    default void decisionForced(int coordinator, long gtid) {
+    }
+
     /** Whether and where the coordinator on {@code coordinator} dies while committing {@code gtid}. */
     default CoordinatorDeath coordinatorDeath(int coordinator, long gtid) {
         return CoordinatorDeath.NONE;

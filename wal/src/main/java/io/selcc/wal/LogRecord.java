@@ -5,12 +5,18 @@ import java.util.List;
 
 /**
  * One committed transaction as {@link LogReader} read it back: its commit sequence number (the global
- * replay order, also its transaction id), the compute node that logged it, and its changes in the
- * order the transaction made them.
+ * replay order, also its transaction id), the compute node that logged it, the global id of the
+ * distributed transaction it is a branch of (0 for a local one), and its changes in the order the
+ * transaction made them. In a two-phase-commit log the sequence is the global transaction id.
  */
-public record LogRecord(long sequence, int computeNode, List<Entry> entries) {
+public record LogRecord(long sequence, int computeNode, long globalId, List<Entry> entries) {
     public LogRecord {
         entries = List.copyOf(entries);
+    }
+
+    /** A local transaction's record. */
+    public LogRecord(long sequence, int computeNode, List<Entry> entries) {
+        this(sequence, computeNode, 0, entries);
     }
 
     /**

@@ -16,8 +16,8 @@ import java.util.zip.CRC32C;
  * <pre>
  * offset  size  field
  *  0       2    format version, {@link #VERSION}
- *  2       1    record kind: {@link #KIND_COMMIT} in a commit log; {@link #KIND_PREPARE} or
- *               {@link #KIND_DECISION} in a two-phase-commit log ({@link TwoPhaseLog})
+ *  2       1    record kind: {@link #KIND_COMMIT} or {@link #KIND_BRANCH_COMMIT} in a commit log;
+ *               {@link #KIND_PREPARE} or {@link #KIND_DECISION} in a two-phase-commit log ({@link TwoPhaseLog})
  *  3       1    reserved, 0
  *  4       4    total length: header, entries and images
  *  8       4    CRC32C of every byte after this field, [12, total length)
@@ -25,7 +25,9 @@ import java.util.zip.CRC32C;
  *               two-phase-commit log
  * 20       4    compute node
  * 24       4    entry count (a prepare: the branch's changes; a decision: the coordinator's own)
- * 28            the entries, back to back, each:
+ * 28       8    only in a {@link #KIND_BRANCH_COMMIT}: the global id of the distributed transaction
+ *               this branch belongs to (the other kinds have no such field: their entries start at 28)
+ * 28|36         the entries, back to back, each:
  *   +0     1      kind: Redo.INSERT, Redo.UPDATE or Redo.DELETE
  *   +1     3      reserved, 0
  *   +4     4      table id
@@ -44,6 +46,12 @@ final class LogRecordLayout {
     static final short VERSION = 2;
     /** A committed transaction's changes. */
     static final byte KIND_COMMIT = 1;
+    /**
+     * A committed branch of a distributed transaction (partitioned mode): a commit record that also
+     * carries the global transaction id, so a recovery can tell which branches of a decided transaction
+     * its commit logs hold.
+     */
+    static final byte KIND_BRANCH_COMMIT = 4;
     /** Two-phase commit: a participant's branch is prepared, with its changes (in doubt until decided). */
     static final byte KIND_PREPARE = 2;
     /** Two-phase commit: the coordinator decided to commit, with its own branch's changes. */
@@ -60,6 +68,9 @@ final class LogRecordLayout {
     static final int NODE_OFFSET = 20;
     static final int COUNT_OFFSET = 24;
     static final int HEADER_LENGTH = 28;
+    /** {@link #KIND_BRANCH_COMMIT} only: the global transaction id, after which its entries start. */
+    static final int GLOBAL_ID_OFFSET = 28;
+    static final int BRANCH_HEADER_LENGTH = 36;
 
     static final int ENTRY_KIND_OFFSET = 0;
     static final int ENTRY_RESERVED_OFFSET = 1;
@@ -100,7 +111,7 @@ final class LogRecordLayout {
      * The record length {@code redo} encodes to, or -1 if it exceeds {@code Integer.MAX_VALUE}.
      */
     static int encodedLength(Redo redo) {
-        long length = HEADER_LENGTH;
+        long length = redo.globalId() != 0 ? BRANCH_HEADER_LENGTH : HEADER_LENGTH;
         for (int i = 0; i < redo.size(); i++) {
             length += ENTRY_HEADER_LENGTH + redo.imageLength(i);
         }
@@ -113,7 +124,7 @@ final class LogRecordLayout {
     }
 
     static long encodedLength(LogRecord record) {
-        long length = HEADER_LENGTH;
+        long length = record.globalId() != 0 ? BRANCH_HEADER_LENGTH : HEADER_LENGTH;
         for (LogRecord.Entry entry : record.entries()) {
             length += ENTRY_HEADER_LENGTH + entry.image().length;
         }
@@ -123,17 +134,21 @@ final class LogRecordLayout {
     /**
      * Encodes {@code redo} as the record of transaction {@code sequence} of {@code computeNode} at the
      * start of {@code target}, which holds at least {@link #encodedLength} bytes; returns the length.
-     * {@code crc} is scratch (reset here), so a caller can keep one.
+     * {@code crc} is scratch (reset here), so a caller can keep one. A redo with a global id is a
+     * {@link #KIND_BRANCH_COMMIT}.
      */
     static int encode(Redo redo, long sequence, int computeNode, byte[] target, CRC32C crc) {
-        return encode(KIND_COMMIT, redo, sequence, computeNode, target, crc);
+        return encode(redo.globalId() != 0 ? KIND_BRANCH_COMMIT : KIND_COMMIT, redo, sequence, computeNode, target, crc);
     }
 
-    /** {@link #encode(Redo, long, int, byte[], CRC32C)} for a record of {@code kind}; a null redo has no entries. */
+    /**
+     * {@link #encode(Redo, long, int, byte[], CRC32C)} for a record of {@code kind}; a null redo has no
+     * entries. The redo's global id is written only into a {@link #KIND_BRANCH_COMMIT}.
+     */
     static int encode(byte kind, Redo redo, long sequence, int computeNode, byte[] target, CRC32C crc) {
         int count = redo == null ? 0 : redo.size();
         byte[] images = redo == null ? null : redo.images();
-        int at = HEADER_LENGTH;
+        int at = headerLength(kind);
         for (int i = 0; i < count; i++) {
             int imageLength = redo.imageLength(i);
             target[at + ENTRY_KIND_OFFSET] = redo.kind(i);
@@ -154,6 +169,9 @@ final class LogRecordLayout {
         LONG.set(target, SEQUENCE_OFFSET, sequence);
         INT.set(target, NODE_OFFSET, computeNode);
         INT.set(target, COUNT_OFFSET, count);
+        if (kind == KIND_BRANCH_COMMIT) {
+            LONG.set(target, GLOBAL_ID_OFFSET, redo.globalId());
+        }
         INT.set(target, CRC_OFFSET, crc(target, at, crc));
         return at;
     }
@@ -163,7 +181,12 @@ final class LogRecordLayout {
      * entries fill it exactly. {@code crc} is scratch.
      */
     static Damage check(byte[] record, int length, CRC32C crc) {
-        return check(record, length, crc, KIND_COMMIT, KIND_COMMIT);
+        return check(record, length, crc, KIND_COMMIT, KIND_BRANCH_COMMIT);
+    }
+
+    /** Where the entries of a record of {@code kind} start. */
+    private static int headerLength(byte kind) {
+        return kind == KIND_BRANCH_COMMIT ? BRANCH_HEADER_LENGTH : HEADER_LENGTH;
     }
 
     /** {@link #check(byte[], int, CRC32C)} for a log whose records are of kind {@code kindA} or {@code kindB}. */
@@ -180,7 +203,7 @@ final class LogRecordLayout {
         if (record[RESERVED_OFFSET] != 0) {
             return Damage.BAD_HEADER;
         }
-        if ((int) INT.get(record, LENGTH_OFFSET) != length) {
+        if ((int) INT.get(record, LENGTH_OFFSET) != length || length < headerLength(record[KIND_OFFSET])) {
             return Damage.BAD_LENGTH;
         }
         if ((int) INT.get(record, CRC_OFFSET) != crc(record, length, crc)) {
@@ -190,7 +213,7 @@ final class LogRecordLayout {
         if (count < 0) {
             return Damage.BAD_ENTRIES;
         }
-        long at = HEADER_LENGTH;
+        long at = headerLength(record[KIND_OFFSET]);
         for (int i = 0; i < count; i++) {
             if (at > length - ENTRY_HEADER_LENGTH) {
                 return Damage.BAD_ENTRIES;
@@ -209,7 +232,8 @@ final class LogRecordLayout {
     static LogRecord decode(byte[] record, int length) {
         int count = (int) INT.get(record, COUNT_OFFSET);
         List<LogRecord.Entry> entries = new ArrayList<>(count);
-        int at = HEADER_LENGTH;
+        byte kind = record[KIND_OFFSET];
+        int at = headerLength(kind);
         for (int i = 0; i < count; i++) {
             int imageLength = (int) INT.get(record, at + ENTRY_IMAGE_LENGTH_OFFSET);
             byte[] image = new byte[imageLength];
@@ -221,7 +245,8 @@ final class LogRecordLayout {
         if (at != length) {
             throw new IllegalArgumentException("record not checked: length=" + length + " entriesEndAt=" + at);
         }
-        return new LogRecord((long) LONG.get(record, SEQUENCE_OFFSET), (int) INT.get(record, NODE_OFFSET), entries);
+        long globalId = kind == KIND_BRANCH_COMMIT ? (long) LONG.get(record, GLOBAL_ID_OFFSET) : 0;
+        return new LogRecord((long) LONG.get(record, SEQUENCE_OFFSET), (int) INT.get(record, NODE_OFFSET), globalId, entries);
     }
 
     private static int crc(byte[] record, int length, CRC32C crc) {

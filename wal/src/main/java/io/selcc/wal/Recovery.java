@@ -31,6 +31,11 @@ import java.util.stream.Stream;
  * the crash) ends the replay, because a later transaction may have read from the missing one. None
  * of the transactions past it was acknowledged (see {@link Wal}), so nothing acknowledged is lost.
  *
+ * <p>Partitioned mode keeps a two-phase-commit log per compute node beside the commit logs: after the
+ * replay, the branches of every transaction with a forced commit decision that the replay did not reach
+ * are applied from their prepare records and the decision's own changes, and prepared branches without
+ * a decision are dropped ({@link InDoubtResolution} says why that order is consistent).
+ *
  * <p>The secondary indexes are built after the replay ({@link DeferredIndexes}): a fuzzy scan can hold
  * a unique secondary key on two rows when a transaction moved it between them during the scan, and
  * only the replay rewrites the row it left. A key still on two rows after the replay is a fault.
@@ -74,17 +79,27 @@ public final class Recovery {
      * @param logsSetAside where the logs were moved when the replay did not read them to their end (a
      *                     gap with records after it, a damaged record): kept for whoever investigates;
      *                     null when they were removed
+     * @param decided distributed transactions with a commit decision in a two-phase-commit log
+     *                (partitioned mode; 0 without such logs)
+     * @param branchesApplied branches of decided transactions applied from the two-phase-commit logs,
+     *                        because the replay did not reach their commit records
+     * @param branchesDiscarded prepared branches with no decision, rolled back (presumed abort)
      * @param seconds time the recovery took
      */
     public record Summary(Path checkpoint, long checkpointRows, long replayFrom, long recordsRead, long replayed,
                           long lastReplayed, long highestSeen, long logBytes, long indexEntries, List<String> warnings,
-                          Checkpoint.Summary compacted, Path logsSetAside, double seconds) {
+                          Checkpoint.Summary compacted, Path logsSetAside, long decided, long branchesApplied,
+                          long branchesDiscarded, double seconds) {
         /** One line for a command's output. */
         public String describe() {
             return String.format(java.util.Locale.ROOT,
                 "recovered from %s (%,d rows, replay from sequence %,d): %,d log records read (%,d bytes),"
-                    + " %,d transactions replayed up to sequence %,d, %,d secondary index entries built%s in %.1f s",
+                    + " %,d transactions replayed up to sequence %,d%s, %,d secondary index entries built%s in %.1f s",
                 checkpoint.getFileName(), checkpointRows, replayFrom, recordsRead, logBytes, replayed, lastReplayed,
+                decided + branchesDiscarded == 0 ? "" : String.format(java.util.Locale.ROOT,
+                    "; two-phase commit: %,d decided transactions, %,d of their branches applied from prepare or"
+                        + " decision records, %,d prepared branches without a decision rolled back",
+                    decided, branchesApplied, branchesDiscarded),
                 indexEntries,
                 compacted == null ? "" : ", new checkpoint " + compacted.path().getFileName(), seconds);
         }
@@ -135,6 +150,8 @@ public final class Recovery {
         long lastReplayed = replayFrom;
         long replayed = 0;
         Path logs = logDirectory(dataDirectory);
+        // Branches of distributed transactions whose commit records the replay reached (or the checkpoint covers).
+        java.util.Set<InDoubtResolution.Branch> branchesPresent = new java.util.HashSet<>();
         // Every node's log is in ascending sequence order: a merge by sequence number holds one record
         // per log, however long the logs are (holding and sorting them all ran out of heap at 3 GB).
         List<LogReader.Cursor> cursors = new ArrayList<>();
@@ -170,6 +187,9 @@ public final class Recovery {
                         replayed++;
                     }
                 }
+                if (record.globalId() != 0 && record.sequence() <= lastReplayed) {
+                    branchesPresent.add(new InDoubtResolution.Branch(record.computeNode(), record.globalId()));
+                }
                 LogRecord next = head.cursor.next();
                 if (next != null) {
                     heads.add(new Head(next, head.cursor));
@@ -197,10 +217,12 @@ public final class Recovery {
                 + coveredThrough + ", which checkpoint " + file.getFileName() + " needs replayed to be consistent"
                 + (warnings.isEmpty() ? "" : ": " + String.join("; ", warnings)));
         }
+        InDoubtResolution.Result inDoubt = InDoubtResolution.resolve(node, tables, logs, branchesPresent);
+        warnings.addAll(inDoubt.warnings());
         long indexEntries = secondaries.build();
         db.raiseCommitSequence(highestSeen);
         Checkpoint.Summary compacted = null;
-        if (highestSeen > replayFrom || !warnings.isEmpty()) {
+        if (highestSeen > replayFrom || !warnings.isEmpty() || inDoubt.decided() + inDoubt.discarded() > 0) {
             // Also after a cut tail with nothing past the replay start: a log that went on after its
             // damaged record would hide every later record of that node from the next recovery.
             compacted = Checkpoint.write(db, dataDirectory, null, properties);
@@ -219,7 +241,8 @@ public final class Recovery {
                 + " (a recovery does not read them again; remove the directory once they are no longer needed)");
         }
         return new Summary(file, rows, replayFrom, recordsRead, replayed, lastReplayed, highestSeen, logBytes,
-            indexEntries, List.copyOf(warnings), compacted, setAside, (System.nanoTime() - start) / 1e9);
+            indexEntries, List.copyOf(warnings), compacted, setAside, inDoubt.decided(), inDoubt.applied(),
+            inDoubt.discarded(), (System.nanoTime() - start) / 1e9);
     }
 
     /** One logged transaction, as one transaction: images put under their keys, deletes by key. */

@@ -101,6 +101,59 @@ public final class TwoPhaseLog implements AutoCloseable {
         return new TwoPhaseLog(computeNode, java.util.Objects.requireNonNull(directory, "directory"), forcing);
     }
 
+    /** Where compute node {@code computeNode}'s two-phase-commit log lives under a log directory {@code root}. */
+    public static Path directory(Path root, int computeNode) {
+        return root.resolve(DIRECTORY_PREFIX + computeNode);
+    }
+
+    /** The name of every two-phase-commit log's directory starts so (beside the commit logs' {@code node-N}). */
+    static final String DIRECTORY_PREFIX = "twopc-node-";
+
+    /**
+     * Reads every undamaged record of the two-phase-commit log in {@code directory} in order, handing
+     * each with its kind ({@link LogRecordLayout#KIND_PREPARE} or {@code KIND_DECISION}) to {@code sink};
+     * returns a warning when the log was cut at a damaged record (its tail was never forced), else null.
+     * For recovery: the log is closed.
+     */
+    static String forEachRecord(Path directory, java.util.function.BiConsumer<Byte, LogRecord> sink) {
+        try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(directory).rollCycle(Wal.rollCycle())
+                .readOnly(true).build();
+             ExcerptTailer tailer = queue.createTailer()) {
+            CRC32C crc = new CRC32C();
+            byte[] buffer = new byte[4096];
+            long read = 0;
+            while (true) {
+                try (DocumentContext document = tailer.readingDocument()) {
+                    if (!document.isPresent()) {
+                        return null;
+                    }
+                    Bytes<?> bytes = document.wire().bytes();
+                    long available = bytes.readRemaining();
+                    if (available > Integer.MAX_VALUE) {
+                        return damaged(directory, read, LogRecordLayout.Damage.BAD_LENGTH);
+                    }
+                    int length = (int) available;
+                    if (buffer.length < length) {
+                        buffer = new byte[Math.max(length, 2 * buffer.length)];
+                    }
+                    bytes.read(buffer, 0, length);
+                    LogRecordLayout.Damage damage = LogRecordLayout.check(buffer, length, crc, LogRecordLayout.KIND_PREPARE,
+                        LogRecordLayout.KIND_DECISION);
+                    if (damage != LogRecordLayout.Damage.NONE) {
+                        return damaged(directory, read, damage);
+                    }
+                    sink.accept(buffer[LogRecordLayout.KIND_OFFSET], LogRecordLayout.decode(buffer, length));
+                    read++;
+                }
+            }
+        }
+    }
+
+    private static String damaged(Path directory, long recordsBefore, LogRecordLayout.Damage damage) {
+        return "two-phase-commit log cut at a damaged record: directory=" + directory + " damage=" + damage
+            + " recordsBefore=" + recordsBefore;
+    }
+
     /** A log that forces nothing and keeps its decisions only in memory: a crash loses them. */
     public static TwoPhaseLog inMemory(int computeNode) {
         return new TwoPhaseLog(computeNode, null, false);

@@ -27,6 +27,12 @@ public final class RedoFixture {
         return Long.rotateLeft(key, 17) ^ 0x5A5A_0000_0000_0001L;
     }
 
+    /** Makes {@code redo} one branch's changes of distributed transaction {@code globalId} (0: a local one). */
+    public static Redo globalId(Redo redo, long globalId) {
+        redo.globalId(globalId);
+        return redo;
+    }
+
     public static Redo clear(Redo redo) {
         redo.clear();
         return redo;

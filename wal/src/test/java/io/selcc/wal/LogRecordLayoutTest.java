@@ -100,6 +100,33 @@ class LogRecordLayoutTest {
         assertEquals(Damage.BAD_CRC, LogRecordLayout.check(bitRot, length, crc));
     }
 
+    /**
+     * A branch of a distributed transaction keeps its global id through encode and decode (recovery
+     * tells by it which branches its commit logs hold), and the id is covered by the CRC like every
+     * other byte; a local transaction's record is as long as before.
+     */
+    @Property(tries = 300)
+    void aBranchCommitKeepsItsGlobalId(@ForAll("changes") List<Change> changes, @ForAll long sequence,
+                                       @ForAll long globalId, @ForAll @IntRange(min = 0) int where,
+                                       @ForAll @IntRange(min = 1, max = 255) int flip) {
+        Redo redo = io.selcc.engine.RedoFixture.globalId(Redos.of(changes), globalId);
+        byte[] record = new byte[LogRecordLayout.encodedLength(redo)];
+        int length = LogRecordLayout.encode(redo, sequence, 2, record, crc);
+        assertEquals(record.length, length);
+        assertEquals(Damage.NONE, LogRecordLayout.check(record, length, crc));
+        LogRecord decoded = LogRecordLayout.decode(record, length);
+        assertEquals(globalId, decoded.globalId());
+        assertEquals(sequence, decoded.sequence());
+        Redos.assertHolds(redo, decoded);
+        assertEquals(globalId != 0 ? LogRecordLayout.KIND_BRANCH_COMMIT : LogRecordLayout.KIND_COMMIT,
+            record[LogRecordLayout.KIND_OFFSET]);
+        assertEquals(length - (globalId != 0 ? LogRecordLayout.BRANCH_HEADER_LENGTH - LogRecordLayout.HEADER_LENGTH : 0),
+            LogRecordLayout.encodedLength(Redos.of(changes)), "a local record has no global id field");
+        int at = where % length;
+        record[at] ^= (byte) flip;
+        assertNotEquals(Damage.NONE, LogRecordLayout.check(record, length, crc), "byte " + at + " of " + length + " flipped by " + flip);
+    }
+
     @Test
     void anEmptyRedoIsAHeaderOnly() {
         Redo redo = new Redo();
