@@ -30,6 +30,11 @@ final class DataDir {
     static final String C_LAST_RUN = "tpcc.cLastRun";
     static final String C_ID = "tpcc.cId";
     static final String OL_I_ID = "tpcc.olIId";
+    /**
+     * Partitioned mode's partitions (one table set per compute node, loaded with {@code tpcc load --mode
+     * partitioned}); absent or 0 for fully-shared mode's one set.
+     */
+    static final String PARTITIONS = "tpcc.partitions";
     /** What this version writes; a directory of another format is refused. */
     static final String FORMAT_VERSION = "3"; // 2: log records carry record ids; 3: checkpoint rows too
     /** ORDER rows the initial population has per warehouse (clause 4.3.3.1: 3,000 per district). */
@@ -130,15 +135,35 @@ final class DataDir {
                 + " warehouse(s) " + dir + " holds (leave it out with --data-dir)");
         }
         tpcc.warehouses = stored;
+        tpcc.partitions = partitions(properties);
         tpcc.recoveredBytes = recoveredBytes(dir);
         return properties;
     }
 
+    /** The partitions a checkpoint's properties record (0: fully shared). */
+    static int partitions(Map<String, String> properties) {
+        String value = properties.get(PARTITIONS);
+        return value == null ? 0 : Integer.parseInt(value);
+    }
+
+    /**
+     * The mode of the database kept in {@code dir} ({@code shared} or {@code partitioned}), or null when
+     * the directory holds no readable checkpoint (what {@link #forRecovery} then reports).
+     */
+    static String storedMode(Path dir) {
+        try {
+            return Recovery.properties(dir).map(p -> partitions(p) > 0 ? "partitioned" : "shared").orElse(null);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
     /** What the load's checkpoint records. */
-    static Map<String, String> properties(int warehouses, long seed, TpccRandom.Constants constants) {
+    static Map<String, String> properties(int warehouses, long seed, TpccRandom.Constants constants, int partitions) {
         Map<String, String> p = new LinkedHashMap<>();
         p.put(FORMAT, FORMAT_VERSION);
         p.put(WAREHOUSES, Integer.toString(warehouses));
+        p.put(PARTITIONS, Integer.toString(partitions));
         p.put(SEED, Long.toString(seed));
         p.put(C_LAST_LOAD, Integer.toString(constants.cLastLoad()));
         p.put(C_LAST_RUN, Integer.toString(constants.cLastRun()));
@@ -153,10 +178,14 @@ final class DataDir {
             Integer.parseInt(p.get(C_ID)), Integer.parseInt(p.get(OL_I_ID)));
     }
 
-    /** count(ORDER) minus the orders the load created: New-Orders committed since the load. */
-    static long ordersSinceLoad(Database db, int warehouses) {
+    /** count(ORDER) (over every partition's table) minus the orders the load created: New-Orders committed since the load. */
+    static long ordersSinceLoad(Database db, int warehouses, int partitions) {
         LongAdder orders = new LongAdder();
-        db.liveNode().table(TpccSchema.Order.TABLE).heap().scan((rid, row) -> orders.increment());
+        java.util.List<String> tables = partitions == 0 ? java.util.List.of(TpccSchema.Order.TABLE)
+            : java.util.stream.IntStream.range(0, partitions).mapToObj(p -> TpccSchema.name(TpccSchema.Order.TABLE, p)).toList();
+        for (String table : tables) {
+            db.liveNode().table(table).heap().scan((rid, row) -> orders.increment());
+        }
         return orders.sum() - INITIAL_ORDERS_PER_WAREHOUSE * warehouses;
     }
 

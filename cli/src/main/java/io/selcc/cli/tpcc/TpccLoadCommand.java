@@ -10,9 +10,27 @@ import picocli.CommandLine.Command;
         + " --cluster, compute node 0's); report rows per table, time and memory. With --check, run the consistency checks after it. With"
         + " --data-dir, keep the database in a directory (a checkpoint) for run and check.")
 public final class TpccLoadCommand extends TpccDatabaseCommand {
+    @picocli.CommandLine.Option(names = "--mode", paramLabel = "shared|partitioned", defaultValue = "shared",
+        description = "shared: one set of tables every compute node reads and writes. partitioned: a set of tables per"
+            + " compute node, warehouse w in node (w-1) mod N's (what tpcc run --mode partitioned runs on; with"
+            + " --data-dir, run and check take the mode from the directory). Default: ${DEFAULT-VALUE}.")
+    private String mode;
+
     @Override
     Integer runLocked() {
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
+        switch (mode) {
+            case "shared" -> tpcc.partitions = 0;
+            case "partitioned" -> {
+                io.selcc.cli.Flags.require(!cluster.separateProcesses(), spec.commandLine(), "--mode", mode,
+                    "is not loaded by compute nodes as processes (--cluster)");
+                io.selcc.cli.Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
+                    "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
+                        + tpcc.warehouses);
+                tpcc.partitions = cluster.computeNodes();
+            }
+            default -> throw io.selcc.cli.Flags.invalid(spec.commandLine(), "--mode", mode, "must be shared or partitioned");
+        }
         if (tpcc.dataDir != null) {
             DataDir.forLoad(tpcc.dataDir, spec.commandLine());
         }

@@ -36,13 +36,20 @@ public final class TpccOptions {
     @Option(names = "--data-dir", paramLabel = "DIR",
         description = "Keep the database in DIR: load writes a checkpoint there; run and check recover from it"
             + " (run logs its commits there, --wal sync by default, and checkpoints at the end). The warehouses"
-            + " come from DIR; --warehouses, if given, must match. Not with --cluster, nor with tpcc run --mode"
-            + " partitioned.")
+            + " come from DIR; --warehouses, if given, must match, and so does the mode (load --mode partitioned"
+            + " keeps a table set per compute node; run and check then need as many --compute-nodes). Not with"
+            + " --cluster.")
     java.nio.file.Path dataDir;
 
     @Option(names = "--check", description = "Run the twelve consistency conditions of clause 3.3.2 and the"
         + " index/heap check at the end; exit code 1 if any fails.")
     boolean check;
+
+    /**
+     * Partitioned mode's table sets, one per compute node (0: fully shared): set by {@code tpcc load --mode},
+     * or from a data directory's checkpoint.
+     */
+    int partitions;
 
     /** What 2PL does on a held lock: set by {@code tpcc run --lock-wait}, no-wait elsewhere. */
     io.selcc.engine.cc.LockWaitPolicy lockWait = io.selcc.engine.cc.LockWaitPolicy.NO_WAIT;

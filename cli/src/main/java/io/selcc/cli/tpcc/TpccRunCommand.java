@@ -97,8 +97,9 @@ public final class TpccRunCommand implements Callable<Integer> {
         description = "shared: every compute node reads and writes all data through its SELCC cache (no 2PC)."
             + " partitioned: each compute node owns the warehouses w with (w-1) mod N = its id, in tables of its"
             + " own; work on another node's rows is shipped to it and commits by two-phase commit (--cc 2pl only,"
-            + " a warehouse per compute node at least; not with --data-dir, --crash-node, --cluster or --lock-wait"
-            + " wait-die; with --fabric tcp its compute nodes stay in this process). Default: ${DEFAULT-VALUE}.")
+            + " a warehouse per compute node at least; not with --crash-node, --checkpoint-every, --cluster or"
+            + " --lock-wait wait-die; with --fabric tcp its compute nodes stay in this process). With --data-dir the"
+            + " directory's mode (tpcc load --mode). Default: ${DEFAULT-VALUE}.")
     private String mode;
 
     @Option(names = "--distribution", paramLabel = "P",
@@ -218,6 +219,7 @@ public final class TpccRunCommand implements Callable<Integer> {
     private Integer runLocked() throws InterruptedException {
         // Before anything takes a data directory's lock: a refused mode must not look like a missing database.
         ClusterSettings early = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
+        modeOfDataDir();
         boolean partitionedMode = modeChecks(early);
         processChecks(early, partitionedMode);
         if (checkpointEvery != null) {
@@ -240,6 +242,11 @@ public final class TpccRunCommand implements Callable<Integer> {
             partitionedMode);
         RunSettings run = runOptions.settings(spec.commandLine(), TpccReport.CSV_HEADER);
         warehouseChecks(cluster, partitionedMode);
+        if (stored != null && partitionedMode) {
+            Flags.require(cluster.computeNodes() == tpcc.partitions, spec.commandLine(), "--compute-nodes",
+                cluster.computeNodes(), tpcc.dataDir + " holds " + tpcc.partitions + " partitions, one per compute node:"
+                    + " run it with --compute-nodes " + tpcc.partitions);
+        }
         int partitions = partitionedMode ? cluster.computeNodes() : 0;
         if (crashAfter != null) {
             io.selcc.cli.Flags.require(crashNode != null, spec.commandLine(), "--crash-after", crashAfter,
@@ -325,14 +332,15 @@ public final class TpccRunCommand implements Callable<Integer> {
             io.selcc.twopc.PartitionedDatabase partitioned = null;
             if (partitionedMode) {
                 io.selcc.twopc.PartitionedDatabase.Builder b = io.selcc.twopc.PartitionedDatabase.builder(db);
-                if (log.temporaryDirectory() != null) {
-                    // Beside the commit log, forced as its commits are: each record with sync, none with async.
-                    b.logDirectory(log.temporaryDirectory()).forceRecords(log.forces());
+                if (log.directory() != null) {
+                    // Beside the commit logs, forced as its commits are: each record with sync, none with async.
+                    // In a data directory a recovery reads them (in-doubt branches) and removes them with the logs.
+                    b.logDirectory(log.directory()).forceRecords(log.forces());
                 }
                 partitioned = b.build();
                 out.printf("partitioned mode: %d partitions, warehouse w on compute node (w-1) mod %d; 2PC records %s%n",
-                    partitions, partitions, log.temporaryDirectory() == null ? "kept in memory (--wal off)"
-                        : (log.forces() ? "forced into " : "appended (not forced) to ") + log.temporaryDirectory());
+                    partitions, partitions, log.directory() == null ? "kept in memory (--wal off)"
+                        : (log.forces() ? "forced into " : "appended (not forced) to ") + log.directory());
             }
             try {
                 return runWith(db, log, cluster, run, config, weights, stored, crash, partitioned, partitions, checkpointed,
@@ -539,6 +547,25 @@ public final class TpccRunCommand implements Callable<Integer> {
         return inOneProcessBecause(!"shared".equals(mode)) == null;
     }
 
+    /**
+     * With a data directory: the mode is the directory's (its checkpoint says whether it holds one table set
+     * or one per compute node); a --mode given that differs is refused. A directory without a readable
+     * checkpoint is left to {@link DataDir#forRecovery}, which names what is wrong with it.
+     */
+    private void modeOfDataDir() {
+        if (tpcc.dataDir == null) {
+            return;
+        }
+        String kept = DataDir.storedMode(tpcc.dataDir);
+        if (kept == null || kept.equals(mode)) {
+            return;
+        }
+        Flags.require(!spec.commandLine().getParseResult().hasMatchedOption("--mode"), spec.commandLine(), "--mode", mode,
+            "differs from the " + kept + " database " + tpcc.dataDir + " holds (leave it out with --data-dir;"
+                + " a database's mode is chosen by tpcc load --mode)");
+        mode = kept;
+    }
+
     /** Checks --mode and --distribution against the cluster; whether the mode is partitioned. */
     private boolean modeChecks(ClusterSettings early) {
         boolean partitionedMode = switch (mode) {
@@ -556,8 +583,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             Flags.require("2pl".equals(tpcc.cc), spec.commandLine(), "--mode", mode,
                 "runs --cc 2pl only (a read-only branch releases at prepare; OCC and TO branches would validate"
                     + " at different moments), not " + tpcc.cc);
-            Flags.require(tpcc.dataDir == null, spec.commandLine(), "--mode", mode,
-                "does not keep a --data-dir yet: it runs on a fresh load");
+            Flags.require(checkpointEvery == null, spec.commandLine(), "--mode", mode,
+                "does not checkpoint while its terminals run (--checkpoint-every): its two-phase-commit logs are not"
+                    + " truncated with the commit logs; it checkpoints at the end");
             Flags.require(crashNode == null, spec.commandLine(), "--mode", mode, "cannot be combined with --crash-node");
         }
         return partitionedMode;

@@ -169,13 +169,14 @@ final class TpccSetup {
      * exit code: 1 if a check failed, else 0.
      */
     static int loadAndMaybeCheck(ClusterSettings cluster, TpccOptions options, long seed, boolean check, PrintWriter out) {
-        try (Database db = open(cluster, options)) {
+        try (Database db = open(cluster, options, null, options.partitions)) {
             return onNodeZero(cluster, db, out, () -> {
                 TpccRandom.Constants constants = TpccRandom.Constants.random(seed);
-                load(db, cluster, options, seed, constants, out);
-                boolean passed = !check || check(db, options.warehouses, out).passed();
+                load(db, cluster, options, seed, constants, out, options.partitions);
+                boolean passed = !check || check(db, options.warehouses, out, options.partitions).passed();
                 if (options.dataDir != null && passed) {
-                    DataDir.checkpoint(db, options.dataDir, null, DataDir.properties(options.warehouses, seed, constants), out);
+                    DataDir.checkpoint(db, options.dataDir, null,
+                        DataDir.properties(options.warehouses, seed, constants, options.partitions), out);
                 }
                 return passed ? 0 : 1;
             });
@@ -220,10 +221,10 @@ final class TpccSetup {
      */
     static int recoverAndCheck(ClusterSettings cluster, TpccOptions options, java.nio.file.Path json,
                                PrintWriter out, PrintWriter err) {
-        try (Database db = open(cluster, options)) {
+        try (Database db = open(cluster, options, null, options.partitions)) {
             io.selcc.wal.Recovery.Summary recovered = DataDir.recover(db, options.dataDir, out, err);
-            CheckReport report = check(db, options.warehouses, out);
-            long since = DataDir.ordersSinceLoad(db, options.warehouses);
+            CheckReport report = check(db, options.warehouses, out, options.partitions);
+            long since = DataDir.ordersSinceLoad(db, options.warehouses, options.partitions);
             out.printf(Locale.ROOT, "ordersSinceLoad %d%n", since);
             out.flush();
             if (json != null) {
@@ -236,6 +237,10 @@ final class TpccSetup {
                     .field("logRecordsRead", recovered.recordsRead())
                     .field("transactionsReplayed", recovered.replayed())
                     .field("lastReplayed", recovered.lastReplayed())
+                    .field("partitions", options.partitions)
+                    .field("decidedTransactions", recovered.decided())
+                    .field("branchesApplied", recovered.branchesApplied())
+                    .field("branchesDiscarded", recovered.branchesDiscarded())
                     .field("recoverySeconds", recovered.seconds());
                 w.name("failures").beginArray();
                 for (ConditionResult failed : report.failures()) {

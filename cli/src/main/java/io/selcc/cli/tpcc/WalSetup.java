@@ -69,6 +69,11 @@ final class WalSetup implements AutoCloseable {
         return directory;
     }
 
+    /** Where the logs go (a temporary directory, or a data directory's), or null with {@code --wal off}. */
+    Path directory() {
+        return directory != null ? directory : kept;
+    }
+
     /** The log group to give the database, or null with {@code --wal off}. */
     Wal wal() {
         return wal;

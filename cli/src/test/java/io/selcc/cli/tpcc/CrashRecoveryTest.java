@@ -37,6 +37,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * recovery), even rounds once New-Orders are being acknowledged. Planted bug this caught: recovery not
  * replaying the log (ordersSinceLoad 0 against durable=909).
  *
+ * <p>Partitioned mode ({@code tpcc load --mode partitioned}, two partitions, half the New-Orders and the
+ * spec's 15% of Payments crossing them) is killed the same way, without checkpoints during the run (it
+ * takes none); there a kill also lands inside two-phase commit, and a recovery must commit a transaction
+ * whose decision was forced although a branch's commit record was not (condition 10 ties a Payment's
+ * history row in one partition to its customer's balance in the other). Each such test asserts that a
+ * recovery found two-phase-commit decisions; with a recovery that ignores those logs planted, it failed
+ * there in three runs of three, while the consistency checks passed: a random kill rarely lands between
+ * a decision and its branches' commit records. The precise cases, and the planted bugs they catch, are
+ * {@code twopc-baseline}'s {@code PartitionedCrashTest}.
+ *
  * <p>What a killed process cannot show: a record appended but not yet forced survives SIGKILL in the
  * operating system's page cache, so the difference between {@code --wal sync} and {@code async} needs a
  * machine that loses power; the force itself is tested in the wal module (counts of forces, the
@@ -48,29 +58,45 @@ class CrashRecoveryTest {
     @Test
     @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void killedRunsLoseNothingAcknowledged(@TempDir Path dir) throws Exception {
-        crashRounds(dir, 2);
+        crashRounds(dir, 2, false);
+    }
+
+    @Test
+    @Timeout(value = 300, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void killedPartitionedRunsLoseNothingAcknowledged(@TempDir Path dir) throws Exception {
+        crashRounds(dir, 2, true);
     }
 
     @Test
     @Tag("stress")
     @Timeout(value = 1800, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void manyKilledRunsLoseNothingAcknowledged(@TempDir Path dir) throws Exception {
-        crashRounds(dir, 12);
+        crashRounds(dir, 12, false);
     }
 
-    private void crashRounds(Path dir, int rounds) throws Exception {
+    @Test
+    @Tag("stress")
+    @Timeout(value = 1800, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void manyKilledPartitionedRunsLoseNothingAcknowledged(@TempDir Path dir) throws Exception {
+        crashRounds(dir, 12, true);
+    }
+
+    private void crashRounds(Path dir, int rounds, boolean partitioned) throws Exception {
         long seed = System.nanoTime();
-        System.out.println("CrashRecoveryTest seed=" + seed);
+        System.out.println("CrashRecoveryTest seed=" + seed + (partitioned ? " partitioned" : ""));
         SplittableRandom random = new SplittableRandom(seed);
         Path data = dir.resolve("db");
-        CliRun load = CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", data.toString());
+        CliRun load = partitioned
+            ? CliRun.of("tpcc", "load", "--mode", "partitioned", "--warehouses", "2", "--data-dir", data.toString())
+            : CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", data.toString());
         assertEquals(0, load.exitCode(), load.toString());
         long previous = 0;
         int killedMidRun = 0;
+        long decided = 0;
         for (int round = 1; round <= rounds; round++) {
             boolean anyMoment = round % 2 == 1;
             long killAfterMillis = anyMoment ? 500 + random.nextLong(7_000) : random.nextLong(2_000);
-            Crash crash = runAndKill(data, anyMoment, killAfterMillis);
+            Crash crash = runAndKill(data, anyMoment, killAfterMillis, partitioned);
             Path json = dir.resolve("check-" + round + ".json");
             CliRun check = CliRun.of("tpcc", "check", "--data-dir", data.toString(), "--json", json.toString());
             assertEquals(0, check.exitCode(), "round " + round + " (seed " + seed + "), child output:\n"
@@ -83,6 +109,7 @@ class CrashRecoveryTest {
                 + since + " < " + previous + " before this run + last durable=" + crash.lastDurable + "\n" + crash.output);
             assertEquals(Boolean.TRUE, report.get("passed"), check.out());
             previous = since;
+            decided += ((Number) report.get("decidedTransactions")).longValue();
             if (crash.lastDurable > 0) {
                 killedMidRun++;
             }
@@ -91,6 +118,23 @@ class CrashRecoveryTest {
                 + crash.lastDurable + ", ordersSinceLoad=" + since);
         }
         assertTrue(killedMidRun > 0, "no round was killed while New-Orders were being acknowledged (seed " + seed + ")");
+        if (partitioned) {
+            assertTrue(decided > 0, "no recovery found a two-phase commit decision (seed " + seed + ")");
+            // The directory says the mode and the partitions; a run that disagrees is refused before it recovers.
+            assertRefused(CliRun.of("tpcc", "run", "--data-dir", data.toString(), "--mode", "shared"), "--mode",
+                "differs from the partitioned database");
+            assertRefused(CliRun.of("tpcc", "run", "--data-dir", data.toString(), "--compute-nodes", "1"),
+                "--compute-nodes", "holds 2 partitions");
+            assertRefused(CliRun.of("tpcc", "run", "--data-dir", data.toString(), "--checkpoint-every", "1s"),
+                "--mode", "--checkpoint-every");
+        }
+    }
+
+    private static void assertRefused(CliRun run, String... parts) {
+        assertEquals(2, run.exitCode(), run.toString());
+        for (String part : parts) {
+            assertTrue(run.err().contains(part), "stderr lacks '" + part + "': " + run);
+        }
     }
 
     private record Crash(long lastDurable, String output) {
@@ -100,13 +144,15 @@ class CrashRecoveryTest {
      * Starts {@code tpcc run --data-dir} in a child JVM and kills it {@code killAfterMillis} after its start
      * ({@code anyMoment}) or after its first progress line with durable New-Orders; reads all it printed.
      */
-    private static Crash runAndKill(Path data, boolean anyMoment, long killAfterMillis) throws Exception {
+    private static Crash runAndKill(Path data, boolean anyMoment, long killAfterMillis, boolean partitioned) throws Exception {
+        List<String> run = new java.util.ArrayList<>(List.of("tpcc", "run", "--data-dir", data.toString(), "--mix",
+            "50,50,0,0,0", "--duration", "60s", "--warmup", "0s"));
+        // Partitioned mode takes no checkpoint while it runs; half its New-Orders cross partitions.
+        run.addAll(partitioned ? List.of("--distribution", "50") : List.of("--checkpoint-every", "2s"));
         List<String> command = ChildJvm.command(
             // A log file per second: the checkpoints every 2 s truncate the logs, so kills land during
             // truncation too and recoveries start from logs whose first files are gone.
-            List.of("-D" + io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY + "=TEST_SECONDLY"),
-            List.of("tpcc", "run", "--data-dir", data.toString(), "--mix", "50,50,0,0,0", "--duration", "60s",
-                "--warmup", "0s", "--checkpoint-every", "2s"));
+            List.of("-D" + io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY + "=TEST_SECONDLY"), run);
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         AtomicLong lastDurable = new AtomicLong();
         StringBuilder output = new StringBuilder();

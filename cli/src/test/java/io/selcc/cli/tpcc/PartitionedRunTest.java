@@ -28,13 +28,6 @@ class PartitionedRunTest {
     }
 
     @Test
-    void aDataDirectoryWithPartitionedModeIsRefusedBeforeItIsOpened(@TempDir Path dir) {
-        // Named for the mode, not as a directory without a database (which it also is).
-        assertBadInput(CliRun.of("tpcc", "run", "--mode", "partitioned", "--data-dir", dir.resolve("none").toString()),
-            "--mode", "--data-dir");
-    }
-
-    @Test
     void badModesAndSharesAreRefusedNamingTheFlag() {
         assertBadInput(CliRun.of("tpcc", "run", "--mode", "sharded"), "--mode", "sharded", "shared or partitioned");
         assertBadInput(CliRun.of("tpcc", "run", "--distribution", "101"), "--distribution", "101", "0-100");

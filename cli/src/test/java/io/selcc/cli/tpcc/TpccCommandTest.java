@@ -273,6 +273,8 @@ class TpccCommandTest {
         assertBadInput(CliRun.of("tpcc", "load", "--data-dir", db.toString()), "--data-dir", "holds a database already");
         assertBadInput(CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--warehouses", "2"), "--warehouses",
             "differs from the 1 warehouse(s)");
+        assertBadInput(CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--mode", "partitioned"), "--mode",
+            "differs from the shared database");
         assertBadInput(CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--wal", "off", "--checkpoint-every", "1s"),
             "--checkpoint-every", "needs a log");
         // Another command holds the directory (here: a lock taken as a second process would find it).
