@@ -70,6 +70,13 @@ public final class TpccCompareCommand implements Callable<Integer> {
         description = "With --compare-access: the algorithms to run. Default: ${DEFAULT-VALUE}.")
     private String ccs;
 
+    @Option(names = "--keep-data-dirs",
+        description = "Load each run's database into DIR/data/MODE-SHARE (tpcc load --data-dir, --mode partitioned"
+            + " for partitioned mode), run it from there (recovered, logged with --wal sync unless --wal says"
+            + " otherwise, checkpointed at the end) and keep the directories for tpcc check --data-dir. Default: each"
+            + " run loads in memory and leaves nothing behind.")
+    private boolean keepDataDirs;
+
     @Unmatched
     private List<String> runArgs = new ArrayList<>();
 
@@ -87,12 +94,21 @@ public final class TpccCompareCommand implements Callable<Integer> {
             return compareAccess(cl);
         }
         List<Integer> points = parseShares(cl);
+        if (keepDataDirs) {
+            for (int share : points) {
+                for (String mode : MODES) {
+                    Path kept = dataDir(mode, share);
+                    Flags.require(!Files.exists(kept), cl, "--keep-data-dirs", out.resolve("data"),
+                        kept + " exists already: keep each comparison's databases in a new --out directory");
+                }
+            }
+        }
         for (String arg : runArgs) {
             String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
             if (OWN.contains(flag)) {
                 throw Flags.invalid(cl, flag, arg, switch (flag) {
                     case "--json" -> "compare writes DIR/compare.json itself (see --out)";
-                    case "--data-dir" -> "compare loads afresh for every run";
+                    case "--data-dir" -> "compare loads afresh for every run (--keep-data-dirs keeps each run's database)";
                     default -> "compare sets it for each run (see --distribution)";
                 });
             }
@@ -114,8 +130,17 @@ public final class TpccCompareCommand implements Callable<Integer> {
             // Alternating which mode goes first: the JVM (JIT, heap) warms up over the runs.
             List<String> order = i % 2 == 0 ? MODES : MODES.reversed();
             for (String mode : order) {
-                Point p = runOnce(cl, modeArgs(mode, share), mode, Integer.toString(share), share,
-                    runs.resolve(mode + "-" + share + ".txt"));
+                Path log = runs.resolve(mode + "-" + share + ".txt");
+                List<String> extra = modeArgs(mode, share);
+                if (keepDataDirs) {
+                    Path kept = dataDir(mode, share);
+                    if (!load(cl, mode, kept, log)) {
+                        return lastExit;
+                    }
+                    extra = new ArrayList<>(extra);
+                    extra.addAll(List.of("--data-dir", kept.toString()));
+                }
+                Point p = runOnce(cl, extra, mode, Integer.toString(share), share, log);
                 if (p == null) {
                     return lastExit;
                 }
@@ -150,6 +175,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
         }
         Flags.require(!spec.commandLine().getParseResult().hasMatchedOption("--distribution"), cl, "--distribution",
             shares, "is for the modes' comparison, not with --compare-access");
+        Flags.require(!keepDataDirs, cl, "--keep-data-dirs", true, "is for the modes' comparison, not with --compare-access");
         for (String arg : runArgs) {
             String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
             if (List.of("--access", "--cc", "--json", "--data-dir", "--mode").contains(flag)) {
@@ -271,6 +297,52 @@ public final class TpccCompareCommand implements Callable<Integer> {
         }
     }
 
+    /** Where {@code --keep-data-dirs} keeps the database of the run of {@code mode} at {@code share}. */
+    private Path dataDir(String mode, int share) {
+        return out.resolve("data").resolve(mode + "-" + share);
+    }
+
+    /**
+     * {@code tpcc load --data-dir kept} in {@code mode} with the run arguments that load takes (the cluster,
+     * the warehouses, the algorithm, the seed), its output into {@code log}; whether it succeeded.
+     */
+    private boolean load(CommandLine cl, String mode, Path kept, Path log) throws IOException {
+        CommandLine load = SelccCli.commandLine();
+        CommandSpec loadSpec = load.getSubcommands().get("tpcc").getSubcommands().get("load").getCommandSpec();
+        CommandSpec runSpec = SelccCli.commandLine().getSubcommands().get("tpcc").getSubcommands().get("run").getCommandSpec();
+        List<String> args = new ArrayList<>(List.of("tpcc", "load", "--mode", mode, "--data-dir", kept.toString()));
+        for (int i = 0; i < runArgs.size(); i++) {
+            String arg = runArgs.get(i);
+            String flag = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+            picocli.CommandLine.Model.OptionSpec runOption = runSpec.findOption(flag);
+            boolean valueFollows = runOption != null && runOption.arity().max() > 0 && !arg.contains("=")
+                && i + 1 < runArgs.size();
+            if (loadSpec.findOption(flag) != null && !"--check".equals(flag)) {
+                args.add(arg);
+                if (valueFollows) {
+                    args.add(runArgs.get(i + 1));
+                }
+            }
+            if (valueFollows) {
+                i++;
+            }
+        }
+        int exit;
+        try (PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+            load.setOut(file);
+            load.setErr(cl.getErr());
+            exit = load.execute(args.toArray(String[]::new));
+        }
+        if (exit != 0) {
+            cl.getErr().println("selcc tpcc compare: " + String.join(" ", args) + " failed (exit " + exit
+                + ", its output: " + log + ")");
+            cl.getErr().flush();
+            lastExit = exit;
+            return false;
+        }
+        return true;
+    }
+
     private static List<String> modeArgs(String mode, int share) {
         return List.of("--mode", mode, "--distribution", Integer.toString(share));
     }
@@ -301,7 +373,11 @@ public final class TpccCompareCommand implements Callable<Integer> {
         args.addAll(List.of("--json", log.resolveSibling(report).toString())); // every parameter and figure of the run
         CommandLine run = SelccCli.commandLine();
         int exit;
-        try (PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8))) {
+        // With --keep-data-dirs the load wrote its output into the file first.
+        java.nio.file.OpenOption[] open = keepDataDirs
+            ? new java.nio.file.OpenOption[] {java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND}
+            : new java.nio.file.OpenOption[0];
+        try (PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8, open))) {
             run.setOut(file);
             run.setErr(cl.getErr());
             exit = run.execute(args.toArray(String[]::new));
@@ -372,7 +448,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
             json.value(p);
         }
         json.endArray();
-        json.field("load", "fresh per run, same seed");
+        json.field("load", keepDataDirs ? "per run with the same seed, kept in data/<mode>-<share> (--keep-data-dirs)" : "fresh per run, same seed");
         json.name("parameters").raw(parameters == null ? "null" : parameters);
         json.field("runReports", "runs/<mode>-<share>.json: each run's own report, every parameter included");
         json.field("window", "every figure covers the measured interval (warm-up excluded), counted on all nodes;"

@@ -74,6 +74,45 @@ class TpccCompareTest {
         assertTrue(!Files.exists(dir.resolve("x").resolve("runs").resolve("shared-0.txt")), "no run started");
     }
 
+    /**
+     * {@code --keep-data-dirs}: each run loads into a directory of its own and runs from it, and the kept
+     * databases pass {@code tpcc check --data-dir} in their own mode afterwards. (Four loads, runs and
+     * recoveries: a stress test.)
+     */
+    @Test
+    @org.junit.jupiter.api.Tag("stress")
+    void keepsEachRunsDatabaseWhenAsked(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("out");
+        CliRun run = CliRun.of("tpcc", "compare", "--keep-data-dirs", "--distribution", "50", "--warehouses", "2",
+            "--compute-nodes", "2", "--mix", "50,50,0,0,0", "--duration", "2s", "--warmup", "0s", "--out", out.toString());
+        assertEquals(0, run.exitCode(), run.toString());
+        for (String mode : List.of("shared", "partitioned")) {
+            Path kept = out.resolve("data").resolve(mode + "-50");
+            assertTrue(Files.readString(out.resolve("runs").resolve(mode + "-50.txt")).contains("checkpoint "),
+                "the run's log holds its load and its final checkpoint");
+            Path json = dir.resolve(mode + ".json");
+            CliRun check = CliRun.of("tpcc", "check", "--data-dir", kept.toString(), "--json", json.toString());
+            assertEquals(0, check.exitCode(), check.toString());
+            @SuppressWarnings("unchecked")
+            Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(json));
+            assertEquals("partitioned".equals(mode) ? 2 : 0, ((Number) report.get("partitions")).intValue(), mode);
+            assertTrue(((Number) report.get("ordersSinceLoad")).longValue() > 0, "the run's orders were kept: " + report);
+        }
+        // A second comparison into the same directory would mix the databases: refused, nothing run.
+        CliRun again = CliRun.of("tpcc", "compare", "--keep-data-dirs", "--distribution", "50", "--warehouses", "2",
+            "--out", out.toString());
+        assertEquals(2, again.exitCode(), again.toString());
+        assertTrue(again.err().contains("--keep-data-dirs") && again.err().contains("exists already"), again.toString());
+    }
+
+    @Test
+    void keepingDataDirectoriesIsForTheModesComparisonOnly(@TempDir Path dir) {
+        CliRun run = CliRun.of("tpcc", "compare", "--compare-access", "--keep-data-dirs", "--out", dir.toString());
+        assertEquals(2, run.exitCode(), run.toString());
+        assertTrue(run.err().contains("--keep-data-dirs") && run.err().contains("--compare-access"), run.toString());
+        assertEquals(1, run.err().strip().lines().count(), "one line: " + run);
+    }
+
     @Test
     void comparesSelccWithSelPerAlgorithm(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("access");
