@@ -185,11 +185,21 @@ public final class TwoPhaseLog implements AutoCloseable {
 
     /**
      * Drops the decisions known in memory and reads them back from the disk, as a coordinator that
-     * restarted would (what {@link #forget} dropped comes back too). An in-memory log keeps its set.
+     * restarted would (what {@link #forget} dropped comes back too), after forcing the current file when
+     * records are forced. An in-memory log keeps its set.
+     *
+     * @throws UncheckedIOException if the force fails (nothing is reread then)
      */
     public synchronized void rereadDecisions() {
         if (queue == null) {
             return;
+        }
+        java.io.File current = appender.currentFile();
+        if (forcing && current != null && current.exists()) {
+            // A force that failed may have left its record in the page cache only: answering from there
+            // ("commit") could be contradicted by a machine crash later. So the file is forced first; if
+            // that fails again, this throws and the coordinator stays down.
+            force(current);
         }
         committed.clear();
         preparedAtOpen.clear();
