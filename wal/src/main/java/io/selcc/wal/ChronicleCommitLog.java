@@ -172,7 +172,9 @@ final class ChronicleCommitLog implements CommitLog {
     /**
      * Draws the next sequence number and appends {@code redo} under it; {@link #FAILED} if the log has
      * failed, the record is longer than a document may be, or the write throws (then the log fails:
-     * the sequence number drawn is a gap).
+     * the sequence number drawn is a gap); {@link #OUTCOME_UNKNOWN} if anything fails once the record
+     * may be complete in the log (Chronicle's close of the document, or what follows the write), which
+     * fails the log as well.
      *
      * @throws IllegalStateException if the log is closed
      */
@@ -201,14 +203,23 @@ final class ChronicleCommitLog implements CommitLog {
                 group.drawnElsewhere(lastDrawn + 1, sequence - 1);
                 lastDrawn = sequence;
             }
+            boolean written = false;
             try {
                 LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
                 write(encodeBuffer, length);
+                written = true;
+                plantedFault(FaultPoint.WRITTEN);
                 noteAppend(sequence);
             } catch (OutcomeUnknown e) {
                 fail("append (outcome unknown)", sequence, e.getCause());
                 return OUTCOME_UNKNOWN; // the node stops; its repair, or the next recovery, reads what is there
             } catch (RuntimeException | Error e) {
+                if (written) {
+                    // The record is complete in the log: undoing the transaction would let others commit
+                    // on writes a later replay redoes under them. Whatever failed, the node stops.
+                    fail("append (after the record was written)", sequence, e);
+                    return OUTCOME_UNKNOWN;
+                }
                 fail("append", sequence, e);
                 if (e instanceof Error error && !IoFailures.isMappedFileFault(error)) {
                     throw error;
@@ -503,6 +514,34 @@ final class ChronicleCommitLog implements CommitLog {
             fail("force", sequence, cause);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** Tests: where in an append {@link #plantFaultForTest} throws. */
+    enum FaultPoint {
+        /** The record is complete in the log; nothing of the append after the write has run. */
+        WRITTEN
+    }
+
+    /** Tests: the planted fault's point, or null; one volatile read per point an append passes. */
+    private volatile FaultPoint plantedAt;
+    private volatile RuntimeException plantedFault;
+
+    /** Tests: the next append that passes {@code at} throws {@code fault} there (once). */
+    void plantFaultForTest(FaultPoint at, RuntimeException fault) {
+        plantedFault = fault;
+        plantedAt = at;
+    }
+
+    /** Tests: whether a planted fault has not been thrown yet. */
+    boolean faultPlantedForTest() {
+        return plantedAt != null;
+    }
+
+    private void plantedFault(FaultPoint at) {
+        if (plantedAt == at) {
+            plantedAt = null;
+            throw plantedFault;
         }
     }
 
