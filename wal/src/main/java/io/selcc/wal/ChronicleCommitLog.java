@@ -155,10 +155,10 @@ final class ChronicleCommitLog implements CommitLog {
         this.nextSequence = nextSequence;
         try {
             // SYNC also makes Chronicle msync (MS_SYNC) a chunk before it unmaps it; commits are forced by the flusher.
-            this.queue = tuning.apply(SingleChronicleQueueBuilder.binary(directory)
+            this.queue = MonotonicCycleTime.build(tuning.apply(SingleChronicleQueueBuilder.binary(directory)
                 .syncMode(forcing ? SyncMode.SYNC : SyncMode.NONE)
                 .rollCycle(Wal.rollCycle())
-                .storeFileListener(new Releases())).build();
+                .storeFileListener(new Releases())), "computeNode=" + computeNode + " directory=" + directory);
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot open the log: computeNode=" + computeNode + " directory=" + directory, e);
         }
@@ -627,7 +627,7 @@ final class ChronicleCommitLog implements CommitLog {
         if (current != cycle) {
             cycle = current;
             File file = appender.currentFile();
-            // A map, not a list: a wall clock stepped back makes Chronicle append to an earlier cycle again.
+            // A map, not a list: a log's cycles only go up (MonotonicCycleTime), but a map costs nothing here.
             cycleFile = cycles.computeIfAbsent(current, c -> new CycleFile(c, file));
             pendingFiles.add(file);
         }
