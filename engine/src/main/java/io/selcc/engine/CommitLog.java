@@ -66,7 +66,11 @@ public interface CommitLog extends AutoCloseable {
     interface Factory extends AutoCloseable {
         /**
          * The log of compute node {@code computeNode}; {@code nextSequence} draws the next commit
-         * sequence number (a fetch-and-add on a global word in shared memory). Every number up to
+         * sequence number (a fetch-and-add on a global word in shared memory); it throws
+         * {@link io.selcc.fabric.NodeFailedException} only when it drew nothing (the node is fenced: the
+         * fetch-and-add took no effect), and any other exception leaves the draw's outcome unknown (a
+         * reply lost after memory applied it), which the log answers with {@link #OUTCOME_UNKNOWN}
+         * after counting the number it may have drawn as lost. Every number up to
          * {@code settledThrough} is settled already (a recovered database's replayed transactions, and
          * numbers lost in the crash): the group's durability starts after it.
          */

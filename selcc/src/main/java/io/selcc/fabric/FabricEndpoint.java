@@ -5,6 +5,11 @@ import java.lang.foreign.MemorySegment;
 /**
  * One compute node's attachment to the fabric. Thread-safe: all threads of the node share it.
  * Every call counts what it does in {@link #counters()}.
+ *
+ * <p>A single verb that throws {@link NodeFailedException} took no effect: a memory node refuses a
+ * fenced node's batch before any of its verbs runs (a batch over several memory nodes may have run on
+ * some). Any other exception from a verb leaves its effect unknown (a network fabric's reply may be
+ * lost after memory applied it).
  */
 public interface FabricEndpoint {
     int nodeId();

@@ -57,7 +57,8 @@ import java.util.stream.Stream;
  * replay could not reach coveredThrough).
  *
  * <p><b>Files.</b> A checkpoint is written to {@code checkpoint-<replayFrom, 20 digits>.tmp} in the
- * data directory, forced, renamed atomically to {@code .ckpt}, and the directory is forced. A
+ * data directory, forced, renamed atomically to {@code .ckpt}, and the directory is forced, and its
+ * parent (which names the data directory) too; forced through the log's {@link FileForcing}. A
  * {@code .tmp} file (one being written, or left by an interrupted write) never counts. Once a
  * checkpoint is published every other checkpoint file in the directory is removed, older
  * {@code .ckpt} files and {@code .tmp} leftovers: the directory keeps just the newest checkpoint. One
@@ -183,6 +184,7 @@ public final class Checkpoint {
         long coveredThrough;
         long bytes;
         boolean published = false;
+        FileForcing forcing = wal == null ? FileForcing.DISK : wal.fileForcing();
         try {
             try (FileChannel channel = FileChannel.open(partial, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.TRUNCATE_EXISTING)) {
@@ -194,12 +196,18 @@ public final class Checkpoint {
                 coveredThrough = db.commitSequence();
                 CheckpointLayout.writeTrailer(out, coveredThrough, rows);
                 bytes = out.length();
-                channel.force(true);
             }
+            forcing.force(partial, true);
             forceLogThrough(wal, coveredThrough, partial);
             Files.move(partial, complete, StandardCopyOption.ATOMIC_MOVE); // replaces a checkpoint of the same replayFrom
             published = true;
-            forceDirectory(dataDir);
+            // The checkpoint's entry is in the data directory; the data directory's own entry (created
+            // above, by a load) is in its parent: a power failure must not lose either.
+            forcing.force(dataDir, true);
+            Path parent = dataDir.toAbsolutePath().getParent();
+            if (parent != null) {
+                forcing.force(parent, true);
+            }
         } catch (IOException e) {
             throw new UncheckedIOException("checkpoint failed: file=" + (published ? complete : partial)
                 + (published ? " (published, but the directory could not be forced)" : ""), e);
@@ -545,19 +553,6 @@ public final class Checkpoint {
         } catch (IllegalStateException e) {
             throw new IllegalStateException("checkpoint abandoned, the log cannot make what it holds durable: file=" + file
                 + " coveredThrough=" + coveredThrough + " durable=" + wal.durable() + ": " + e.getMessage(), e);
-        }
-    }
-
-    /** Forces the directory entry of a rename; a platform that cannot open a directory (Windows) is tolerated. */
-    private static void forceDirectory(Path dir) throws IOException {
-        FileChannel channel;
-        try {
-            channel = FileChannel.open(dir, StandardOpenOption.READ);
-        } catch (IOException | UnsupportedOperationException e) {
-            return;
-        }
-        try (channel) {
-            channel.force(true);
         }
     }
 

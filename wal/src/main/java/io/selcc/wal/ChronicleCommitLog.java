@@ -2,6 +2,7 @@ package io.selcc.wal;
 
 import io.selcc.engine.CommitLog;
 import io.selcc.engine.Redo;
+import io.selcc.fabric.NodeFailedException;
 import io.selcc.threads.EngineThread;
 import net.openhft.chronicle.bytes.SyncMode;
 import net.openhft.chronicle.queue.ExcerptAppender;
@@ -106,7 +107,10 @@ final class ChronicleCommitLog implements CommitLog {
     private boolean failed;
     /** Its compute node crashed: no append any more; what was appended is still forced and published. */
     private boolean sealed;
-    /** The last sequence number this log drew (from where logging started): see {@link Wal#othersDrawNumbers}. */
+    /**
+     * The last sequence number this log drew (from where logging started): what the numbers between two
+     * draws are ({@link Wal#othersDrawNumbers}), and the floor of a number whose draw's outcome is unknown.
+     */
     private long lastDrawn;
 
     // Written by one thread at a time (appends under lock, forces by the flusher), read by anyone.
@@ -151,10 +155,10 @@ final class ChronicleCommitLog implements CommitLog {
         this.nextSequence = nextSequence;
         try {
             // SYNC also makes Chronicle msync (MS_SYNC) a chunk before it unmaps it; commits are forced by the flusher.
-            this.queue = tuning.apply(SingleChronicleQueueBuilder.binary(directory)
+            this.queue = MonotonicCycleTime.build(tuning.apply(SingleChronicleQueueBuilder.binary(directory)
                 .syncMode(forcing ? SyncMode.SYNC : SyncMode.NONE)
                 .rollCycle(Wal.rollCycle())
-                .storeFileListener(new Releases())).build();
+                .storeFileListener(new Releases())), "computeNode=" + computeNode + " directory=" + directory);
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot open the log: computeNode=" + computeNode + " directory=" + directory, e);
         }
@@ -172,7 +176,9 @@ final class ChronicleCommitLog implements CommitLog {
     /**
      * Draws the next sequence number and appends {@code redo} under it; {@link #FAILED} if the log has
      * failed, the record is longer than a document may be, or the write throws (then the log fails:
-     * the sequence number drawn is a gap).
+     * the sequence number drawn is a gap); {@link #OUTCOME_UNKNOWN} if anything fails once the record
+     * may be complete in the log (Chronicle's close of the document, or what follows the write), which
+     * fails the log as well.
      *
      * @throws IllegalStateException if the log is closed
      */
@@ -195,36 +201,50 @@ final class ChronicleCommitLog implements CommitLog {
             if (encodeBuffer.length < length) {
                 encodeBuffer = new byte[Math.max(length, 2 * encodeBuffer.length)];
             }
-            long sequence = nextSequence.getAsLong();
-            if (group.drawsWithOthers()) {
-                // Numbers between this log's last and this one went to other processes' logs: not ours to force.
-                group.drawnElsewhere(lastDrawn + 1, sequence - 1);
-                lastDrawn = sequence;
-            }
+            // From the draw on, every path ends with the number published or lost (the group told):
+            // a number that is neither would hold every later commit's durability wait for ever.
+            long sequence;
             try {
+                sequence = nextSequence.getAsLong();
+            } catch (NodeFailedException e) {
+                throw e; // fenced: the fetch-and-add took no effect (the fabric's contract), nothing was drawn
+            } catch (RuntimeException | Error e) {
+                // It may have taken effect with its reply lost: some number above every one this log drew,
+                // and above the watermark (nobody publishes it), is drawn and will never be appended.
+                fail("draw (outcome unknown)", Math.max(lastDrawn, group.durable()) + 1, e);
+                return OUTCOME_UNKNOWN;
+            }
+            long drawnBefore = lastDrawn;
+            lastDrawn = sequence;
+            boolean written = false;
+            try {
+                plantedFault(FaultPoint.DRAWN);
+                if (group.drawsWithOthers()) {
+                    // Numbers between this log's last and this one went to other processes' logs: not ours to force.
+                    group.drawnElsewhere(drawnBefore + 1, sequence - 1);
+                }
                 LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
                 write(encodeBuffer, length);
+                written = true;
+                plantedFault(FaultPoint.WRITTEN);
                 noteAppend(sequence);
+                plantedFault(FaultPoint.PUBLISHING);
+                publish(sequence);
             } catch (OutcomeUnknown e) {
                 fail("append (outcome unknown)", sequence, e.getCause());
                 return OUTCOME_UNKNOWN; // the node stops; its repair, or the next recovery, reads what is there
             } catch (RuntimeException | Error e) {
+                if (written) {
+                    // The record is complete in the log: undoing the transaction would let others commit
+                    // on writes a later replay redoes under them. Whatever failed, the node stops.
+                    fail("append (after the record was written)", sequence, e);
+                    return OUTCOME_UNKNOWN;
+                }
                 fail("append", sequence, e);
                 if (e instanceof Error error && !IoFailures.isMappedFileFault(error)) {
                     throw error;
                 }
                 return FAILED; // a mapped write the file system could not back (full) fails the log, not the JVM
-            }
-            if (forcing) {
-                if (pendingCount == pending.length) {
-                    pending = Arrays.copyOf(pending, 2 * pending.length);
-                }
-                pending[pendingCount++] = sequence;
-                if (pendingCount == 1) {
-                    appended.signal();
-                }
-            } else {
-                group.appended(sequence); // ASYNC: appended is what a commit waits for (see Wal#awaitDurable)
             }
             appends = appends + 1;
             bytes = bytes + length;
@@ -232,6 +252,25 @@ final class ChronicleCommitLog implements CommitLog {
             return sequence;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * Hands the appended {@code sequence} on: SYNC to the flusher's next batch (which publishes it once
+     * forced), ASYNC to the group at once (appended is what a commit waits for, see Wal#awaitDurable).
+     * Under lock.
+     */
+    private void publish(long sequence) {
+        if (forcing) {
+            if (pendingCount == pending.length) {
+                pending = Arrays.copyOf(pending, 2 * pending.length);
+            }
+            pending[pendingCount++] = sequence;
+            if (pendingCount == 1) {
+                appended.signal();
+            }
+        } else {
+            group.appended(sequence);
         }
     }
 
@@ -506,6 +545,38 @@ final class ChronicleCommitLog implements CommitLog {
         }
     }
 
+    /** Tests: where in an append {@link #plantFaultForTest} throws. */
+    enum FaultPoint {
+        /** The number is drawn; nothing is written yet (where {@link Wal#drawnElsewhere} runs). */
+        DRAWN,
+        /** The record is complete in the log; nothing of the append after the write has run. */
+        WRITTEN,
+        /** The record is complete and noted; its number is handed on next ({@link #publish}). */
+        PUBLISHING
+    }
+
+    /** Tests: the planted fault's point, or null; one volatile read per point an append passes. */
+    private volatile FaultPoint plantedAt;
+    private volatile RuntimeException plantedFault;
+
+    /** Tests: the next append that passes {@code at} throws {@code fault} there (once). */
+    void plantFaultForTest(FaultPoint at, RuntimeException fault) {
+        plantedFault = fault;
+        plantedAt = at;
+    }
+
+    /** Tests: whether a planted fault has not been thrown yet. */
+    boolean faultPlantedForTest() {
+        return plantedAt != null;
+    }
+
+    private void plantedFault(FaultPoint at) {
+        if (plantedAt == at) {
+            plantedAt = null;
+            throw plantedFault;
+        }
+    }
+
     /** Tests: closes the queue underneath the log, so the next append's write throws. */
     void breakAppendsForTest() {
         queue.close();
@@ -556,7 +627,7 @@ final class ChronicleCommitLog implements CommitLog {
         if (current != cycle) {
             cycle = current;
             File file = appender.currentFile();
-            // A map, not a list: a wall clock stepped back makes Chronicle append to an earlier cycle again.
+            // A map, not a list: a log's cycles only go up (MonotonicCycleTime), but a map costs nothing here.
             cycleFile = cycles.computeIfAbsent(current, c -> new CycleFile(c, file));
             pendingFiles.add(file);
         }

@@ -48,7 +48,8 @@ import java.util.stream.Stream;
  * past every number seen: records beyond a gap must never be replayed later. Then it removes the logs
  * (every record in them is at or below the newest checkpoint's replay start), or, when it did not read
  * them to their end (a gap with records after it, a damaged record), moves them aside as evidence
- * ({@link Summary#logsSetAside}); new commits
+ * ({@link Summary#logsSetAside}); the compacting checkpoint then says so in a property, so a crash
+ * before the move leaves them to the next recovery to move, not to remove. New commits
  * (numbered after them, see {@link Database#raiseCommitSequence}) start a fresh log.
  *
  * <p>A log whose first cycle files were removed by truncation ({@link Wal#truncate}) is read from the
@@ -58,6 +59,13 @@ import java.util.stream.Stream;
 public final class Recovery {
     /** The subdirectory of a data directory that holds the logs. */
     private static final String LOGS = "wal";
+    /**
+     * A compacting checkpoint's property when the recovery that wrote it is about to set the logs aside
+     * (its value: the last number replayed, which names the set-aside directory). A crash before the
+     * move leaves the logs in place under a checkpoint that covers them all; the next recovery finds
+     * this property and sets them aside instead of removing them. Recovery's own: never passed on.
+     */
+    static final String SET_LOGS_ASIDE_AFTER = "recovery.setLogsAsideAfter";
 
     private Recovery() {
     }
@@ -121,6 +129,14 @@ public final class Recovery {
      *                               is changed then)
      */
     public static Summary recover(Database db, Path dataDirectory) {
+        return recover(db, dataDirectory, () -> { });
+    }
+
+    /**
+     * {@link #recover(Database, Path)} that runs {@code afterCompaction} once the compacting checkpoint
+     * (if any) is published and before the logs are removed or set aside: tests crash there.
+     */
+    static Summary recover(Database db, Path dataDirectory, Runnable afterCompaction) {
         long start = System.nanoTime();
         Path file = Checkpoint.newest(dataDirectory).orElseThrow(() -> new IllegalArgumentException(
             "no checkpoint in " + dataDirectory + ": load the database into it first"));
@@ -137,12 +153,16 @@ public final class Recovery {
             reader.verify(db);
             replayFrom = reader.replayFrom();
             coveredThrough = reader.coveredThrough();
-            properties = reader.properties();
+            properties = new java.util.TreeMap<>(reader.properties());
             try (BulkLoad bulk = node.bulkLoad()) {
                 rows = reader.forEachRow((tableId, recordId, buffer, offset) -> // recordId: the writing run's memory, not ours
                     bulk.insert(tables.get(tableId - 1), row -> row.setRowFrom(buffer, offset)));
             }
         }
+        // Set by a recovery that published its compacting checkpoint and then crashed before it could
+        // move the logs aside: they are still here, and every record in them is at or below replayFrom.
+        String unfinishedSetAside = properties.remove(SET_LOGS_ASIDE_AFTER);
+        long recordsAtOrBelowStart = 0;
         List<String> warnings = new ArrayList<>();
         long recordsRead = 0;
         long logBytes = 0;
@@ -173,7 +193,9 @@ public final class Recovery {
                 recordsRead++;
                 logBytes += LogRecordLayout.encodedLength(record);
                 highestSeen = Math.max(highestSeen, record.sequence());
-                if (record.sequence() > replayFrom) {
+                if (record.sequence() <= replayFrom) {
+                    recordsAtOrBelowStart++;
+                } else {
                     if (stoppedAfter >= 0) {
                         notReplayed++; // past a gap: read only to count it and to see the highest number
                     } else if (record.sequence() == lastReplayed) {
@@ -225,15 +247,29 @@ public final class Recovery {
         if (highestSeen > replayFrom || !warnings.isEmpty() || inDoubt.decided() + inDoubt.discarded() > 0) {
             // Also after a cut tail with nothing past the replay start: a log that went on after its
             // damaged record would hide every later record of that node from the next recovery.
-            compacted = Checkpoint.write(db, dataDirectory, null, properties);
+            Map<String, String> compactedProperties = properties;
+            if (!warnings.isEmpty()) {
+                // Written before the checkpoint: once it is published, a crash before the move below
+                // must not let the next recovery, which reads nothing past it, remove the logs.
+                compactedProperties = new java.util.TreeMap<>(properties);
+                compactedProperties.put(SET_LOGS_ASIDE_AFTER, Long.toString(lastReplayed));
+            }
+            compacted = Checkpoint.write(db, dataDirectory, null, compactedProperties);
         }
+        afterCompaction.run();
         // Now the checkpoint covers every record replayed: the logs start afresh. (With no record past
         // the replay start there is nothing to lose; with no record at all, a process killed while
         // Chronicle was creating a queue may have left a half-made metadata file a new log could not
         // open.) So a log always opens empty, and truncation knows every cycle file of it. Logs the
         // replay did not read to their end hold records nobody replayed: moved aside, not deleted.
         Path setAside = null;
-        if (warnings.isEmpty()) {
+        if (warnings.isEmpty() && unfinishedSetAside != null && recordsAtOrBelowStart > 0) {
+            // The logs that recovery did not move: a run after it appends only numbers above replayFrom.
+            setAside = setLogsAside(dataDirectory, Long.parseLong(unfinishedSetAside));
+            warnings.add("the logs an earlier recovery had not replayed to their end, and was stopped before it"
+                + " could move them, are kept in " + setAside
+                + " (a recovery does not read them again; remove the directory once they are no longer needed)");
+        } else if (warnings.isEmpty()) {
             removeLogs(dataDirectory);
         } else {
             setAside = setLogsAside(dataDirectory, lastReplayed);
@@ -339,7 +375,9 @@ public final class Recovery {
             return Optional.empty();
         }
         try (Checkpoint.Reader reader = Checkpoint.open(file.get())) {
-            return Optional.of(reader.properties());
+            Map<String, String> properties = new java.util.TreeMap<>(reader.properties());
+            properties.remove(SET_LOGS_ASIDE_AFTER); // recovery's own: a checkpoint the command writes must not carry it
+            return Optional.of(java.util.Collections.unmodifiableMap(properties));
         }
     }
 }

@@ -74,7 +74,8 @@ public final class TwoPhaseLog implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the two-phase-commit log directory: " + directory, e);
         }
-        queue = SingleChronicleQueueBuilder.binary(directory).rollCycle(Wal.rollCycle()).build();
+        queue = MonotonicCycleTime.build(SingleChronicleQueueBuilder.binary(directory).rollCycle(Wal.rollCycle()),
+            "two-phase-commit log of computeNode=" + computeNode + " directory=" + directory);
         try {
             readBack();
             appender = queue.createAppender();
