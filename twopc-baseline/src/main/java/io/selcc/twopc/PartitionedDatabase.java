@@ -60,11 +60,14 @@ public final class PartitionedDatabase implements AutoCloseable {
     private final Counters counters = new Counters();
     private final TwoPcFaults faults;
     private final long timeoutNanos;
+    /** Where the two-phase-commit logs are, or null when they live in memory. */
+    private final Path logRoot;
     private volatile boolean closed;
 
     private PartitionedDatabase(Builder b) {
         this.db = b.database;
         this.faults = b.faults;
+        this.logRoot = b.logRoot;
         if (!"2pl".equals(db.concurrencyControl())) {
             throw new IllegalArgumentException("partitioned mode runs 2pl only, not " + db.concurrencyControl()
                 + ": an OCC or TO branch validates at its own moment, and a read-only branch releases at prepare");
@@ -296,6 +299,20 @@ public final class PartitionedDatabase implements AutoCloseable {
                 + " and keep their locks: is a coordinator down? (recoverCoordinator)");
         }
         closeLogs();
+    }
+
+    /**
+     * {@link #close}, then deletes the two-phase-commit logs: every branch ended, so each decided one's
+     * commit record is in its commit log and the decisions are not needed any more. Call it before a
+     * checkpoint that truncates the commit logs (a quiet database's final one): a recovery that found the
+     * decisions but not their truncated branch records would take those branches for missing and apply
+     * their old images over later writes.
+     */
+    public void closeAndRemoveLogs() {
+        close();
+        if (logRoot != null) {
+            TwoPhaseLog.removeAll(logRoot);
+        }
     }
 
     private void closeLogs() {

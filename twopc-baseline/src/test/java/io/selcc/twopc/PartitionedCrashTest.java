@@ -71,6 +71,99 @@ class PartitionedCrashTest {
         }
     }
 
+    /**
+     * The end of a partitioned run with a data directory: every branch ended, the two-phase-commit logs
+     * are removed ({@link PartitionedDatabase#closeAndRemoveLogs}), then the final checkpoint truncates the
+     * commit logs. What a kill right after that checkpoint leaves (the directory as it is: appended bytes
+     * survive in the page cache, copied here before anything else runs) must recover to exactly the
+     * checkpointed balances.
+     *
+     * <p>Planted bug this caught (found in review): with {@code close()} instead, the decisions stayed,
+     * the recovery took every branch whose record the truncation removed for missing and applied its old
+     * image: every account came back wrong.
+     */
+    @org.junit.jupiter.api.Test
+    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void theFinalCheckpointOfAPartitionedRunRecoversAsCheckpointed(@TempDir Path dir) throws Exception {
+        String rollCycle = System.getProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY);
+        System.setProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY, "TEST_SECONDLY"); // so the checkpoint truncates files
+        try {
+            Path data = java.nio.file.Files.createDirectories(dir.resolve("bank"));
+            try (Database db = Bank.database(NODES)) {
+                Bank.open(db, ACCOUNTS);
+                Checkpoint.write(db, data, null, Map.of());
+            }
+            long[][] checkpointed = new long[NODES][ACCOUNTS];
+            Path killed = dir.resolve("killed");
+            Checkpoint.Summary last;
+            try (Database db = Bank.database(NODES)) {
+                Recovery.recover(db, data);
+                io.selcc.wal.Wal wal = io.selcc.wal.Wal.open(Recovery.logDirectory(data), io.selcc.wal.Wal.Mode.SYNC);
+                db.startLogging(wal);
+                PartitionedDatabase p = PartitionedDatabase.builder(db).logDirectory(Recovery.logDirectory(data)).build();
+                java.util.SplittableRandom random = new java.util.SplittableRandom(7);
+                int committed = 0;
+                // Until the logs span a few cycle files (the checkpoint then has files to remove).
+                while (committed < 100 || cycleFiles(io.selcc.wal.Wal.nodeDirectory(Recovery.logDirectory(data), 0)) < 3) {
+                    int toNode = 1 + random.nextInt(NODES - 1);
+                    long from = random.nextInt(ACCOUNTS);
+                    long to = random.nextInt(ACCOUNTS);
+                    long cents = 1 + random.nextInt(1000);
+                    if (p.run(0, new io.selcc.engine.RetryPolicy(1000, 0, 0, () -> 0L), tx -> {
+                        Bank.transfer(tx, 0, from, toNode, to, cents);
+                        return null;
+                    }).committed()) {
+                        committed++;
+                    }
+                }
+                p.closeAndRemoveLogs();
+                last = Checkpoint.write(db, data, wal, Map.of());
+                for (int n = 0; n < NODES; n++) {
+                    for (int a = 0; a < ACCOUNTS; a++) {
+                        checkpointed[n][a] = Bank.balance(db, n, a);
+                    }
+                }
+                copy(data, killed); // what a kill -9 here leaves
+            }
+            assertTrue(last.logFilesRemoved() > 0, "the final checkpoint truncated commit-log files: " + last);
+            try (Database db = Bank.database(NODES)) {
+                Recovery.Summary summary = Recovery.recover(db, killed);
+                for (int n = 0; n < NODES; n++) {
+                    for (int a = 0; a < ACCOUNTS; a++) {
+                        assertEquals(checkpointed[n][a], Bank.balance(db, n, a), "account " + n + "/" + a + " after "
+                            + summary.describe());
+                    }
+                }
+            }
+        } finally {
+            if (rollCycle == null) {
+                System.clearProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY);
+            } else {
+                System.setProperty(io.selcc.wal.Wal.ROLL_CYCLE_PROPERTY, rollCycle);
+            }
+        }
+    }
+
+    private static long cycleFiles(Path nodeLog) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> files = java.nio.file.Files.list(nodeLog)) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".cq4")).count();
+        }
+    }
+
+    /** Copies {@code from} to {@code to} (its lock file left out), as the disk holds it now. */
+    private static void copy(Path from, Path to) throws java.io.IOException {
+        try (java.util.stream.Stream<Path> paths = java.nio.file.Files.walk(from)) {
+            for (Path source : paths.toList()) {
+                Path target = to.resolve(from.relativize(source).toString());
+                if (java.nio.file.Files.isDirectory(source)) {
+                    java.nio.file.Files.createDirectories(target);
+                } else if (!source.getFileName().toString().equals("lock")) {
+                    java.nio.file.Files.copy(source, target);
+                }
+            }
+        }
+    }
+
     /** Runs the child until it says FROZEN, kills it with SIGKILL and returns what it printed. */
     private static List<String> killedAt(Path data, String point, long seed) throws Exception {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),

@@ -182,6 +182,78 @@ class TwoPhaseCommitTest {
         }
     }
 
+    /**
+     * A coordinator forces its decision only once everything appended so far is durable: a recovery that
+     * applies the decided transaction from the two-phase-commit logs applies it after a replay that must
+     * hold what its branches read (a commit appended before, possibly not yet forced). Here the commit logs'
+     * "everything appended is durable" wait is held closed: the decision must not be forced meanwhile.
+     *
+     * <p>Planted bug this caught: without the wait in {@code DistributedTransaction.decide}, the coordinator
+     * never waited (the latch below timed out) and forced its decision at once. The kill tests
+     * ({@code PartitionedCrashTest}) do not catch it: they leave no gap in the commit logs below a read.
+     */
+    @Test
+    void theDecisionWaitsUntilEverythingAppendedIsDurable() throws Exception {
+        java.util.concurrent.CountDownLatch waiting = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch durable = new java.util.concurrent.CountDownLatch(1);
+        io.selcc.engine.CommitLog.Factory stalled = new io.selcc.engine.CommitLog.Factory() {
+            @Override
+            public io.selcc.engine.CommitLog open(int computeNode, long settledThrough, java.util.function.LongSupplier next) {
+                return stalledLog(next, waiting, durable);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try (Database db = Bank.database(2, stalled); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            java.util.concurrent.Future<CommitOutcome> transfer = pool.submit(() -> transfer(p, 0, 0, 1, 10_00));
+            assertTrue(waiting.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS),
+                "the coordinator never waited for the commit logs before deciding");
+            assertEquals(1, p.stats().prepareRecords(), "the participant prepared");
+            assertEquals(0, p.stats().decisionRecords(), "no decision while what was appended is not durable");
+            assertFalse(transfer.isDone());
+            durable.countDown();
+            assertTrue(transfer.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS).committed());
+            assertEquals(1, p.stats().decisionRecords());
+            assertTrue(p.awaitIdle(1, WAIT));
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** A commit log whose "everything appended is durable" wait says so and then waits for {@code durable}. */
+    private static io.selcc.engine.CommitLog stalledLog(java.util.function.LongSupplier next,
+                                                       java.util.concurrent.CountDownLatch waiting,
+                                                       java.util.concurrent.CountDownLatch durable) {
+        return new io.selcc.engine.CommitLog() {
+            @Override
+            public long append(io.selcc.engine.Redo redo) {
+                return next.getAsLong();
+            }
+
+            @Override
+            public void awaitDurable(long sequence) {
+            }
+
+            @Override
+            public void awaitAppendedDurable() {
+                waiting.countDown();
+                try {
+                    assertTrue(durable.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+    }
+
     /** Commit logs that keep nothing (every append numbered, every wait at once) and can refuse one node's next append. */
     private static final class FailingLogs implements io.selcc.engine.CommitLog.Factory {
         final AtomicInteger failed = new AtomicInteger();

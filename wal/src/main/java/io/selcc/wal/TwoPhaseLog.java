@@ -59,8 +59,18 @@ public final class TwoPhaseLog implements AutoCloseable {
     /** Whether the directories above this log's were forced (with its first file). */
     private boolean parentsForced;
     private boolean closed;
+    /**
+     * Why a write or force failed, or null. A failed log takes no more records: one after a damaged or
+     * unforced record would be invisible to a recovery (which stops reading at the damage) while the
+     * protocol acted on it (a participant voting yes, a coordinator deciding).
+     */
+    private String failure;
 
-    private TwoPhaseLog(int computeNode, Path directory, boolean forcing) {
+    /** How records are forced: the disk's, or a test's seam. */
+    private final FileForcing fileForcing;
+
+    private TwoPhaseLog(int computeNode, Path directory, boolean forcing, FileForcing fileForcing) {
+        this.fileForcing = fileForcing;
         this.computeNode = computeNode;
         this.directory = directory;
         this.forcing = forcing;
@@ -99,12 +109,43 @@ public final class TwoPhaseLog implements AutoCloseable {
      * write back, as an ASYNC commit log's are (a machine crash may lose the newest).
      */
     public static TwoPhaseLog open(Path directory, int computeNode, boolean forcing) {
-        return new TwoPhaseLog(computeNode, java.util.Objects.requireNonNull(directory, "directory"), forcing);
+        return new TwoPhaseLog(computeNode, java.util.Objects.requireNonNull(directory, "directory"), forcing, FileForcing.DISK);
+    }
+
+    /** {@link #open(Path, int, boolean)} forcing through {@code fileForcing} (tests: a force that fails). */
+    static TwoPhaseLog open(Path directory, int computeNode, boolean forcing, FileForcing fileForcing) {
+        return new TwoPhaseLog(computeNode, java.util.Objects.requireNonNull(directory, "directory"), forcing, fileForcing);
     }
 
     /** Where compute node {@code computeNode}'s two-phase-commit log lives under a log directory {@code root}. */
     public static Path directory(Path root, int computeNode) {
         return root.resolve(DIRECTORY_PREFIX + computeNode);
+    }
+
+    /**
+     * Deletes every two-phase-commit log under the log directory {@code root} (they must be closed) and
+     * forces {@code root}, so the deletion is on disk before anything that relies on it. For the end of a
+     * partitioned run, once every branch ended: each decided branch's commit record is in its commit log,
+     * so the decisions are no longer needed, and they must be gone before a checkpoint truncates the commit
+     * logs (a recovery would otherwise find decisions whose branch records were truncated, take them for
+     * missing, and apply their old images over later writes).
+     */
+    public static void removeAll(Path root) {
+        if (!Files.isDirectory(root)) {
+            return;
+        }
+        try (java.util.stream.Stream<Path> entries = Files.list(root)) {
+            for (Path log : entries.filter(p -> p.getFileName().toString().startsWith(DIRECTORY_PREFIX)).toList()) {
+                try (java.util.stream.Stream<Path> paths = Files.walk(log)) {
+                    for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(path);
+                    }
+                }
+            }
+            FileForcing.DISK.force(root, true);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the two-phase-commit logs in " + root, e);
+        }
     }
 
     /** The name of every two-phase-commit log's directory starts so (beside the commit logs' {@code node-N}). */
@@ -157,7 +198,7 @@ public final class TwoPhaseLog implements AutoCloseable {
 
     /** A log that forces nothing and keeps its decisions only in memory: a crash loses them. */
     public static TwoPhaseLog inMemory(int computeNode) {
-        return new TwoPhaseLog(computeNode, null, false);
+        return new TwoPhaseLog(computeNode, null, false, FileForcing.DISK);
     }
 
     /** Forces a participant's prepare record for global transaction {@code gtid}; {@code changes} may be null. */
@@ -196,6 +237,10 @@ public final class TwoPhaseLog implements AutoCloseable {
             return;
         }
         java.io.File current = appender.currentFile();
+        if (failure != null) {
+            throw new IllegalStateException("two-phase-commit log failed, it cannot be reread as a recovered one:"
+                + " computeNode=" + computeNode + " (" + failure + "); restart from the data directory");
+        }
         if (forcing && current != null && current.exists()) {
             // A force that failed may have left its record in the page cache only: answering from there
             // ("commit") could be contradicted by a machine crash later. So the file is forced first; if
@@ -222,6 +267,10 @@ public final class TwoPhaseLog implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("two-phase-commit log closed: computeNode=" + computeNode);
         }
+        if (failure != null) {
+            throw new IllegalStateException("two-phase-commit log failed earlier, it takes no more records: computeNode="
+                + computeNode + " (" + failure + ")");
+        }
         if (queue == null) {
             return;
         }
@@ -233,11 +282,21 @@ public final class TwoPhaseLog implements AutoCloseable {
             buffer = new byte[Math.max(length, 2 * buffer.length)];
         }
         LogRecordLayout.encode(kind, changes, gtid, computeNode, buffer, crc);
-        try (DocumentContext document = appender.writingDocument()) {
-            document.wire().bytes().write(buffer, 0, length);
-        }
-        if (forcing) {
-            force(appender.currentFile());
+        try {
+            try (DocumentContext document = appender.writingDocument()) {
+                try {
+                    document.wire().bytes().write(buffer, 0, length);
+                } catch (RuntimeException | Error e) {
+                    document.rollbackOnClose(); // no half record left complete
+                    throw e;
+                }
+            }
+            if (forcing) {
+                force(appender.currentFile());
+            }
+        } catch (RuntimeException | Error e) {
+            failure = e.toString();
+            throw e;
         }
     }
 
@@ -251,10 +310,10 @@ public final class TwoPhaseLog implements AutoCloseable {
                 channel = FileChannel.open(file.toPath(), StandardOpenOption.READ);
                 forcedFile = file;
             }
-            FileForcing.DISK.forceData(channel, file.toPath());
+            fileForcing.forceData(channel, file.toPath());
             forces++;
             if (newFile) {
-                forces += LogFlusher.forceFindable(FileForcing.DISK, directory, !parentsForced);
+                forces += LogFlusher.forceFindable(fileForcing, directory, !parentsForced);
                 parentsForced = true;
             }
         } catch (IOException e) {

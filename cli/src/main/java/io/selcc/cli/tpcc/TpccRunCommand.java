@@ -418,6 +418,9 @@ public final class TpccRunCommand implements Callable<Integer> {
                 modeReport.json(json);
             }, out);
             if (stored != null) {
+                if (partitioned != null) {
+                    partitioned.closeAndRemoveLogs(); // before the checkpoint truncates the commit logs: see there
+                }
                 DataDir.checkpoint(db, tpcc.dataDir, log.wal(), stored, out);
                 checkpointed[0] = true;
             }
