@@ -135,7 +135,12 @@ final class DataDir {
                 + " warehouse(s) " + dir + " holds (leave it out with --data-dir)");
         }
         tpcc.warehouses = stored;
-        tpcc.partitions = partitions(properties);
+        try {
+            tpcc.partitions = partitions(properties);
+        } catch (NumberFormatException e) {
+            throw Flags.invalid(cl, "--data-dir", dir, "its checkpoint names no partition count (" + PARTITIONS + "="
+                + properties.get(PARTITIONS) + ")");
+        }
         tpcc.recoveredBytes = recoveredBytes(dir);
         return properties;
     }

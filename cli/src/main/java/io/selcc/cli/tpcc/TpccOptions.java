@@ -37,7 +37,7 @@ public final class TpccOptions {
         description = "Keep the database in DIR: load writes a checkpoint there; run and check recover from it"
             + " (run logs its commits there, --wal sync by default, and checkpoints at the end). The warehouses"
             + " come from DIR; --warehouses, if given, must match, and so does the mode (load --mode partitioned"
-            + " keeps a table set per compute node; run and check then need as many --compute-nodes). Not with"
+            + " keeps a table set per compute node; run then needs as many --compute-nodes). Not with"
             + " --cluster.")
     java.nio.file.Path dataDir;
 

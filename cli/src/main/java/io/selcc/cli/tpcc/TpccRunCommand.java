@@ -560,7 +560,8 @@ public final class TpccRunCommand implements Callable<Integer> {
             return;
         }
         String kept = DataDir.storedMode(tpcc.dataDir);
-        if (kept == null || kept.equals(mode)) {
+        if (kept == null || kept.equals(mode) || !java.util.List.of("shared", "partitioned").contains(mode)) {
+            // (A --mode that is neither is refused as such by modeChecks.)
             return;
         }
         Flags.require(!spec.commandLine().getParseResult().hasMatchedOption("--mode"), spec.commandLine(), "--mode", mode,
