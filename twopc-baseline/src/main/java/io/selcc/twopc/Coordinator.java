@@ -23,6 +23,7 @@ final class Coordinator {
     /** Counts deaths and recoveries: a transaction must decide within the epoch it began phase one in. */
     private long epoch;
     private volatile boolean down;
+    private Throwable downCause;
 
     Coordinator(int nodeId, Path logDirectory, boolean forcing) {
         this.nodeId = nodeId;
@@ -70,7 +71,7 @@ final class Coordinator {
                     "planted: the force of the commit decision failed after the write, gtid=" + gtid));
             }
         } catch (RuntimeException | Error e) {
-            die();
+            die(e);
             throw e;
         }
         return true;
@@ -114,8 +115,19 @@ final class Coordinator {
 
     /** The fault: this coordinator dies; what it was deciding is forgotten, its log stays on disk. */
     synchronized void die() {
+        die(null);
+    }
+
+    /** {@link #die()} because of {@code cause} (its log failed), which {@link #downBecause} reports. */
+    synchronized void die(Throwable cause) {
         down = true;
+        downCause = cause;
         epoch++;
+    }
+
+    /** Why it is down: the failure that took it down, or null (up, or an injected death). */
+    synchronized Throwable downBecause() {
+        return down ? downCause : null;
     }
 
     /**

@@ -135,7 +135,7 @@ public final class PartitionedDatabase implements AutoCloseable {
             throw new IllegalArgumentException("no such compute node: " + node + " (nodes: " + coordinators.length + ")");
         }
         if (coordinators[node].isDown()) {
-            throw new IllegalStateException("the coordinator on node " + node + " is down: recoverCoordinator(" + node + ") first");
+            throw new CoordinatorFailedException(node, coordinators[node].downBecause());
         }
         // The coordinator's own branch waits for no latch either: it may hold latches while its remote branches wait.
         return new DistributedTransaction(this, node, db.node(node).begin().asDistributedBranch(),

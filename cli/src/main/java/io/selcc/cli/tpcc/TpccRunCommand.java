@@ -212,6 +212,12 @@ public final class TpccRunCommand implements Callable<Integer> {
                 return new io.selcc.cli.CliFailure("the commit log failed, the run stopped: " + why
                     + (dataDir == null ? "" : "; " + dataDir + " keeps every acknowledged transaction"), e);
             }
+            if (t instanceof io.selcc.twopc.CoordinatorFailedException && t.getCause() != null) {
+                // Partitioned mode: a coordinator's two-phase-commit log failed (a disk error, a full disk).
+                return new io.selcc.cli.CliFailure("a two-phase-commit log failed, the run stopped: " + t.getMessage()
+                    + (dataDir == null ? "" : "; " + dataDir + " keeps every acknowledged transaction (a recovery"
+                        + " settles the transactions left in doubt)"), e);
+            }
         }
         return e;
     }
@@ -345,9 +351,18 @@ public final class TpccRunCommand implements Callable<Integer> {
             try {
                 return runWith(db, log, cluster, run, config, weights, stored, crash, partitioned, partitions, checkpointed,
                     out, err);
+            } catch (RuntimeException | Error e) {
+                if (partitioned != null) {
+                    try {
+                        partitioned.close(); // no branch thread outlives the run (prepared ones in doubt may refuse)
+                    } catch (RuntimeException closing) {
+                        e.addSuppressed(closing); // the run's failure is what the user must read
+                    }
+                }
+                throw e;
             } finally {
                 if (partitioned != null) {
-                    partitioned.close(); // idempotent: after a failure too, so no branch thread outlives the run
+                    partitioned.close(); // idempotent: closed already when the run ended or failed
                 }
             }
         } finally {

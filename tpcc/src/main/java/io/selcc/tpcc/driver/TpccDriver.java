@@ -173,6 +173,40 @@ public final class TpccDriver {
         stop = true;
     }
 
+    /** How long terminals may go on after the run failed before they are left behind ({@link #giveUpOnTerminalsAfter}). */
+    private long giveUpNanos = 30_000_000_000L;
+
+    /**
+     * Once the run failed, a terminal that does not stop within {@code wait} is left behind and reported:
+     * it waits on something the failure left (a transaction in doubt whose coordinator's log failed
+     * keeps its latches until that coordinator recovers, which the run does not do). Default 30 s.
+     */
+    public void giveUpOnTerminalsAfter(java.time.Duration wait) {
+        this.giveUpNanos = wait.toNanos();
+    }
+
+    /**
+     * Waits for every terminal to stop; once a terminal failed, waits at most {@link #giveUpNanos} more and
+     * reports those still running as failures (their threads are left: the caller is failing the run).
+     */
+    private void awaitTerminals(List<Thread> threads, Queue<Throwable> failures) throws InterruptedException {
+        long giveUpAt = Long.MAX_VALUE;
+        for (Thread thread : threads) {
+            while (thread.isAlive()) {
+                thread.join(java.time.Duration.ofMillis(100)); // a bounded join: a failure may arrive meanwhile
+                if (giveUpAt == Long.MAX_VALUE && !failures.isEmpty()) {
+                    giveUpAt = clock.getAsLong() + giveUpNanos;
+                }
+                if (thread.isAlive() && clock.getAsLong() > giveUpAt) {
+                    failures.add(new IllegalStateException("terminal " + thread.getName() + " did not stop within "
+                        + giveUpNanos / 1_000_000_000 + " s after the run failed: it waits on what the failure left"
+                        + " (a transaction in doubt, say, whose coordinator is down)"));
+                    break;
+                }
+            }
+        }
+    }
+
     /**
      * Runs warm-up and the measured interval; blocks until every terminal stopped.
      *
@@ -241,9 +275,7 @@ public final class TpccDriver {
             phase("run", measuredStart, measuredStart + config.durationNanos());
         } finally {
             stop = true;
-            for (Thread thread : threads) {
-                thread.join();
-            }
+            awaitTerminals(threads, failures);
         }
         long measuredEnd = clock.getAsLong();
         if (carriers != null) {
