@@ -36,11 +36,35 @@ final class InvalidationHandler {
         switch (message) {
             case Invalidate invalidate -> {
                 long key = InvalidationRequest.key(fromNode, invalidate.requestId());
-                onInvalidation(new InvalidationRequest(invalidate, fromNode, reply, () -> kept.remove(key)));
+                InvalidationRequest request = new InvalidationRequest(invalidate, fromNode, reply, () -> kept.remove(key));
+                // Before anything acts on it: a request whose connection is lost must not be served afterwards,
+                // or its grant would land with nobody told (decisions.md: "A connection lost between two live
+                // compute nodes is reconnected"). The requester, once reconnected, reads the latch word instead.
+                if (node.endpoint.connectionsCanDrop()) { // else never lost: nothing to watch (no lambda per request)
+                    reply.whenLost(() -> abandon(request));
+                }
+                onInvalidation(request);
             }
             case Cancel cancel -> reply.reply(new CancelAck(cancel.requestId(), onCancel(fromNode, cancel)));
             default -> throw new IllegalArgumentException("not an invalidation request: node=" + node.nodeId + " from="
                 + fromNode + " message=" + message.getClass().getName());
+        }
+    }
+
+    /**
+     * The connection {@code request} came on is lost (the fabric's thread, before it accepts the requester's
+     * next connection): it is never served from now on, and one being served right now is waited for, so
+     * that once this returns the latch word holds whatever it granted and nothing changes it for the request
+     * any more. The requester reads the word then ({@link SelccNode}'s settleLostAnswer).
+     */
+    private void abandon(InvalidationRequest request) {
+        switch (request.abandon()) {
+            case PENDING -> node.counters.increment(Counter.INVALIDATIONS_ABANDONED);
+            case SERVING -> {
+                node.counters.increment(Counter.INVALIDATIONS_LOST_IN_SERVICE);
+                request.awaitAnswered(); // a verb or two: the serve never waits for the requester
+            }
+            default -> { } // answered before: its answer was lost, what it granted is in the word
         }
     }
 
@@ -75,7 +99,9 @@ final class InvalidationHandler {
             return;
         }
         try {
-            serve(frame, request);
+            if (request.claimAtOnce()) { // else its connection was lost meanwhile: it is abandoned
+                serve(frame, request);
+            }
         } finally {
             frame.unlockWrite(stamp);
         }
@@ -98,7 +124,9 @@ final class InvalidationHandler {
             drop(request);
             return;
         }
-        request.markPending();
+        if (!request.markPending()) {
+            return; // abandoned: its connection was lost
+        }
         kept.put(InvalidationRequest.key(request.fromNode, request.requestId), request);
         while (true) {
             InvalidationRequest current = frame.pending();
@@ -169,9 +197,21 @@ final class InvalidationHandler {
                 if (ownership != Ownership.MODIFIED) {
                     return drop(request);
                 }
-                Answer grant = new Answer(request.requestId, Answer.Status.GRANTED, frame.dirtyLow, frame.dirtyHigh,
-                    forward(frame));
-                node.endpoint.remoteFaaFor(request.fromNode, latch, LatchWord.handoverDelta(node.nodeId, request.fromNode));
+                Answer grant;
+                if (node.endpoint.connectionsCanDrop()) {
+                    // The answer may be lost with its connection after the FAA landed: the requester then takes
+                    // the line from memory (SelccNode.settleLostAnswer), which the write-back, before the FAA in
+                    // one batch, makes current. The paper forwards the dirty range instead (what the else does).
+                    grant = new Answer(request.requestId, Answer.Status.GRANTED, CacheFrame.CLEAN, 0, forward(frame));
+                    VerbBatch batch = node.batches.get().clear();
+                    node.writeBackVerbs(batch, frame);
+                    batch.faa(latch, LatchWord.handoverDelta(node.nodeId, request.fromNode));
+                    node.endpoint.postFor(request.fromNode, batch);
+                } else {
+                    grant = new Answer(request.requestId, Answer.Status.GRANTED, frame.dirtyLow, frame.dirtyHigh,
+                        forward(frame));
+                    node.endpoint.remoteFaaFor(request.fromNode, latch, LatchWord.handoverDelta(node.nodeId, request.fromNode));
+                }
                 node.counters.increment(Counter.HANDOVERS);
                 frame.ownership(Ownership.INVALID);
                 frame.clearDirty();

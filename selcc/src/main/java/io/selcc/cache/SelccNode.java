@@ -804,8 +804,13 @@ final class SelccNode extends AbstractComputeNode {
             try {
                 answer = awaitAnswer(writer, request, endpoint.send(writer, MessageKind.INVALIDATION, request));
             } catch (NodeFailedException e) {
-                if (e.node() == writer && writer != nodeId && settleLostGrant(frame, exclusive, writer, retries)) {
-                    return true;
+                if (e.node() == writer && writer != nodeId) {
+                    if (e.connectionLost() && endpoint.reconnect(writer)) {
+                        return settleLostAnswer(frame, exclusive, retries); // the writer lives: no fence, no repair
+                    }
+                    if (settleLostGrant(frame, exclusive, writer, retries)) {
+                        return true;
+                    }
                 }
                 return peerFailed(e);
             }
@@ -854,9 +859,47 @@ final class SelccNode extends AbstractComputeNode {
                 }
             }
         } catch (NodeFailedException e) {
+            if (e.connectionLost() && e.node() != nodeId && endpoint.reconnect(e.node())) {
+                // A reader that lives: a release lost with its answer grants this node nothing, and the retry
+                // reads the word afresh. No fence, no repair.
+                counters.increment(Counter.LOST_ANSWERS);
+                return false;
+            }
             return peerFailed(e);
         }
         return false;
+    }
+
+    /**
+     * The writer asked for the line lives, but the connection the request (or its cancel) went on was lost
+     * before the answer came, and the writer has since given that connection up ({@link FabricEndpoint#reconnect}):
+     * the request was answered into the lost connection or abandoned, never to be served, so the latch word
+     * is final for it. Called with the frame latched X and INVALID, so a bit or tag of this node there is the
+     * grant it never heard of (before, it fenced the writer as dead, or met its own tag on its next attempt:
+     * "latch names this node as writer"). Memory holds the line as granted: a downgrade's write-back precedes
+     * its FAA in one batch, and on a fabric whose connections can drop a handover writes back the same way
+     * ({@link InvalidationHandler}), so the bytes the lost answer carried are not needed.
+     *
+     * @return true if the word shows the grant: the line is this node's, read from memory
+     */
+    private boolean settleLostAnswer(CacheFrame frame, boolean exclusive, int retries) {
+        long address = frame.address;
+        long word = endpoint.remoteFaa(latchOf(address), 0);
+        counters.increment(Counter.LOST_ANSWERS); // once the word is read (a fault test waits for that)
+        boolean granted = exclusive ? LatchWord.writer(word) == nodeId
+            : !LatchWord.hasWriter(word) && LatchWord.isReader(word, nodeId);
+        if (!granted) {
+            return false; // the caller retries as after any refusal
+        }
+        if (exclusive && !endpoint.connectionsCanDrop()) {
+            throw protocolViolation("a fabric that reconnects must say its connections can drop (the handover's"
+                + " write-back depends on it)", address, word);
+        }
+        endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+        frame.clearDirty();
+        counters.increment(Counter.LOST_GRANTS_SETTLED);
+        granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
+        return true;
     }
 
     /**
@@ -874,7 +917,7 @@ final class SelccNode extends AbstractComputeNode {
      */
     private boolean settleLostGrant(CacheFrame frame, boolean exclusive, int writer, int retries) {
         if (!fenceFailedPeer.test(writer)) {
-            return false; // not known to be fenced: the word could still change (see decisions: a lost connection)
+            return false; // not known to be fenced: the word could still change
         }
         long address = frame.address;
         long latch = latchOf(address);

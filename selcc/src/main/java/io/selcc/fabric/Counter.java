@@ -24,6 +24,23 @@ public enum Counter {
     INVALIDATIONS_PENDING,
     /** Sent invalidations this node asked the receiver to cancel after waiting for them (paper 5.1). */
     INVALIDATIONS_CANCELLED,
+    /**
+     * Received invalidations given up because the connection they came on was lost before they were
+     * served: never served afterwards (their answer could not reach the requester).
+     */
+    INVALIDATIONS_ABANDONED,
+    /**
+     * Received invalidations whose connection was lost while a thread of this node was serving them: the
+     * loss waited for the serve to end (its answer was lost, its grant is in the latch word).
+     */
+    INVALIDATIONS_LOST_IN_SERVICE,
+    /**
+     * Sent invalidations whose connection to a live holder was lost before their answer came: settled
+     * from the latch word once the holder had given up the connection.
+     */
+    LOST_ANSWERS,
+    /** Of {@link #LOST_ANSWERS}, those whose latch word showed the grant (a downgrade or handover that landed). */
+    LOST_GRANTS_SETTLED,
     /** Exclusive ownership passed to another node by one FAA (case 1). */
     HANDOVERS,
     /** Downgrades of a modified copy to shared on a reader's request (case 2). */

@@ -88,6 +88,29 @@ public interface FabricEndpoint {
     }
 
     /**
+     * After a message to {@code toNode} failed with its connection lost
+     * ({@link NodeFailedException#connectionLost()}): makes sure this node has a connection to
+     * {@code toNode} that {@code toNode} accepted only after it had given up every older one from this
+     * node, running the {@link ReplyHandle#whenLost} actions of the requests that came on them. True once
+     * that holds: {@code toNode} lives, and nothing there acts on a request of a lost connection any more,
+     * so whatever such a request changed in shared memory is there now and stays. False if {@code toNode}
+     * cannot be reached (it may be gone) or either node is fenced; a fabric whose connections are never
+     * lost between live nodes returns false (the default).
+     */
+    default boolean reconnect(int toNode) {
+        return false;
+    }
+
+    /**
+     * Whether a connection between two live compute nodes can be lost with requests on it (a network
+     * fabric): a reply may then never arrive although its request was carried out. False for the in-JVM
+     * fabric, whose messages fail only with a fenced node.
+     */
+    default boolean connectionsCanDrop() {
+        return false;
+    }
+
+    /**
      * This fabric's current estimate of one round trip in nanoseconds (0 when it is too short to
      * matter): what latch retries scale their backoff with. A network fabric measures it; the in-JVM
      * fabric's round trip is its latency model's.

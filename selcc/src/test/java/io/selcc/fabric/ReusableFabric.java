@@ -132,6 +132,16 @@ public final class ReusableFabric implements Fabric {
             public long roundTripNanos() {
                 return e.roundTripNanos();
             }
+
+            @Override
+            public boolean reconnect(int toNode) {
+                return e.reconnect(toNode);
+            }
+
+            @Override
+            public boolean connectionsCanDrop() {
+                return e.connectionsCanDrop();
+            }
         };
     }
 }

@@ -23,7 +23,8 @@ import java.util.function.Function;
  * One client connection (to a memory node, or to another compute node's server): requests carry ids,
  * replies come back in any order and wake the thread waiting for them. At most {@link #MAX_IN_FLIGHT}
  * requests are outstanding; a sender beyond that waits for a slot. A lost connection fails every
- * outstanding request and every later one with the error {@code failure} makes.
+ * outstanding request and every later one with the error {@code failure} makes, saying the connection
+ * was lost (a fresh link may reach the same peer).
  */
 final class Link {
     static final int MAX_IN_FLIGHT = 1024;
@@ -34,13 +35,20 @@ final class Link {
     private final Map<Long, Call> calls = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final Semaphore slots = new Semaphore(MAX_IN_FLIGHT);
-    private final Function<String, RuntimeException> failure;
+    private final Failure failure;
     private final HandOffs handOffs;
     private final Outbox outbox;
+    private volatile boolean brokenByLoss; // written before brokenBecause
     private volatile String brokenBecause;
     /** Run once when the connection closes (see {@link #whenClosed}). */
     private volatile Runnable closed;
     private final java.util.concurrent.atomic.AtomicBoolean toldClosed = new java.util.concurrent.atomic.AtomicBoolean();
+
+    /** The exception a failed call throws: why, and whether its connection was lost (not refused or silent). */
+    @FunctionalInterface
+    interface Failure {
+        RuntimeException of(String why, boolean connectionLost);
+    }
 
     /** A request's reply slot: the frame (type and retained body) or why there will be none. */
     static final class Call implements io.selcc.fabric.PendingReply {
@@ -50,6 +58,7 @@ final class Link {
         private final Thread waiter = Thread.currentThread();
         volatile int type;
         volatile ByteBuf body;
+        volatile boolean failedByLoss; // written before failed
         volatile String failed;
         private volatile Function<ByteBuf, Object> decoder;
 
@@ -65,7 +74,8 @@ final class Link {
             LockSupport.unpark(waiter);
         }
 
-        void fail(String why) {
+        void fail(String why, boolean connectionLost) {
+            failedByLoss = connectionLost;
             failed = why;
             LockSupport.unpark(waiter);
         }
@@ -94,7 +104,7 @@ final class Link {
                 }
             }
             if (failed != null && body == null) {
-                throw link.failure.apply(failed);
+                throw link.failure.of(failed, failedByLoss);
             }
             return body;
         }
@@ -122,12 +132,12 @@ final class Link {
         }
     }
 
-    private Link(String name, Channel channel, Function<String, RuntimeException> failure, HandOffs handOffs) {
+    private Link(String name, Channel channel, Failure failure, HandOffs handOffs) {
         this.name = name;
         this.channel = channel;
         this.failure = failure;
         this.handOffs = handOffs;
-        this.outbox = new Outbox(channel, handOffs, why -> broke("the connection to " + name + " failed: " + why));
+        this.outbox = new Outbox(channel, handOffs, why -> broke("the connection to " + name + " failed: " + why, true));
     }
 
     /**
@@ -135,7 +145,7 @@ final class Link {
      * link and the peer's HELLO_OK body (role byte, capacity long) through {@code greeting}.
      */
     static Link connect(EventLoopGroup loops, InetSocketAddress address, String name, int fromNode, long timeoutNanos,
-                        Function<String, RuntimeException> failure, long[] greeting, HandOffs handOffs) {
+                        Failure failure, long[] greeting, HandOffs handOffs) {
         Link[] self = new Link[1];
         Channel channel;
         try {
@@ -150,8 +160,8 @@ final class Link {
                 })
                 .connect(address).syncUninterruptibly().channel();
         } catch (Exception e) { // Netty rethrows the connect's checked exception unchecked
-            throw failure.apply("cannot connect to " + name + " at " + address.getHostString() + ":" + address.getPort()
-                + ": " + e.getMessage());
+            throw failure.of("cannot connect to " + name + " at " + address.getHostString() + ":" + address.getPort()
+                + ": " + e.getMessage(), false);
         }
         Link link = new Link(name, channel, failure, handOffs);
         self[0] = link;
@@ -201,7 +211,7 @@ final class Link {
     Call send(int type, java.util.function.Consumer<ByteBuf> body) {
         String broken = brokenBecause;
         if (broken != null) {
-            throw failure.apply(broken);
+            throw failure.of(broken, brokenByLoss);
         }
         slots.acquireUninterruptibly();
         long id = ids.incrementAndGet();
@@ -221,7 +231,7 @@ final class Link {
         outbox.send(out);
         if (brokenBecause != null && calls.remove(id) != null) { // broke meanwhile: nobody else will fail it
             slots.release();
-            call.fail(brokenBecause);
+            call.fail(brokenBecause, brokenByLoss);
         }
         return call;
     }
@@ -238,7 +248,7 @@ final class Link {
             } else if (call.body != null) {
                 call.body.release(); // it came just now: nobody will read it
             }
-            throw failure.apply("no answer from " + name + " in " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms");
+            throw failure.of("no answer from " + name + " in " + TimeUnit.NANOSECONDS.toMillis(timeoutNanos) + " ms", false);
         }
         if (call.type == Frame.ERROR) {
             try {
@@ -260,16 +270,20 @@ final class Link {
         outbox.discard();
     }
 
-    /** Fails every outstanding and later request with {@code why}. */
-    void broke(String why) {
+    /**
+     * Fails every outstanding and later request with {@code why}; {@code connectionLost}: the connection
+     * went (the peer may live on), not the peer (fenced).
+     */
+    void broke(String why, boolean connectionLost) {
         if (brokenBecause == null) {
+            brokenByLoss = connectionLost;
             brokenBecause = why;
         }
         for (Long id : calls.keySet()) {
             Call call = calls.remove(id);
             if (call != null) {
                 slots.release();
-                call.fail(why);
+                call.fail(why, connectionLost);
             }
         }
     }
@@ -312,7 +326,7 @@ final class Link {
         public void channelInactive(ChannelHandlerContext ctx) {
             Link l = link.get();
             if (l != null) {
-                l.broke("the connection to " + l.name + " was lost");
+                l.broke("the connection to " + l.name + " was lost", true);
                 l.tellClosed();
             }
         }
@@ -326,7 +340,7 @@ final class Link {
             String name = l == null ? String.valueOf(ctx.channel().remoteAddress()) : l.name;
             LOG.log(System.Logger.Level.WARNING, "closing the connection to " + name + ": " + why);
             if (l != null) {
-                l.broke("the connection to " + name + " failed: " + why);
+                l.broke("the connection to " + name + " failed: " + why, true);
             }
             ctx.close();
         }

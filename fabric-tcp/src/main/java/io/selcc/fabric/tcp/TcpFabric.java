@@ -35,7 +35,9 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>Failures: a memory node that is gone or silent for the timeout throws
  * {@link MemoryNodeFailedException} (its memory is lost); a compute node that is gone, silent or fenced
- * throws {@link NodeFailedException} to whoever sends it a message.
+ * throws {@link NodeFailedException} to whoever sends it a message, and so does a lost connection to one
+ * ({@link NodeFailedException#connectionLost()}): the next message, or {@link FabricEndpoint#reconnect},
+ * opens a fresh one, which the node accepts once it has given up the lost one (see {@link ComputeNodeServer}).
  */
 public final class TcpFabric implements Fabric {
     /** The largest message (or reply) one frame carries, in encoded bytes. */
@@ -56,6 +58,7 @@ public final class TcpFabric implements Fabric {
     private volatile java.util.function.IntConsumer lostComputeNodes;
     /** Nodes {@link #lostComputeNodes} was told of (once each). */
     private final Set<Integer> toldLost = ConcurrentHashMap.newKeySet();
+    private final java.util.concurrent.atomic.AtomicInteger closedLinksChecked = new java.util.concurrent.atomic.AtomicInteger();
     private final Map<Long, Link> peerLinks = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final List<Runnable> afterClose = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -79,7 +82,7 @@ public final class TcpFabric implements Fabric {
                 InetSocketAddress address = cluster.memoryNodes().get(j);
                 String name = "memory node " + j + " (" + address.getHostString() + ":" + address.getPort() + ")";
                 long[] greeting = new long[2];
-                memoryLinks[j] = Link.connect(loops, address, name, -1, timeoutNanos, why -> new MemoryNodeFailedException(
+                memoryLinks[j] = Link.connect(loops, address, name, -1, timeoutNanos, (why, lost) -> new MemoryNodeFailedException(
                     memoryNode, name + ": " + why + "; its memory is lost, the run cannot go on"), greeting, handOffs);
                 if (greeting[0] != Frame.ROLE_MEMORY) {
                     throw new IllegalStateException(name + " is not a memory node (it answered as role " + greeting[0] + ")");
@@ -178,7 +181,7 @@ public final class TcpFabric implements Fabric {
         }
         for (Map.Entry<Long, Link> e : peerLinks.entrySet()) {
             if ((int) (e.getKey() & 0xFFFF_FFFFL) == computeNode) {
-                e.getValue().broke("compute node " + computeNode + " was fenced");
+                e.getValue().broke("compute node " + computeNode + " was fenced", false);
             }
         }
     }
@@ -216,6 +219,32 @@ public final class TcpFabric implements Fabric {
                 }
             }
         }
+    }
+
+    /**
+     * A connection from {@code from} to {@code to} closed: the node may have died, or only the connection.
+     * While nodes are watched, one that a fresh connection reaches lives and is not reported (before, a
+     * connection lost between live processes had the watcher fence and repair a live node); one that cannot
+     * be reached is. Off the event loop (the connect waits for a reply that an event loop delivers).
+     */
+    private void linkClosed(int from, int to) {
+        if (lostComputeNodes == null || closed || hosted[to] != null || fenced(to)) {
+            return;
+        }
+        Thread.ofVirtual().name("selcc-tcp-reconnect-" + from + "-" + to).start(() -> {
+            try {
+                peerLink(from, to);
+            } catch (RuntimeException unreachable) {
+                computeNodeLost(to);
+            } finally {
+                closedLinksChecked.incrementAndGet();
+            }
+        });
+    }
+
+    /** Closed links to watched nodes that {@link #linkClosed} has looked into (tests wait for it). */
+    int closedLinksChecked() {
+        return closedLinksChecked.get();
     }
 
     /** A connection to compute node {@code node} (of another process) closed: tells the watcher, once. */
@@ -275,12 +304,36 @@ public final class TcpFabric implements Fabric {
             // A node hosted here listens where it bound (the map may say port 0); others where the map says.
             InetSocketAddress address = hosted[to] != null ? hosted[to].server.address() : cluster.computeNodes().get(to);
             String name = "compute node " + to + " (" + address.getHostString() + ":" + address.getPort() + ")";
-            Link fresh = Link.connect(loops, address, name, from, timeoutNanos, why -> new NodeFailedException(to, name + ": " + why),
-                new long[2], handOffs);
+            Link fresh = Link.connect(loops, address, name, from, timeoutNanos,
+                (why, lost) -> new NodeFailedException(to, name + ": " + why, lost), new long[2], handOffs);
             peerLinks.put(key, fresh);
-            fresh.whenClosed(() -> computeNodeLost(to));
+            fresh.whenClosed(() -> linkClosed(from, to));
             return fresh;
         }
+    }
+
+    /**
+     * Test seam: breaks the connection from compute node {@code from} to {@code to} as a network failure
+     * would. The calls waiting on it fail at once with the connection lost, and the next message opens a
+     * fresh one. With {@code receiverNotices} the socket is closed (the receiver sees it close, as after a
+     * reset); without, the receiver's side stays open, as across a partition that only the sender noticed.
+     * False if there was no connection. Production code never calls it.
+     */
+    boolean dropConnection(int from, int to, boolean receiverNotices) {
+        Link link = peerLinks.get(((long) from << 32) | to);
+        if (link == null || link.broken()) {
+            return false;
+        }
+        link.broke("the connection to compute node " + to + " was dropped (test)", true);
+        if (receiverNotices) {
+            link.close();
+        }
+        return true;
+    }
+
+    /** HELLOs hosted node {@code node} answered only after retiring an older connection from the same node (tests). */
+    int hellosHeldForRetirement(int node) {
+        return hostedEndpoint(node).server.hellosHeld.get();
     }
 
     /** A frame's request or reply bytes at most, for a batch split into frames (well under {@link Frame#MAX_LENGTH}). */
@@ -608,6 +661,25 @@ public final class TcpFabric implements Fabric {
         @Override
         public long roundTripNanos() {
             return roundTripNanos;
+        }
+
+        /** A fresh connection's HELLO is answered only once the node has retired the older ones (ComputeNodeServer). */
+        @Override
+        public boolean reconnect(int toNode) {
+            if (toNode == nodeId || toNode < 0 || toNode >= hosted.length || fenced(toNode) || fenced(nodeId)) {
+                return false;
+            }
+            try {
+                peerLink(nodeId, toNode); // a link that is not broken came after the lost one, so after its retirement
+                return true;
+            } catch (NodeFailedException e) {
+                return false;
+            }
+        }
+
+        @Override
+        public boolean connectionsCanDrop() {
+            return true;
         }
     }
 }
