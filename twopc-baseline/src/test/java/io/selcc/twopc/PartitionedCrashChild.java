@@ -18,7 +18,9 @@ import java.util.concurrent.locks.LockSupport;
  * forced its prepare record, no vote sent) or {@code decision} (node 0 forced its commit decision, told
  * nobody). It prints {@code FROZEN} then and waits, its transfers still running, to be killed.
  *
- * <p>Arguments: data directory, {@code prepare|decision}, seed.
+ * <p>Arguments: data directory, {@code prepare|decision}, seed, {@code sync|async} (async: the commit
+ * logs acknowledge once appended and the two-phase-commit records are appended, not forced, as
+ * {@code tpcc run --wal async} has them).
  */
 public final class PartitionedCrashChild {
     static final int WARM_TRANSFERS = 100;
@@ -34,9 +36,10 @@ public final class PartitionedCrashChild {
             default -> throw new IllegalArgumentException("point must be prepare or decision: " + args[1]);
         };
         long seed = Long.parseLong(args[2]);
+        boolean sync = args.length < 4 || "sync".equals(args[3]);
         Database db = Bank.database(PartitionedCrashTest.NODES);
         Recovery.recover(db, data);
-        Wal wal = Wal.open(Recovery.logDirectory(data), Wal.Mode.SYNC);
+        Wal wal = Wal.open(Recovery.logDirectory(data), sync ? Wal.Mode.SYNC : Wal.Mode.ASYNC);
         db.startLogging(wal);
         long[] frozen = {0};
         TwoPcFaults freeze = new TwoPcFaults() {
@@ -54,7 +57,8 @@ public final class PartitionedCrashChild {
                 }
             }
         };
-        PartitionedDatabase p = PartitionedDatabase.builder(db).logDirectory(Recovery.logDirectory(data)).faults(freeze).build();
+        PartitionedDatabase p = PartitionedDatabase.builder(db).logDirectory(Recovery.logDirectory(data)).forceRecords(sync)
+            .faults(freeze).build();
         CountDownLatch warm = new CountDownLatch(WARM_TRANSFERS);
         for (int n = 0; n < PartitionedCrashTest.NODES; n++) {
             int home = n;

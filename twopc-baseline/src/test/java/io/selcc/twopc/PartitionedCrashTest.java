@@ -6,7 +6,6 @@ import io.selcc.wal.Recovery;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -41,17 +40,18 @@ class PartitionedCrashTest {
     static final long MARKER = ACCOUNTS;
 
     @ParameterizedTest
-    @ValueSource(strings = {"prepare", "decision"})
+    @org.junit.jupiter.params.provider.CsvSource({"prepare, sync", "decision, sync", "prepare, async", "decision, async"})
     @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void aKillInTwoPhaseCommitLosesNothingDecidedAndKeepsNothingUndecided(String point, @TempDir Path dir) throws Exception {
+    void aKillInTwoPhaseCommitLosesNothingDecidedAndKeepsNothingUndecided(String point, String wal, @TempDir Path dir)
+            throws Exception {
         long seed = System.nanoTime();
-        System.out.println("PartitionedCrashTest point=" + point + " seed=" + seed);
+        System.out.println("PartitionedCrashTest point=" + point + " wal=" + wal + " seed=" + seed);
         Path data = java.nio.file.Files.createDirectories(dir.resolve("bank"));
         try (Database db = Bank.database(NODES)) {
             Bank.open(db, ACCOUNTS + 1);
             Checkpoint.write(db, data, null, Map.of());
         }
-        List<String> output = killedAt(data, point, seed);
+        List<String> output = killedAt(data, point, seed, wal);
 
         try (Database db = Bank.database(NODES)) {
             Recovery.Summary summary = Recovery.recover(db, data);
@@ -165,13 +165,13 @@ class PartitionedCrashTest {
     }
 
     /** Runs the child until it says FROZEN, kills it with SIGKILL and returns what it printed. */
-    private static List<String> killedAt(Path data, String point, long seed) throws Exception {
+    private static List<String> killedAt(Path data, String point, long seed, String wal) throws Exception {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElseThrow(),
             "-Xmx512m", "--enable-native-access=ALL-UNNAMED", "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
             "--add-exports=java.base/sun.nio.ch=ALL-UNNAMED", "--add-exports=java.base/jdk.internal.ref=ALL-UNNAMED",
             "--sun-misc-unsafe-memory-access=allow", "-Dchronicle.analytics.disable=true",
             "-Dchronicle.disk.monitor.disable=true", "-cp", System.getProperty("java.class.path"),
-            PartitionedCrashChild.class.getName(), data.toString(), point, Long.toString(seed)));
+            PartitionedCrashChild.class.getName(), data.toString(), point, Long.toString(seed), wal));
         Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> output = java.util.Collections.synchronizedList(new ArrayList<>());
         CompletableFuture<String> frozen = new CompletableFuture<>();
