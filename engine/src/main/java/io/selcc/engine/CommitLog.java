@@ -46,6 +46,21 @@ public interface CommitLog extends AutoCloseable {
      */
     void awaitAppendedDurable();
 
+    /**
+     * A mark of what is appended now, in any node's log, for {@link #awaitMarkDurable}: taking it costs
+     * no wait, so a caller can take it, do other work (a two-phase-commit coordinator's prepare wave), and
+     * wait afterwards for only what was appended before. The default is no mark: the wait then covers
+     * whatever is appended when it is made.
+     */
+    default long appendedMark() {
+        return Long.MAX_VALUE;
+    }
+
+    /** Returns once everything appended when {@code mark} ({@link #appendedMark}) was taken is durable. */
+    default void awaitMarkDurable(long mark) {
+        awaitAppendedDurable();
+    }
+
     @Override
     void close();
 

@@ -189,17 +189,26 @@ public final class DatabaseNode {
     }
 
     /**
-     * Returns once every transaction appended to any node's commit log so far is durable (what a
-     * read-only commit waits for), at once when the database logs nothing. For a two-phase-commit
-     * coordinator before it forces its decision: everything the branches read is durable then, so a
-     * recovery that applies the decided transaction applies it on what it read.
+     * A mark of every transaction appended to any node's commit log so far (0 when the database logs
+     * nothing), for {@link #awaitMarkDurable}. For a two-phase-commit coordinator at its commit point:
+     * what its branches read was appended before, and once that is durable, a recovery that applies the
+     * decided transaction applies it on what it read.
+     */
+    public long appendedMark() {
+        CommitLog log = commitLog;
+        return log == null ? 0 : log.appendedMark();
+    }
+
+    /**
+     * Returns once every transaction appended when {@code mark} was taken ({@link #appendedMark}) is
+     * durable; at once when the database logs nothing.
      *
      * @throws CommitLog.NotDurableException if the log failed first
      */
-    public void awaitAppendedDurable() {
+    public void awaitMarkDurable(long mark) {
         CommitLog log = commitLog;
         if (log != null) {
-            log.awaitAppendedDurable();
+            log.awaitMarkDurable(mark);
         }
     }
 

@@ -211,6 +211,10 @@ public final class DistributedTransaction implements AutoCloseable {
      * then the decision. Returns whether the home branch commits.
      */
     private boolean decide(Coordinator coordinator, long epoch, Redo localChanges, TwoPcFaults.CoordinatorDeath[] death) {
+        // What every branch read was appended before now (their operations are done): that must be durable
+        // before the decision is (see below). Marked now, waited for after the prepare wave, whose forces
+        // it overlaps.
+        long readsAppended = db.node(home).appendedMark();
         int n = remotes.size();
         int[] nodes = new int[n];
         Object[] requests = new Object[n];
@@ -247,10 +251,10 @@ public final class DistributedTransaction implements AutoCloseable {
             return false; // its own branch dies with it: recovery finds no decision, so it aborted
         }
         try {
-            // Every branch read only what was appended before its vote: once that is durable, a recovery
-            // that applies this transaction from the two-phase-commit logs applies it on what it read
-            // (a gap in the commit logs below would otherwise end the replay before it).
-            db.node(home).awaitAppendedDurable();
+            // Once what the branches read is durable, a recovery that applies this transaction from the
+            // two-phase-commit logs applies it on what it read (a gap in the commit logs below would
+            // otherwise end the replay before it).
+            db.node(home).awaitMarkDurable(readsAppended);
         } catch (RuntimeException e) {
             tellAll(toTell, tell, false); // the log failed: nothing was decided, so presumed abort holds
             return false;

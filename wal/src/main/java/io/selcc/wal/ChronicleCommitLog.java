@@ -284,6 +284,16 @@ final class ChronicleCommitLog implements CommitLog {
         group.awaitAppendedDurable();
     }
 
+    @Override
+    public long appendedMark() {
+        return group.appendedMark();
+    }
+
+    @Override
+    public void awaitMarkDurable(long mark) {
+        group.awaitMarkDurable(mark);
+    }
+
     /**
      * Its compute node crashed: every later append fails without drawing a number. Returns once no
      * append is in progress (numbers are drawn under the lock, so every number this log drew is in it).

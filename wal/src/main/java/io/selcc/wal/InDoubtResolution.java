@@ -26,7 +26,7 @@ import java.util.stream.Stream;
  * and global id ({@link LogRecordLayout#KIND_BRANCH_COMMIT}), says which branches are there already.
  *
  * <p>Why applying after the replay is consistent: a coordinator forces its decision only after every
- * commit appended before it is durable ({@code DatabaseNode.awaitAppendedDurable}), so everything a
+ * commit appended before its prepare wave is durable ({@code DatabaseNode.awaitMarkDurable}), so everything a
  * branch read is in the replayed prefix; and a branch holds its latches until its commit record is
  * appended, so no record in the prefix overwrote what a branch the prefix lacks wrote (a later writer of
  * its rows would have a higher number than the branch's own record). So the branches applied here

@@ -651,13 +651,23 @@ public final class Wal implements CommitLog.Factory {
 
     /** {@link CommitLog#awaitAppendedDurable} of every log in the group. */
     void awaitAppendedDurable() {
+        awaitDurable(appendedMark());
+    }
+
+    /** {@link CommitLog#appendedMark}: the highest number appended so far in any log of the group. */
+    long appendedMark() {
         long highest = 0;
         for (ChronicleCommitLog log : logs) {
             if (log != null) {
                 highest = Math.max(highest, log.lastAppended());
             }
         }
-        awaitDurable(highest);
+        return highest;
+    }
+
+    /** {@link CommitLog#awaitMarkDurable}: every number up to {@code mark} is durable. */
+    void awaitMarkDurable(long mark) {
+        awaitDurable(mark);
     }
 
     /** ASYNC: {@code sequence} was appended (its log's append lock held). */
