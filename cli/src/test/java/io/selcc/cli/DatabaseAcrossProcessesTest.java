@@ -153,7 +153,7 @@ class DatabaseAcrossProcessesTest {
                 DatabaseNode[] nodes = {n0, dbs[1].node(1), dbs[2].node(2)};
                 for (Database db : dbs) {
                     // Every process logs before anything commits: memory now is every repair's base.
-                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).othersDrawNumbers());
+                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).shareWatermark());
                 }
                 assertEquals(40, transfers(nodes[2], new SplittableRandom(seed), 40), "node 2 did its share");
                 long held = dbs[2].cluster().fabric().endpoint(2).counters().snapshot().get(Counter.ROUND_TRIPS);
@@ -230,7 +230,7 @@ class DatabaseAcrossProcessesTest {
                 }
                 DatabaseNode n1 = dbs[1].node(1);
                 for (Database db : dbs) {
-                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).othersDrawNumbers());
+                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).shareWatermark());
                 }
                 assertEquals(30, transfers(n1, new SplittableRandom(5), 30), "node 1 did its share, holding lines");
                 java.util.concurrent.CompletableFuture<io.selcc.engine.CrashRecovery.Report> repaired =
@@ -299,7 +299,7 @@ class DatabaseAcrossProcessesTest {
                 }
                 DatabaseNode n1 = dbs[1].node(1);
                 for (Database db : dbs) {
-                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).othersDrawNumbers());
+                    db.startLogging(io.selcc.wal.Wal.open(logs, io.selcc.wal.Wal.Mode.SYNC).shareWatermark());
                 }
                 Table t1 = n1.table("account");
                 pool.submit(() -> n1.run(tx -> {

@@ -27,8 +27,10 @@ final class Catalog implements AutoCloseable {
         if (root.getInt(CatalogLayout.MAGIC_OFFSET) == 0) {
             try {
                 long counters = node.allocate();
+                long durability = node.allocate();
                 root.putInt(CatalogLayout.MAGIC_OFFSET, CatalogLayout.MAGIC);
                 root.putLong(CatalogLayout.COUNTERS_OFFSET, counters);
+                root.putLong(CatalogLayout.DURABILITY_OFFSET, durability);
             } catch (RuntimeException e) {
                 node.unlock(root);
                 throw e;
@@ -44,6 +46,11 @@ final class Catalog implements AutoCloseable {
     /** Global address of a word in the counters GCL. */
     long counterWord(int offset) {
         return root.getLong(CatalogLayout.COUNTERS_OFFSET) + GclLayout.DATA_OFFSET + offset;
+    }
+
+    /** Global address of compute node 0's word in the durability GCL (node n's is 8n further). */
+    long durabilityWords() {
+        return root.getLong(CatalogLayout.DURABILITY_OFFSET) + GclLayout.DATA_OFFSET;
     }
 
     /** The root registered under (kind, name), creating and registering it with {@code create} if absent. */

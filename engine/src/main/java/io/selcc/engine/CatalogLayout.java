@@ -10,7 +10,9 @@ package io.selcc.engine;
  * 4       4     entries in this page
  * 8       8     next catalog page (global address, 0 = last)
  * 16      8     counters GCL (root page only): a GCL that is never latched, holding global words
- * 24      ...   entries of {@link #ENTRY_SIZE} bytes:
+ * 24      8     durability GCL (root page only): a GCL that is never latched, word 8n = compute node n's
+ *               {@link DurabilityWord} (n &lt; {@code Fabric.MAX_COMPUTE_NODES}; 0 until its log opens)
+ * 32      ...   entries of {@link #ENTRY_SIZE} bytes:
  *                 0   1   kind ({@link #KIND_TABLE} or {@link #KIND_INDEX})
  *                 1   1   name length n
  *                 2   46  name (ISO-8859-1)
@@ -30,7 +32,8 @@ final class CatalogLayout {
     static final int COUNT_OFFSET = 4;
     static final int NEXT_OFFSET = 8;
     static final int COUNTERS_OFFSET = 16;
-    static final int ENTRIES_OFFSET = 24;
+    static final int DURABILITY_OFFSET = 24;
+    static final int ENTRIES_OFFSET = 32;
     static final int ENTRY_SIZE = 64;
     static final int ENTRY_KIND = 0;
     static final int ENTRY_NAME_LENGTH = 1;

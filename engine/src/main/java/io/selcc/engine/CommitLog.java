@@ -91,6 +91,25 @@ public interface CommitLog extends AutoCloseable {
          */
         CommitLog open(int computeNode, long settledThrough, java.util.function.LongSupplier nextSequence);
 
+        /**
+         * {@link #open(int, long, java.util.function.LongSupplier)} handing the log {@code words}, this node's
+         * view of every node's durability word: a log whose acknowledgement spans processes
+         * (compute nodes as processes) publishes and reads them; others ignore them (the default).
+         */
+        default CommitLog open(int computeNode, long settledThrough, java.util.function.LongSupplier nextSequence,
+                               SharedWords words) {
+            return open(computeNode, settledThrough, nextSequence);
+        }
+
+        /**
+         * Compute node {@code computeNode}, of another process, is fenced and this process repairs it (it won
+         * the repair's claim): before the repair reads the logs, settle what the node drew, so that the logs
+         * of the other processes can stop waiting for its durability word (see {@link DurabilityWord#OUT}).
+         * A log group that holds every node's log (one process) has nothing to settle: the default.
+         */
+        default void settleCrashed(int computeNode) {
+        }
+
         /** {@link #open(int, long, java.util.function.LongSupplier)} for a database that has committed nothing yet. */
         default CommitLog open(int computeNode, java.util.function.LongSupplier nextSequence) {
             return open(computeNode, 0, nextSequence);
@@ -132,6 +151,34 @@ public interface CommitLog extends AutoCloseable {
 
         @Override
         void close();
+    }
+
+    /**
+     * One compute node's access to the durability words of every compute node ({@link DurabilityWord}) and to
+     * the commit sequence counter, in shared memory. Thread-safe; each call is one round trip.
+     */
+    interface SharedWords {
+        /** This compute node's id (its word's index). */
+        int computeNode();
+
+        /** Compute nodes with a word: every node of the cluster, in this process or another. */
+        int computeNodes();
+
+        /**
+         * Writes {@code mine} as this node's word, then reads every node's word into {@code words}
+         * ({@link #computeNodes} of them; the read sees the write), and reads the commit sequence counter,
+         * whose value it returns (the highest number drawn so far). One round trip.
+         */
+        long publishAndRead(long mine, long[] words);
+
+        /** Reads every node's word into {@code words} and returns the commit sequence counter, as {@link #publishAndRead} without the write. */
+        long read(long[] words);
+
+        /** Compare-and-swap on node {@code computeNode}'s word; returns the word found. */
+        long compareAndSet(int computeNode, long expected, long update);
+
+        /** Whether this process knows compute node {@code computeNode} to be fenced off the fabric (crashed). */
+        boolean fenced(int computeNode);
     }
 
     /**

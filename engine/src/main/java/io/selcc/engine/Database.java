@@ -96,7 +96,7 @@ public final class Database implements AutoCloseable {
             nodes[computeNode].failStop = reason -> failStop(computeNode, reason);
             opened = nodes.clone();
             if (commitLogs != null) {
-                nodes[computeNode].startLogging(commitLogs, computeNode, loggingFrom());
+                nodes[computeNode].startLogging(commitLogs, computeNode, loggingFrom(), nodes.length);
             }
         }
         return nodes[computeNode];
@@ -135,7 +135,7 @@ public final class Database implements AutoCloseable {
             writeBackCaches(); // from here on memory plus the log is everything (see CrashRecovery)
             for (int i = 0; i < nodes.length; i++) {
                 if (nodes[i] != null) {
-                    nodes[i].startLogging(logs, i, loggingFrom());
+                    nodes[i].startLogging(logs, i, loggingFrom(), nodes.length);
                 }
             }
         } finally {
@@ -464,6 +464,9 @@ public final class Database implements AutoCloseable {
         if (found == 0) {
             boolean repaired = false;
             try {
+                // Before the repair reads the logs: what the node drew is settled, and the other
+                // processes' logs stop waiting for its durability word.
+                commitLog().settleCrashed(computeNode);
                 CrashRecovery.Report report = repairNow(computeNode);
                 repaired = true;
                 return report;

@@ -51,9 +51,11 @@ public final class DatabaseNode {
     private final TransactionCounts counts = new TransactionCounts();
     /** Global address of the commit sequence counter word. */
     private final long sequenceCounter;
+    /** Global address of compute node 0's durability word ({@link DurabilityWord}; node n's is 8n further). */
+    private final long durabilityWords;
 
     private DatabaseNode(ComputeNode node, ConcurrencyControl cc, Map<String, Table> tables, Map<String, Index> indexes,
-                         CommitLog commitLog, CommitsInFlight inFlight, long sequenceCounter) {
+                         CommitLog commitLog, CommitsInFlight inFlight, long sequenceCounter, long durabilityWords) {
         this.node = node;
         this.cc = cc;
         this.tables = tables;
@@ -61,6 +63,7 @@ public final class DatabaseNode {
         this.commitLog = commitLog;
         this.inFlight = inFlight;
         this.sequenceCounter = sequenceCounter;
+        this.durabilityWords = durabilityWords;
     }
 
     /** How this node's transactions ended so far: commits, aborts by reason. */
@@ -85,6 +88,7 @@ public final class DatabaseNode {
         Map<String, Index> indexes = new LinkedHashMap<>();
         long timestampCounter;
         long sequenceCounter;
+        long durabilityWords;
         try (Catalog catalog = Catalog.open(node)) {
             int nextTableId = 1;
             for (TableDefinition definition : definitions.values()) {
@@ -119,21 +123,90 @@ public final class DatabaseNode {
             }
             timestampCounter = catalog.counterWord(CatalogLayout.TIMESTAMP_COUNTER_WORD);
             sequenceCounter = catalog.counterWord(CatalogLayout.COMMIT_SEQUENCE_WORD);
+            durabilityWords = catalog.durabilityWords();
         }
         ConcurrencyControl cc = provider.create(new CcEnvironment(node, timestampCounter, lockWait));
-        return new DatabaseNode(node, cc, tables, indexes, null, new CommitsInFlight(), sequenceCounter);
+        return new DatabaseNode(node, cc, tables, indexes, null, new CommitsInFlight(), sequenceCounter, durabilityWords);
     }
 
     /**
      * Opens this node's log in {@code logs}; from now on every committing writer is logged. Numbers up to
      * {@code settledThrough} (the same for every node: where the database's logging started) need no log.
+     * {@code computeNodes}: the cluster's compute nodes, whose durability words the log may read.
      */
-    void startLogging(CommitLog.Factory logs, int computeNodeIndex, long settledThrough) {
+    void startLogging(CommitLog.Factory logs, int computeNodeIndex, long settledThrough, int computeNodes) {
         if (commitLog != null) {
             throw new IllegalStateException("compute node " + computeNodeIndex + " logs already");
         }
         commitLog = logs.open(computeNodeIndex, settledThrough,
-            () -> inFlight.draw(() -> node.faa(sequenceCounter, 1) + 1));
+            () -> inFlight.draw(() -> node.faa(sequenceCounter, 1) + 1), new Words(computeNodes));
+    }
+
+    /**
+     * This node's {@link CommitLog.SharedWords}: one batch per call over the durability GCL (the write
+     * before the read, one memory node) and the counters GCL. Buffers off-heap, reused under the lock.
+     */
+    private final class Words implements CommitLog.SharedWords {
+        private final int computeNodes;
+        private final java.lang.foreign.MemorySegment buffer;
+        private final io.selcc.fabric.VerbBatch batch = new io.selcc.fabric.VerbBatch();
+
+        Words(int computeNodes) {
+            if (computeNodes < 1 || computeNodes > io.selcc.fabric.Fabric.MAX_COMPUTE_NODES) {
+                throw new IllegalArgumentException("computeNodes=" + computeNodes);
+            }
+            this.computeNodes = computeNodes;
+            // Word 0: this node's, to write; words 1..n: every node's, as read.
+            this.buffer = java.lang.foreign.Arena.ofAuto().allocate(8L * (computeNodes + 1), 8);
+        }
+
+        @Override
+        public int computeNode() {
+            return node.nodeId();
+        }
+
+        @Override
+        public int computeNodes() {
+            return computeNodes;
+        }
+
+        @Override
+        public synchronized long publishAndRead(long mine, long[] words) {
+            buffer.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, mine);
+            batch.clear();
+            batch.write(durabilityWords + 8L * node.nodeId(), buffer, 0, 8);
+            return readInto(words);
+        }
+
+        @Override
+        public synchronized long read(long[] words) {
+            batch.clear();
+            return readInto(words);
+        }
+
+        /** Adds the read of every word and of the counter to the batch, posts it (one round trip), copies the words out. */
+        private long readInto(long[] words) {
+            batch.read(durabilityWords, buffer, 8, 8 * computeNodes);
+            int counter = batch.faa(sequenceCounter, 0);
+            node.postWords(batch);
+            for (int n = 0; n < computeNodes; n++) {
+                words[n] = buffer.get(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * (n + 1));
+            }
+            return batch.result(counter);
+        }
+
+        @Override
+        public long compareAndSet(int computeNode, long expected, long update) {
+            if (computeNode < 0 || computeNode >= computeNodes) {
+                throw new IllegalArgumentException("computeNode=" + computeNode + " computeNodes=" + computeNodes);
+            }
+            return node.cas(durabilityWords + 8L * computeNode, expected, update);
+        }
+
+        @Override
+        public boolean fenced(int computeNode) {
+            return node.peerCrashed(computeNode);
+        }
     }
 
     /**

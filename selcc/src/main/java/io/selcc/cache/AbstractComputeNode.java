@@ -380,6 +380,20 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         return endpoint.remoteCas(checkWord(address), expected, update);
     }
 
+    @Override
+    public final void postWords(io.selcc.fabric.VerbBatch batch) {
+        for (int i = 0; i < batch.size(); i++) {
+            long first = checkWord(batch.address(i));
+            int length = batch.length(i);
+            long last = checkWord(first + Math.max(8, length) - 8);
+            if ((length & 7) != 0 || GlobalAddress.offset(first) / gclSize != GlobalAddress.offset(last) / gclSize) {
+                throw new IllegalArgumentException("not whole words of one GCL's data region: address="
+                    + GlobalAddress.toString(first) + " length=" + length);
+            }
+        }
+        endpoint.post(batch);
+    }
+
     // ---------------------------------------------------------------- allocation
 
     @Override

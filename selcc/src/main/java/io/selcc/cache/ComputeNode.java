@@ -187,5 +187,12 @@ public interface ComputeNode {
     /** Global compare-and-swap on an 8-byte word in a GCL's data region; returns the previous value. */
     long cas(long address, long expected, long update);
 
+    /**
+     * One round trip: posts {@code batch}, whose verbs act on whole 8-byte words in the data regions of
+     * GCLs that are never latched (shared counters), in the batch's order per memory node. Checked as
+     * {@link #faa} checks its word: each verb's range must be aligned words of one GCL's data region.
+     */
+    void postWords(io.selcc.fabric.VerbBatch batch);
+
     NodeCounters counters();
 }

@@ -107,9 +107,11 @@ final class ChronicleCommitLog implements CommitLog {
     private boolean failed;
     /** Its compute node crashed: no append any more; what was appended is still forced and published. */
     private boolean sealed;
+    /** Sharing: a waiter asked the flusher to exchange the durability words without its idle pause. */
+    private boolean wakeRequested;
     /**
-     * The last sequence number this log drew (from where logging started): what the numbers between two
-     * draws are ({@link Wal#othersDrawNumbers}), and the floor of a number whose draw's outcome is unknown.
+     * The last sequence number this log drew (from where logging started): the floor of a number whose
+     * draw's outcome is unknown.
      */
     private long lastDrawn;
 
@@ -214,15 +216,10 @@ final class ChronicleCommitLog implements CommitLog {
                 fail("draw (outcome unknown)", Math.max(lastDrawn, group.durable()) + 1, e);
                 return OUTCOME_UNKNOWN;
             }
-            long drawnBefore = lastDrawn;
             lastDrawn = sequence;
             boolean written = false;
             try {
                 plantedFault(FaultPoint.DRAWN);
-                if (group.drawsWithOthers()) {
-                    // Numbers between this log's last and this one went to other processes' logs: not ours to force.
-                    group.drawnElsewhere(drawnBefore + 1, sequence - 1);
-                }
                 LogRecordLayout.encode(redo, sequence, computeNode, encodeBuffer, crc);
                 write(encodeBuffer, length);
                 written = true;
@@ -303,6 +300,38 @@ final class ChronicleCommitLog implements CommitLog {
         lock.lock();
         try {
             sealed = true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Sharing, on the flusher thread after its last batch was made durable: a number through which every
+     * number this log drew is durable now (see {@link SharedWatermark}). With appends waiting for the next
+     * force, the lowest of them minus one (this log draws only higher ones); otherwise the higher of its
+     * last append and {@code counterRead}, a value of the commit counter read before this call: every
+     * number drawn from now on is above both. A number counted lost is the caller's to cap.
+     */
+    long vouchedThrough(long counterRead) {
+        lock.lock();
+        try {
+            return pendingCount > 0 ? pending[0] - 1 : Math.max(counterRead, lastAppended);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Tests: the flusher, to run its duty cycle by hand once flushers are held ({@link Wal#holdFlushersForTest}). */
+    LogFlusher flusherForTest() {
+        return flusher;
+    }
+
+    /** Sharing: the flusher's next cycle starts now, not after its pause ({@link Wal#pollNanos}). */
+    void wakeFlusher() {
+        lock.lock();
+        try {
+            wakeRequested = true;
+            appended.signal();
         } finally {
             lock.unlock();
         }
@@ -478,13 +507,24 @@ final class ChronicleCommitLog implements CommitLog {
      * left.
      */
     boolean takeBatch(LogFlusher.Batch batch) {
+        long pause = group.pollNanos(); // sharing: the words are exchanged after every batch, at least this often
+        long deadline = System.nanoTime() + pause;
         lock.lock();
         try {
             while (pendingCount == 0 && !closing && forceRequests == forceRequestsTaken) {
                 // SYNC: an append wakes it; ASYNC: only a force request or the close (appends publish themselves)
-                appended.awaitUninterruptibly();
+                if (pause < 0) {
+                    appended.awaitUninterruptibly();
+                    continue;
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || wakeRequested) {
+                    break; // an empty batch: nothing to force, the words to exchange
+                }
+                awaitNanosUninterruptibly(appended, left);
             }
-            if (pendingCount == 0 && forceRequests == forceRequestsTaken) {
+            wakeRequested = false;
+            if (pendingCount == 0 && forceRequests == forceRequestsTaken && (closing || pause < 0)) {
                 return false;
             }
             long[] taken = pending;
@@ -494,7 +534,7 @@ final class ChronicleCommitLog implements CommitLog {
             pendingCount = 0;
             batch.forceRequest = forceRequests > forceRequestsTaken ? forceRequests : 0;
             forceRequestsTaken = forceRequests;
-            batch.forced = forcing || batch.forceRequest > 0;
+            batch.forced = forcing && batch.count > 0 || batch.forceRequest > 0;
             batch.lastAppended = lastAppended;
             batch.files.clear();
             if (!batch.forced) {
@@ -511,6 +551,15 @@ final class ChronicleCommitLog implements CommitLog {
             return true;
         } finally {
             lock.unlock();
+        }
+    }
+
+    /** {@link Condition#awaitNanos} that ignores an interrupt (a spurious early return is a shorter pause). */
+    private static void awaitNanosUninterruptibly(Condition condition, long nanos) {
+        try {
+            condition.awaitNanos(nanos);
+        } catch (InterruptedException e) {
+            // the flusher is stopped by its log's close, never by an interrupt: go on
         }
     }
 
@@ -557,7 +606,7 @@ final class ChronicleCommitLog implements CommitLog {
 
     /** Tests: where in an append {@link #plantFaultForTest} throws. */
     enum FaultPoint {
-        /** The number is drawn; nothing is written yet (where {@link Wal#drawnElsewhere} runs). */
+        /** The number is drawn; nothing is written yet. */
         DRAWN,
         /** The record is complete in the log; nothing of the append after the write has run. */
         WRITTEN,

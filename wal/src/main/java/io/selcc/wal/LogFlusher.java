@@ -63,6 +63,10 @@ final class LogFlusher implements Runnable {
             while (doWork() >= 0) {
                 // the idle part of the duty cycle is the wait inside takeBatch
             }
+            SharedWatermark shared = group.shared();
+            if (shared != null) {
+                shared.closeOut(group.lostFrom()); // everything appended is forced: the others stop counting this node
+            }
         } catch (IOException | RuntimeException | Error e) {
             // Nothing this batch covered, nor anything appended after it, can be trusted to the disk.
             log.flusherFailed(batch.count > 0 ? batch.sequences[0] : log.lastAppended() + 1, e);
@@ -86,6 +90,10 @@ final class LogFlusher implements Runnable {
             log.batchForced(batch);
         }
         group.published(batch.sequences, batch.count);
+        SharedWatermark shared = group.shared();
+        if (shared != null) {
+            shared.afterBatch(log, group.lostFrom());
+        }
         return batch.count;
     }
 

@@ -175,6 +175,10 @@ public final class Recovery {
         // Every node's log is in ascending sequence order: a merge by sequence number holds one record
         // per log, however long the logs are (holding and sorting them all ran out of heap at 3 GB).
         List<LogReader.Cursor> cursors = new ArrayList<>();
+        // Compute nodes of other processes that were repaired (RepairMarker): their records past what the
+        // repair took were never committed for anyone, and the numbers they drew and never appended are void.
+        Map<Integer, RepairMarker> markers = RepairMarker.readAll(logs);
+        long[] voids = markers.values().stream().flatMapToLong(m -> java.util.Arrays.stream(m.voids())).sorted().distinct().toArray();
         try {
             java.util.PriorityQueue<Head> heads = new java.util.PriorityQueue<>(Comparator.comparingLong(h -> h.record.sequence()));
             for (Path nodeDirectory : nodeDirectories(logs)) {
@@ -186,6 +190,7 @@ public final class Recovery {
                 }
             }
             long notReplayed = 0;
+            long lateIgnored = 0;
             long stoppedAfter = -1;
             while (!heads.isEmpty()) {
                 Head head = heads.poll();
@@ -193,14 +198,19 @@ public final class Recovery {
                 recordsRead++;
                 logBytes += LogRecordLayout.encodedLength(record);
                 highestSeen = Math.max(highestSeen, record.sequence());
-                if (record.sequence() <= replayFrom) {
+                RepairMarker repaired = markers.get(record.computeNode());
+                boolean late = repaired != null && repaired.late(record.sequence());
+                if (late) {
+                    lateIgnored++; // appended by a fenced process after its repair read the log
+                } else if (record.sequence() <= replayFrom) {
                     recordsAtOrBelowStart++;
                 } else {
                     if (stoppedAfter >= 0) {
                         notReplayed++; // past a gap: read only to count it and to see the highest number
                     } else if (record.sequence() == lastReplayed) {
                         throw new IllegalStateException("two log records with sequence " + record.sequence() + " in " + logs);
-                    } else if (record.sequence() != lastReplayed + 1) {
+                    } else if (record.sequence() != lastReplayed + 1
+                        && !allVoid(voids, lastReplayed + 1, record.sequence() - 1)) {
                         stoppedAfter = lastReplayed;
                         notReplayed++;
                     } else {
@@ -209,7 +219,7 @@ public final class Recovery {
                         replayed++;
                     }
                 }
-                if (record.globalId() != 0 && record.sequence() <= lastReplayed) {
+                if (!late && record.globalId() != 0 && record.sequence() <= lastReplayed) {
                     branchesPresent.add(new InDoubtResolution.Branch(record.computeNode(), record.globalId()));
                 }
                 LogRecord next = head.cursor.next();
@@ -221,6 +231,10 @@ public final class Recovery {
                 if (cursor.warning() != null) {
                     warnings.add(cursor.warning());
                 }
+            }
+            if (lateIgnored > 0) {
+                warnings.add(lateIgnored + " log record(s) of repaired compute nodes ignored: appended after the"
+                    + " repair read their logs (see " + markers.keySet() + "), they never committed");
             }
             if (stoppedAfter >= 0) {
                 warnings.add("replay stopped after sequence " + stoppedAfter + ": " + (stoppedAfter + 1)
@@ -279,6 +293,13 @@ public final class Recovery {
         return new Summary(file, rows, replayFrom, recordsRead, replayed, lastReplayed, highestSeen, logBytes,
             indexEntries, List.copyOf(warnings), compacted, setAside, inDoubt.decided(), inDoubt.applied(),
             inDoubt.discarded(), (System.nanoTime() - start) / 1e9);
+    }
+
+    /** Whether every number in {@code [from, to]} is among {@code voids} (sorted, distinct): drawn and never appended. */
+    private static boolean allVoid(long[] voids, long from, long to) {
+        int first = java.util.Arrays.binarySearch(voids, from);
+        int last = java.util.Arrays.binarySearch(voids, to);
+        return first >= 0 && last >= 0 && last - first == to - from;
     }
 
     /** One logged transaction, as one transaction: images put under their keys, deletes by key. */

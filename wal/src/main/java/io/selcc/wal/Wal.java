@@ -37,6 +37,11 @@ import java.util.function.UnaryOperator;
  * acknowledged (recovery replays up to the first gap, and no acknowledged number lies beyond one).
  * The flushers force only on demand: {@link #forceThrough}, which a checkpoint calls before it publishes.
  *
+ * <p>With compute nodes as processes each process has a group of one log over a shared directory
+ * ({@link #shareWatermark}): W is then the minimum of every compute node's durability word in shared
+ * memory ({@link SharedWatermark}), and a dead process's numbers are settled by its repairer
+ * ({@link #settleCrashed}, {@link RepairMarker}).
+ *
  * <p>Each log rolls to a new Chronicle cycle file every five minutes ({@link #rollCycle}), so that
  * {@link #truncate} can remove the files a checkpoint covers while the database runs.
  *
@@ -112,8 +117,14 @@ public final class Wal implements CommitLog.Factory {
     private volatile boolean closed;
     /** Tests: logs opened from now on start their flusher only when the test says ({@link ChronicleCommitLog#startFlusher}). */
     private volatile boolean flushersHeld;
-    /** See {@link #othersDrawNumbers()}; set before the first log opens. */
-    private volatile boolean othersDrawNumbers;
+    /** See {@link #shareWatermark()}; set before the first log opens. */
+    private volatile boolean sharing;
+    /** The one log's shared watermark once it opened ({@link #sharing}); null before and otherwise. */
+    private volatile SharedWatermark shared;
+    /** Sharing: the lowest number another process's node lost (its durability word says so); MAX_VALUE while none. */
+    private volatile long lostElsewhereFrom = Long.MAX_VALUE;
+    /** Why {@link #lostElsewhereFrom} was lost; guarded by {@link #lock}. */
+    private String lostElsewhereBecause;
     /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
     private volatile ChronicleCommitLog[] logs = new ChronicleCommitLog[0];
 
@@ -174,48 +185,85 @@ public final class Wal implements CommitLog.Factory {
     }
 
     /**
-     * Makes this group the log of one compute node whose commit sequence numbers other processes draw
-     * from the same counter (compute nodes as processes, each with a group of its own over one shared
-     * directory). The watermark W then covers this node's numbers: a number between two this log drew
-     * went to another process's log, which forces it there, so it counts here as forced. A commit is
-     * acknowledged once its own record and this node's earlier ones are forced; one that read another
-     * process's commit does not wait for that one's force (see docs/decisions.md). Call before the
-     * first log opens; the group then holds one log.
+     * Makes this group the log of one compute node of several processes, each with a group of its own over
+     * one shared directory, whose commit numbers come from one counter: the durable watermark then spans the
+     * processes. The node publishes in shared memory, in its durability word, a number through which every
+     * commit number it drew is durable in its log, and the watermark is the minimum over every node's word
+     * that counts ({@link SharedWatermark}): a commit is acknowledged only once every process has made every
+     * number up to it durable, so one that read another process's commit waits for that one's force too.
+     * A node whose process died is settled by the process that repairs it ({@link #settleCrashed}) and then
+     * counts no more. Call before the first log opens; the group then holds one log, which needs the
+     * node's {@link CommitLog.SharedWords} ({@link #open(int, long, LongSupplier, CommitLog.SharedWords)}).
      *
      * @throws IllegalStateException if a log is open already
      */
-    public Wal othersDrawNumbers() {
+    public Wal shareWatermark() {
         lock.lock();
         try {
             if (Arrays.stream(logs).anyMatch(java.util.Objects::nonNull)) {
                 throw new IllegalStateException("a log is open already: directory=" + directory);
             }
-            othersDrawNumbers = true;
+            sharing = true;
             return this;
         } finally {
             lock.unlock();
         }
     }
 
-    boolean drawsWithOthers() {
-        return othersDrawNumbers;
+    /** Whether the watermark spans processes ({@link #shareWatermark}). */
+    boolean sharing() {
+        return sharing;
     }
 
-    /** Sequence numbers {@code from..to} (none if {@code to < from}) went to other processes' logs. */
-    void drawnElsewhere(long from, long to) {
-        if (to < from) {
-            return;
-        }
+    /** The shared watermark of this group's log, or null (not sharing, or not open yet). */
+    SharedWatermark shared() {
+        return shared;
+    }
+
+    /**
+     * Sharing: the words read say every counting node made its numbers up to {@code minimum} durable, and
+     * the lowest number a node lost is {@code lostFrom} ({@code because}), MAX_VALUE if none. The
+     * watermark only rises: a node that starts counting later draws only numbers above it.
+     */
+    void sharedAdvanced(long minimum, long lostFrom, String because) {
         lock.lock();
         try {
-            long w = durable;
-            for (long s = from; s <= to; s++) {
-                markForced(w, s); // no array per append: this runs under the log's append lock
+            if (lostFrom < lostElsewhereFrom) {
+                lostElsewhereFrom = lostFrom;
+                lostElsewhereBecause = because;
+                changed.signalAll();
             }
-            advanceWatermark(w);
+            if (minimum > durable) {
+                durable = minimum;
+                changed.signalAll();
+            }
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Sharing: the words can no longer be exchanged ({@code because}): nothing above the watermark is confirmed. */
+    void sharedBroken(String because) {
+        lost(durable + 1, because);
+    }
+
+    /**
+     * Sharing: compute node {@code computeNode}, of another process, is fenced and this process repairs it.
+     * Settles what it drew ({@link SharedWatermark#settle}) before the repair reads the logs: every number
+     * it drew and did not append is recorded void, the records its log holds now are what the repair (and
+     * every later reader) takes of it, and its word counts no more. Nothing to do when not sharing (the
+     * group holds every node's log, and {@link #seal} stops the crashed one).
+     */
+    @Override
+    public void settleCrashed(int computeNode) {
+        SharedWatermark watermark = shared;
+        if (watermark == null) {
+            return;
+        }
+        if (computeNode == watermark.computeNode()) {
+            throw new IllegalArgumentException("compute node " + computeNode + " is this log's own");
+        }
+        watermark.settle(computeNode, directory, fileForcing);
     }
 
     /** Where compute node {@code computeNode}'s log lives under the log directory {@code directory}. */
@@ -231,6 +279,18 @@ public final class Wal implements CommitLog.Factory {
      */
     @Override
     public CommitLog open(int computeNode, long settledThrough, LongSupplier nextSequence) {
+        return open(computeNode, settledThrough, nextSequence, null);
+    }
+
+    /**
+     * {@link #open(int, long, LongSupplier)}; a sharing group ({@link #shareWatermark}) publishes the node's
+     * durability word through {@code words} before the log takes its first append.
+     *
+     * @throws IllegalStateException also if the group shares its watermark and {@code words} is null or
+     *                               cannot be reached
+     */
+    @Override
+    public CommitLog open(int computeNode, long settledThrough, LongSupplier nextSequence, CommitLog.SharedWords words) {
         if (computeNode < 0) {
             throw new IllegalArgumentException("computeNode=" + computeNode);
         }
@@ -254,15 +314,33 @@ public final class Wal implements CommitLog.Factory {
                 loggingFrom = settledThrough;
             }
             ChronicleCommitLog[] current = logs;
-            if (othersDrawNumbers && Arrays.stream(current).anyMatch(java.util.Objects::nonNull)) {
-                throw new IllegalStateException("a log group whose numbers other processes draw too holds one log:"
+            if (sharing && Arrays.stream(current).anyMatch(java.util.Objects::nonNull)) {
+                throw new IllegalStateException("a log group that shares its watermark across processes holds one log:"
+                    + " computeNode=" + computeNode + " directory=" + directory);
+            }
+            if (sharing && (words == null || words.computeNode() != computeNode)) {
+                throw new IllegalStateException("a log that shares its watermark needs its node's durability words:"
                     + " computeNode=" + computeNode + " directory=" + directory);
             }
             if (computeNode < current.length && current[computeNode] != null) {
                 throw new IllegalStateException("log already open: computeNode=" + computeNode + " directory=" + directory);
             }
-            ChronicleCommitLog log = new ChronicleCommitLog(this, computeNode, nodeDirectory(directory, computeNode),
-                mode == Mode.SYNC, nextSequence, settledThrough, tuning);
+            SharedWatermark watermark = null;
+            if (sharing) {
+                watermark = new SharedWatermark(this, words);
+                watermark.start(settledThrough); // before the log can draw a number: from here on the node counts
+            }
+            ChronicleCommitLog log;
+            try {
+                log = new ChronicleCommitLog(this, computeNode, nodeDirectory(directory, computeNode),
+                    mode == Mode.SYNC, nextSequence, settledThrough, tuning);
+            } catch (RuntimeException | Error e) {
+                if (watermark != null) {
+                    watermark.closeOut(Long.MAX_VALUE); // it will draw nothing: the others must not wait for it
+                }
+                throw e;
+            }
+            shared = watermark;
             ChronicleCommitLog[] next = Arrays.copyOf(current, Math.max(current.length, computeNode + 1));
             next[computeNode] = log;
             logs = next;
@@ -295,6 +373,11 @@ public final class Wal implements CommitLog.Factory {
         if (mode == Mode.SYNC) {
             return;
         }
+        if (sharing) {
+            // Forcing the other processes' ASYNC logs is not built (checkpoints with compute nodes as processes are not).
+            throw new CommitLog.NotDurableException("an ASYNC log that shares its watermark cannot force the other"
+                + " processes' logs: directory=" + directory);
+        }
         // Every number up to it is in a log now: a force of each log from here covers them.
         ChronicleCommitLog[] current = logs;
         long[] requests = new long[current.length];
@@ -321,7 +404,7 @@ public final class Wal implements CommitLog.Factory {
     public String failure() {
         lock.lock();
         try {
-            return lostBecause;
+            return lostBecause != null ? lostBecause : lostElsewhereBecause;
         } finally {
             lock.unlock();
         }
@@ -548,23 +631,23 @@ public final class Wal implements CommitLog.Factory {
 
         /**
          * Streams every node's log under the directory, one node after another, each in its log's order;
-         * only records above the base.
+         * only records above the base, and of a node another process repaired ({@link RepairMarker}) only
+         * those that repair took (a later one was appended by a fenced process after the repair read its
+         * log: it never committed for anyone).
          *
          * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work)
          */
         @Override
         public void forEachChange(CommitLog.ChangeVisitor visitor) {
-            java.util.List<Path> nodeDirectories;
-            try (java.util.stream.Stream<Path> entries = Files.list(directory)) {
-                nodeDirectories = entries.filter(Files::isDirectory)
-                    .filter(p -> p.getFileName().toString().startsWith("node-")).sorted().toList();
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot list the logs in " + directory, e);
-            }
-            for (Path nodeDirectory : nodeDirectories) {
+            java.util.Map<Integer, RepairMarker> markers = RepairMarker.readAll(directory);
+            for (Path nodeDirectory : SharedWatermark.nodeDirectories(directory)) {
+                RepairMarker repaired = markers.get(RepairMarker.nodeOf(nodeDirectory));
                 String warning = LogReader.forEach(nodeDirectory, record -> {
                     if (record.sequence() <= from) {
                         return; // in the base, or an earlier run's (its record ids name another run's memory)
+                    }
+                    if (repaired != null && repaired.late(record.sequence())) {
+                        return;
                     }
                     for (LogRecord.Entry entry : record.entries()) {
                         visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
@@ -631,12 +714,20 @@ public final class Wal implements CommitLog.Factory {
         if (durable >= sequence) {
             return;
         }
+        SharedWatermark watermark = shared;
+        if (watermark != null) {
+            wakeFlusher(); // it exchanges the words more often while a commit waits
+        }
         lock.lock();
         try {
             while (durable < sequence) {
                 if (sequence >= lostFrom) {
                     throw new CommitLog.NotDurableException("wal failed: sequence=" + sequence + " durable=" + durable
                         + " lostFrom=" + lostFrom + " because: " + lostBecause);
+                }
+                if (sequence >= lostElsewhereFrom) {
+                    throw new CommitLog.NotDurableException("wal failed in another process: sequence=" + sequence
+                        + " durable=" + durable + " lostFrom=" + lostElsewhereFrom + " because: " + lostElsewhereBecause);
                 }
                 if (closed) {
                     throw new CommitLog.NotDurableException("wal closed: sequence=" + sequence + " durable=" + durable
@@ -649,13 +740,48 @@ public final class Wal implements CommitLog.Factory {
         }
     }
 
+    /** Sharing: has the one log's flusher exchange the words now rather than after its idle pause. */
+    private void wakeFlusher() {
+        for (ChronicleCommitLog log : logs) {
+            if (log != null) {
+                log.wakeFlusher();
+            }
+        }
+    }
+
+    /** Sharing: how long the flusher may wait for an append before it exchanges the words again; -1 when not sharing. */
+    long pollNanos() {
+        SharedWatermark watermark = shared;
+        if (watermark == null) {
+            return -1;
+        }
+        boolean waiting;
+        lock.lock();
+        try {
+            waiting = lock.hasWaiters(changed);
+        } finally {
+            lock.unlock();
+        }
+        return watermark.pauseNanos(waiting);
+    }
+
     /** {@link CommitLog#awaitAppendedDurable} of every log in the group. */
     void awaitAppendedDurable() {
         awaitDurable(appendedMark());
     }
 
-    /** {@link CommitLog#appendedMark}: the highest number appended so far in any log of the group. */
+    /**
+     * {@link CommitLog#appendedMark}: the highest number appended so far in any log of the group; with a
+     * watermark shared across processes, the commit counter as an exchange that begins after this call
+     * reads it (what was committed before may be another process's commit). That waits for the exchange
+     * (a round trip of the flusher's); partitioned mode, whose coordinators take marks, does not run
+     * across processes.
+     */
     long appendedMark() {
+        SharedWatermark watermark = shared;
+        if (watermark != null) {
+            return watermark.counterAfterNow(this::wakeFlusher);
+        }
         long highest = 0;
         for (ChronicleCommitLog log : logs) {
             if (log != null) {
@@ -672,6 +798,9 @@ public final class Wal implements CommitLog.Factory {
 
     /** ASYNC: {@code sequence} was appended (its log's append lock held). */
     void appended(long sequence) {
+        if (sharing) {
+            return; // the watermark is the words' minimum (SharedWatermark)
+        }
         lock.lock();
         try {
             long w = durable;
@@ -684,6 +813,9 @@ public final class Wal implements CommitLog.Factory {
 
     /** A flusher's report: {@code sequences[0, count)} are forced (SYNC). */
     void published(long[] sequences, int count) {
+        if (sharing) {
+            return; // the watermark is the words' minimum (SharedWatermark)
+        }
         lock.lock();
         try {
             long w = durable;
@@ -718,6 +850,11 @@ public final class Wal implements CommitLog.Factory {
             durable = next - 1;
             changed.signalAll();
         }
+    }
+
+    /** The lowest number this group's logs lost, MAX_VALUE while none. */
+    long lostFrom() {
+        return lostFrom;
     }
 
     /** Sequence number {@code sequence} will never be forced ({@code because} names the log and why). */

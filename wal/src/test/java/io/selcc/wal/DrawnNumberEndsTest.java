@@ -34,7 +34,8 @@ import static org.junit.jupiter.api.Timeout.ThreadMode.SEPARATE_THREAD;
  * <p>Planted bugs each case caught (shown failing by the timeout, the wait for node 1's number never
  * returning): the draw's exception propagated out of the append without counting a number lost (the
  * code before this change); the fault before the write and the one while publishing left outside the
- * append's failure handling, as {@code drawnElsewhere} and {@code group.appended} were.
+ * append's failure handling, as {@code drawnElsewhere} (a step the shared watermark of issue 28 removed
+ * since) and {@code group.appended} were.
  */
 @Timeout(value = 1, unit = TimeUnit.MINUTES, threadMode = SEPARATE_THREAD)
 class DrawnNumberEndsTest {
@@ -96,7 +97,7 @@ class DrawnNumberEndsTest {
 
     /**
      * Node 0's append fails at {@code at} after a number was drawn: before the write (where
-     * {@code drawnElsewhere} runs), or after it while the number is handed on (where SYNC queues it for
+     * {@code drawnElsewhere} ran), or after it while the number is handed on (where SYNC queues it for
      * the flusher and ASYNC publishes it, {@code group.appended}). Before the write the transaction may
      * abort ({@link CommitLog#FAILED}); after it the record is in the log ({@link CommitLog#OUTCOME_UNKNOWN}).
      */

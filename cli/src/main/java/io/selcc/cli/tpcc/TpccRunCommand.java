@@ -678,7 +678,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             throw new io.selcc.cli.CliFailure("cannot open the log: " + e.getMessage(), e);
         }
         if (log.wal() != null) {
-            log.wal().othersDrawNumbers(); // the other compute nodes draw commit numbers from the same counter
+            log.wal().shareWatermark(); // a commit is acknowledged once every process made the numbers up to it durable
         }
         try (log; Database db = TpccSetup.open(cluster, tpcc, null, 0)) {
             io.selcc.cli.ClusterRun control = io.selcc.cli.ClusterRun.join(db.cluster().fabric().endpoint(me),
