@@ -355,11 +355,14 @@ public final class DatabaseNode {
      * @throws io.selcc.fabric.NodeFailedException if this compute node crashed ({@link Database#crash})
      */
     public Transaction begin() {
-        return begin(cc.newAge());
+        return begin(cc.newAge(), 1);
     }
 
-    /** Starts an attempt of a transaction of wait-die age {@code age} (see {@link ConcurrencyControl#newAge()}). */
-    private Transaction begin(long age) {
+    /**
+     * Starts attempt {@code attempt} of a transaction of wait-die age {@code age} (see
+     * {@link ConcurrencyControl#begin(long, int)}).
+     */
+    private Transaction begin(long age, int attempt) {
         if (crashed) {
             throw new io.selcc.fabric.NodeFailedException(node.nodeId(), "compute node " + node.nodeId() + " has crashed");
         }
@@ -367,7 +370,7 @@ public final class DatabaseNode {
         try {
             // Counted from before the algorithm starts: TO's timestamp FAA is part of the transaction.
             CounterSnapshot start = node.counters().threadSnapshot();
-            return new Transaction(this, cc.begin(age), start, slot);
+            return new Transaction(this, cc.begin(age, attempt), start, slot);
         } catch (RuntimeException | Error e) {
             inFlight.ended(slot);
             throw e;
@@ -389,7 +392,7 @@ public final class DatabaseNode {
         Map<AbortReason, Integer> aborts = new EnumMap<>(AbortReason.class);
         long age = cc.newAge(); // every attempt keeps the first one's: under wait-die it grows oldest and wins
         for (int attempt = 1; ; attempt++) {
-            Transaction tx = begin(age);
+            Transaction tx = begin(age, attempt);
             T value = null;
             CommitOutcome outcome;
             try {

@@ -31,7 +31,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Wait-die is starvation-free only if a retried transaction keeps its first attempt's age (it then
  * becomes the oldest): {@link DatabaseNode#run} draws one age per logical transaction and passes it to
- * every attempt, while each {@link DatabaseNode#begin()} draws a new one.
+ * every attempt, while each {@link DatabaseNode#begin()} draws a new one. It also numbers the attempts
+ * (TO goes ahead from the fourth): shown failing with every attempt passed as the first.
  */
 class RetryKeepsAgeTest {
     @Test
@@ -53,6 +54,7 @@ class RetryKeepsAgeTest {
             node.run(tx -> 0);
             node.begin().abort();
             assertEquals(List.of(1L, 1L, 1L, 2L, 3L), provider.begun, "a new run and a new begin draw new ages");
+            assertEquals(List.of(1, 2, 3, 1, 1), provider.attempts, "each attempt is numbered within its run");
         }
     }
 
@@ -66,9 +68,13 @@ class RetryKeepsAgeTest {
         assertThrows(IllegalArgumentException.class, () -> LockWaitPolicy.byName("wound-wait"));
     }
 
-    /** Ages 1, 2, 3... and a record of the age every attempt began with; its transactions do nothing. */
+    /**
+     * Ages 1, 2, 3... and a record of the age and number every attempt began with; its transactions do
+     * nothing.
+     */
     private static final class RecordingProvider implements ConcurrencyControlProvider {
         final List<Long> begun = new ArrayList<>();
+        final List<Integer> attempts = new ArrayList<>();
         private final AtomicLong ages = new AtomicLong();
 
         @Override
@@ -96,7 +102,13 @@ class RetryKeepsAgeTest {
 
                 @Override
                 public CcTransaction begin(long age) {
+                    throw new AssertionError("the engine passes the attempt's number");
+                }
+
+                @Override
+                public CcTransaction begin(long age, int attempt) {
                     begun.add(age);
+                    attempts.add(attempt);
                     return new EmptyTransaction();
                 }
             };

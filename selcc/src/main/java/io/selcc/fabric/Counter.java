@@ -83,7 +83,14 @@ public enum Counter {
      * No-wait 2PL first latches found busy and waited for (a while) because the transaction held no latch
      * yet: it cannot close a waits-for cycle, so it waits instead of aborting.
      */
-    FIRST_LATCH_WAITS;
+    FIRST_LATCH_WAITS,
+    /**
+     * TO attempts that ran with the ahead token, a timestamp younger than every transaction beginning
+     * meanwhile: attempts of a transaction that kept failing (issue 28).
+     */
+    TO_AHEAD_ATTEMPTS,
+    /** Re-reads of a row an ahead TO attempt made waiting for an older writer's intent to go. */
+    TO_AHEAD_INTENT_WAITS;
 
     private static final Counter[] VALUES = values();
 

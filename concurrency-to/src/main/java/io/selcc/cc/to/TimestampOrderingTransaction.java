@@ -10,12 +10,14 @@ import io.selcc.engine.cc.RowViews;
 import io.selcc.engine.cc.WriteSet;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.engine.index.LeafView;
+import io.selcc.fabric.Counter;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 
 /**
@@ -40,11 +42,21 @@ import java.util.function.Predicate;
  * aborts if a younger transaction changed a leaf it covers (leaf write timestamp), and raises each
  * leaf's read timestamp; an index change at commit aborts if a younger transaction's predicate read
  * covered its leaf (read timestamp above ts), and raises the leaf's write timestamp.
+ *
+ * <p>An ahead attempt (a transaction that kept failing, {@link TimestampCounter}) follows the same rules
+ * with a timestamp younger than every transaction that begins while it runs; two things differ, both to
+ * keep the conflicts left to it from failing it: it waits (a while) for an older writer's intent instead
+ * of aborting, and it latches the leaves it reads in X and raises their read timestamps at once. It gives
+ * the token back when it ends, committed or not.
  */
 final class TimestampOrderingTransaction extends BufferingTransaction {
-    /** Low bits of a timestamp that name the compute node that drew it. */
-    static final int NODE_BITS = Integer.SIZE - Integer.numberOfLeadingZeros(io.selcc.fabric.Fabric.MAX_COMPUTE_NODES - 1);
-    static final int NODE_MASK = (1 << NODE_BITS) - 1;
+    /**
+     * Re-reads an ahead attempt makes of a row an older writer's intent is on, before it aborts: about
+     * 0.1 s, longer than a writer holds an intent unless it is stuck.
+     */
+    private static final int AHEAD_INTENT_WAITS = 1_000;
+    /** Pauses between those re-reads double from 1 us up to this. */
+    private static final long AHEAD_INTENT_PAUSE_MAX_NANOS = 100_000;
 
     private final long ts;
     private final TimestampGuard guard = new TimestampGuard();
@@ -52,18 +64,24 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
     private final List<long[]> coveredLeaves = new ArrayList<>();
     private AbortReason refusal;
 
-    TimestampOrderingTransaction(ComputeNode node, long ts) {
+    /** The counter that gave {@code ts}; an ahead attempt gives its token back through it. */
+    private final TimestampCounter timestamps;
+    /** This attempt took the ahead token and has not given it back yet. */
+    private boolean holdsAheadToken;
+
+    TimestampOrderingTransaction(ComputeNode node, long ts, TimestampCounter timestamps) {
         super(node);
         this.ts = ts;
+        this.timestamps = timestamps;
+        this.holdsAheadToken = TimestampCounter.isAhead(ts);
     }
 
-    /**
-     * The timestamp of the {@code counter}-th transaction, drawn on compute node {@code node}: the node in
-     * the low bits, so timestamps stay unique and ordered by the counter, and a write intent (whose
-     * owner's timestamp is the row's read timestamp) names the node of its owner.
-     */
-    static long timestamp(long counter, int node) {
-        return counter << NODE_BITS | node;
+    /** Gives the ahead token back once the attempt is over (a rollback, or a commit that ended either way). */
+    private void releaseAheadToken() {
+        if (holdsAheadToken) {
+            holdsAheadToken = false;
+            timestamps.releaseAhead();
+        }
     }
 
     /**
@@ -71,7 +89,7 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
      * whose owner's node crashed is nobody's (the owner never commits, and nothing else clears it).
      */
     private boolean liveIntent(TupleView row) {
-        return row.hasWriteIntent() && !node.peerCrashed((int) (row.readTimestamp() & NODE_MASK));
+        return row.hasWriteIntent() && !node.peerCrashed(TimestampCounter.nodeOf(row.readTimestamp()));
     }
 
     @Override
@@ -90,6 +108,28 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
      * one commits or rolls back.
      */
     private boolean readRow(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into, boolean toWrite) {
+        RowRead outcome = readRowOnce(table, rid, expected, into, toWrite);
+        // An ahead attempt waits (a while) for an older writer's intent instead of aborting: every writer
+        // beginning while it runs is older, so meeting intents is what could still make it fail. No cycle:
+        // the owner never waits for it (only the ahead attempt waits, and it holds no latch meanwhile).
+        for (int waits = 0; outcome == RowRead.OLDER_INTENT && holdsAheadToken && waits < AHEAD_INTENT_WAITS; waits++) {
+            node.counters().increment(Counter.TO_AHEAD_INTENT_WAITS);
+            LockSupport.parkNanos(Math.min(AHEAD_INTENT_PAUSE_MAX_NANOS, 1_000L << Math.min(waits, 20)));
+            outcome = readRowOnce(table, rid, expected, into, toWrite);
+        }
+        return switch (outcome) {
+            case READ -> true;
+            case ABSENT -> false;
+            // Roll back only with no latch held: the rollback latches this transaction's insert pages,
+            // which may be the page just read (latches are not reentrant).
+            case TOO_OLD -> throw abortWith(AbortReason.TIMESTAMP_TOO_OLD, "ts=" + ts);
+            case OLDER_INTENT -> throw abortWith(AbortReason.LOCK_CONFLICT, "ts=" + ts); // an older transaction writes it
+        };
+    }
+
+    /** One try of {@link #readRow}; no latch held when it returns. */
+    private RowRead readRowOnce(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into,
+                                boolean toWrite) {
         long pageAddress = table.pageOf(rid);
         int slot = table.slotOf(rid);
         boolean exclusive = toWrite;
@@ -106,18 +146,17 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
             exclusive = true;
             row = RowViews.of(table).wrap(page, slot);
         }
-        AbortReason refused;
         try {
             // First the slot's write timestamp, whatever the slot holds: a younger delete (or a younger
             // insert into the freed slot) means this transaction should still see the row it looks for.
             if (row.version() > ts) {
-                refused = AbortReason.TIMESTAMP_TOO_OLD;
+                return RowRead.TOO_OLD;
             } else if (!row.isVisible() || !expected.test(row)) {
-                return false;
+                return RowRead.ABSENT;
             } else if (liveIntent(row) && row.readTimestamp() < ts) {
-                refused = AbortReason.LOCK_CONFLICT; // an older transaction writes it at its commit
+                return RowRead.OLDER_INTENT;
             } else if (toWrite && row.readTimestamp() > ts) {
-                refused = AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction read it
+                return RowRead.TOO_OLD; // a younger transaction read it
             } else {
                 if (exclusive && row.hasWriteIntent() && !liveIntent(row)) {
                     // A crashed node's intent: raising the read timestamp below would make it look like one
@@ -131,19 +170,36 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                     row.writeIntent(true);
                 }
                 row.copyTo(into);
-                return true;
+                return RowRead.READ;
             }
         } finally {
             node.unlock(page);
         }
-        // Roll back only with no latch held: the rollback latches this transaction's insert pages,
-        // which may be the page just read (latches are not reentrant).
-        throw abortWith(refused, "ts=" + ts);
+    }
+
+    /** What one try of a row read found. */
+    private enum RowRead {
+        /** Copied (and marked: read timestamp, write intent). */
+        READ,
+        /** No row, or not the expected one. */
+        ABSENT,
+        /** A younger transaction wrote the slot, or (to write it) read the row. */
+        TOO_OLD,
+        /** An older transaction's write intent: it writes the row at its commit. */
+        OLDER_INTENT
     }
 
     /** Takes back the write intents of a transaction that rolls back before its commit. */
     @Override
     protected void rolledBack() {
+        try {
+            dropIntents();
+        } finally {
+            releaseAheadToken();
+        }
+    }
+
+    private void dropIntents() {
         LongMap<WriteSet.Entry> entries = writes.entries();
         for (int at = 0; at < entries.size(); at++) {
             long rid = entries.keyAt(at);
@@ -271,11 +327,20 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         }
     }
 
-    /** Plain short latches; the TO rules on leaf timestamps. */
+    @Override
+    protected void afterRelease() {
+        releaseAheadToken();
+    }
+
+    /**
+     * Plain short latches; the TO rules on leaf timestamps. An ahead attempt latches the leaves it reads
+     * in X and raises their read timestamps at once ({@link #onRead}): otherwise an older writer could
+     * change one between the read and {@link #indexReadDone}, the one conflict left that makes it abort.
+     */
     private final class TimestampGuard implements LeafGuard {
         @Override
         public GclHandle latch(ComputeNode computeNode, long address, boolean exclusive, boolean mayRefuse) {
-            return exclusive ? computeNode.xLock(address) : computeNode.sLock(address);
+            return exclusive || holdsAheadToken ? computeNode.xLock(address) : computeNode.sLock(address);
         }
 
         @Override
@@ -289,7 +354,11 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
                 refusal = AbortReason.TIMESTAMP_TOO_OLD; // a younger transaction changed this range
                 return false;
             }
-            coveredLeaves.add(new long[] {leaf.address(), leaf.version()});
+            if (leaf.handle().isExclusive()) {
+                leaf.raiseReadTimestamp(ts);
+            } else {
+                coveredLeaves.add(new long[] {leaf.address(), leaf.version()});
+            }
             return true;
         }
 

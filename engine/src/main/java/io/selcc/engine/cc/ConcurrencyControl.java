@@ -27,6 +27,16 @@ public interface ConcurrencyControl {
     }
 
     /**
+     * Starts attempt {@code attempt} (1 for the first) of a transaction whose age {@link #newAge()} gave:
+     * {@link io.selcc.engine.DatabaseNode#run} counts the attempts of one logical transaction, so an
+     * algorithm can treat one that keeps failing differently (TO's ahead token). By default the number
+     * is not used.
+     */
+    default CcTransaction begin(long age, int attempt) {
+        return begin(age);
+    }
+
+    /**
      * How a crash repair on this node stamps the crashed node's lines it restores: versions as change
      * counts unless the algorithm's stamps are timestamps (TO).
      */
