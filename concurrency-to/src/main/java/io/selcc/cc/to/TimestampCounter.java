@@ -45,7 +45,7 @@ final class TimestampCounter {
     /** The bit of a timestamp taken with the ahead token. */
     static final long AHEAD_BIT = 1L << NODE_BITS;
     private static final int COUNTER_SHIFT = NODE_BITS + 1;
-    private static final int HOLDER_SHIFT = 56;
+    static final int HOLDER_SHIFT = 56;
     private static final long COUNTER_MASK = (1L << HOLDER_SHIFT) - 1;
     /**
      * How far ahead of its draw an ahead attempt's timestamp is: it stays younger than the next 262,144
@@ -95,7 +95,7 @@ final class TimestampCounter {
 
     /** A normal attempt's timestamp: one FAA. */
     long draw() {
-        return timestamp((node.faa(address, 1) + 1) & COUNTER_MASK, node.nodeId());
+        return timestamp(checked(node.faa(address, 1) + 1) & COUNTER_MASK, node.nodeId());
     }
 
     /**
@@ -114,7 +114,7 @@ final class TimestampCounter {
         if (aheadHolder == Thread.currentThread()) {
             return draw();
         }
-        long word = node.faa(address, 1) + 1;
+        long word = checked(node.faa(address, 1) + 1);
         long mine = (long) (node.nodeId() + 1) << HOLDER_SHIFT;
         for (int looks = 1; looks <= TOKEN_WAIT_POLLS; looks++) {
             int holder = (int) (word >>> HOLDER_SHIFT);
@@ -144,7 +144,28 @@ final class TimestampCounter {
      */
     void releaseAhead() {
         aheadHolder = null;
-        node.faa(address, AHEAD_DISTANCE - ((long) (node.nodeId() + 1) << HOLDER_SHIFT));
+        long mine = (long) (node.nodeId() + 1) << HOLDER_SHIFT;
+        long word = node.faa(address, 0);
+        while (word >>> HOLDER_SHIFT == node.nodeId() + 1) {
+            // A compare-and-swap, not a blind subtraction: a survivor that took this node for crashed may
+            // have taken the token over meanwhile (in one process a crash marks the node before it is
+            // fenced), and subtracting this node's id from its holder field would name somebody else.
+            long witnessed = node.cas(address, word, checked(word - mine + AHEAD_DISTANCE));
+            if (witnessed == word) {
+                return;
+            }
+            word = witnessed;
+        }
+        node.faa(address, AHEAD_DISTANCE); // taken over: only the counter moves past this attempt's timestamp
+    }
+
+    /** {@code word} if its counter has room left, else a fatal failure (the counter would run into the holder field). */
+    private static long checked(long word) {
+        if ((word & COUNTER_MASK) > COUNTER_MASK - 4 * AHEAD_DISTANCE) {
+            throw new IllegalStateException("TO's timestamp counter is exhausted (2^56 draws): counter word 0x"
+                + Long.toHexString(word));
+        }
+        return word;
     }
 
     /**

@@ -105,6 +105,38 @@ class TimestampCounterTest {
         }
     }
 
+    /**
+     * A holder's release that lands after a survivor took its token over (in one process a crash marks the
+     * node crashed before it is fenced, so the holder's own release can still be on its way) leaves the
+     * survivor holding it, and the survivor's release then frees it.
+     *
+     * <p>Planted bug this caught (found in review): the release as a blind subtraction of the holder's id
+     * turned the survivor's holder field (3) into 1, naming node 0, which never releases: the token was
+     * lost for good.
+     */
+    @Test
+    void aReleaseAfterATakeoverLeavesTheNewHolderIntact() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(3).build()) {
+            long word = counterWord(cluster);
+            ComputeNode memory = cluster.node(0);
+            TimestampCounter first = new TimestampCounter(cluster.node(1), word);
+            TimestampCounter survivor = new TimestampCounter(cluster.node(2), word);
+            long lost = first.drawAhead();
+            // Node 2 takes the token over, as a survivor does from a holder it takes for crashed.
+            long before = memory.faa(word, 0);
+            assertEquals(2, before >>> TimestampCounter.HOLDER_SHIFT, "node 1 holds it");
+            long swapped = before - (2L << TimestampCounter.HOLDER_SHIFT) + (3L << TimestampCounter.HOLDER_SHIFT);
+            assertEquals(before, memory.cas(word, before, swapped));
+            first.releaseAhead(); // node 1's release, late
+            assertEquals(3, memory.faa(word, 0) >>> TimestampCounter.HOLDER_SHIFT, "node 2 still holds the token");
+            assertTrue(survivor.draw() > lost, "the counter moved past the late holder");
+            survivor.releaseAhead();
+            assertEquals(0, memory.faa(word, 0) >>> TimestampCounter.HOLDER_SHIFT, "freed");
+            long next = new TimestampCounter(cluster.node(0), word).drawAhead();
+            assertTrue(TimestampCounter.isAhead(next), "and taken again at once");
+        }
+    }
+
     /** A crash repair stamps above every timestamp drawn, a holder's that never ended included. */
     @Test
     void aRepairStampsAboveEveryTimestampDrawn() {

@@ -114,8 +114,11 @@ public abstract class BufferingTransaction implements CcTransaction {
     public final void abort(AbortReason reason) {
         if (active) {
             active = false;
-            writes.freeInserts();
-            rolledBack();
+            try {
+                writes.freeInserts();
+            } finally {
+                rolledBack(); // also when freeing failed: what the algorithm holds (TO's ahead token) is let go
+            }
             writes.recycle();
         }
     }
@@ -193,10 +196,13 @@ public abstract class BufferingTransaction implements CcTransaction {
             installed = true;
             return CommitOutcome.COMMITTED;
         } finally {
-            commitEnded(latched, latchedAll, installed);
-            releaseChangedLeaves();
-            writes.releaseLatched();
-            afterRelease();
+            try {
+                commitEnded(latched, latchedAll, installed);
+                releaseChangedLeaves();
+                writes.releaseLatched();
+            } finally {
+                afterRelease(); // also when releasing failed (a fatal condition): TO's ahead token must not leak
+            }
             writes.recycle(); // the transaction is over: its row images go back to the thread's pool
         }
     }
