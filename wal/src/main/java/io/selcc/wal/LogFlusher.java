@@ -70,6 +70,11 @@ final class LogFlusher implements Runnable {
         } catch (IOException | RuntimeException | Error e) {
             // Nothing this batch covered, nor anything appended after it, can be trusted to the disk.
             log.flusherFailed(batch.count > 0 ? batch.sequences[0] : log.lastAppended() + 1, e);
+            SharedWatermark shared = group.shared();
+            if (shared != null) {
+                // The other processes would otherwise wait for ever for this node's word (found in review).
+                shared.flusherFailed(group.lostFrom(), e);
+            }
         } finally {
             closeChannel();
             log.flusherStopped();

@@ -45,9 +45,13 @@ record RepairMarker(int node, long takenThrough, long forcedThrough, long drawnT
         return Arrays.binarySearch(voids, sequence) >= 0;
     }
 
-    /** Whether a record of this node numbered {@code sequence} was appended after the repair read the log. */
+    /**
+     * Whether a record of this node numbered {@code sequence} was appended after the repair read the log:
+     * above what it took, and at most what was drawn when it was fenced (a fenced process draws nothing
+     * more), so records a later life of the node id could log are never taken for late.
+     */
     boolean late(long sequence) {
-        return sequence > takenThrough;
+        return sequence > takenThrough && sequence <= drawnThrough;
     }
 
     /** Writes this marker into the log directory {@code directory}, durably, through {@code forcing}. */

@@ -187,8 +187,9 @@ final class SharedWatermark {
         try {
             long after = begun; // one in flight now may have read the counter before this call
             while (ended <= after) {
-                if (broken != null) {
-                    throw new CommitLog.NotDurableException("compute node " + words.computeNode() + ": " + broken);
+                if (broken != null || stopped != null) {
+                    throw new CommitLog.NotDurableException("compute node " + words.computeNode() + ": "
+                        + (broken != null ? broken : stopped));
                 }
                 lock.unlock();
                 try {
@@ -200,11 +201,38 @@ final class SharedWatermark {
                     exchanged.awaitUninterruptibly();
                 }
             }
+            if (broken != null) {
+                // The exchange that ended the wait broke: its counter was never read, and counterEnded is an
+                // older exchange's, which may be below what the caller read (found in review).
+                throw new CommitLog.NotDurableException("compute node " + words.computeNode() + ": " + broken);
+            }
             return counterEnded;
         } finally {
             lock.unlock();
         }
     }
+
+    /**
+     * The log's flusher failed (a force or a write): publishes, once, that every number from
+     * {@code lostFrom} on is lost (all below it were forced), so the other processes refuse to acknowledge
+     * past it instead of waiting for a word that never moves again, and stops: a read-only commit here
+     * that waits for an exchange is refused. Flusher thread.
+     */
+    void flusherFailed(long lostFrom, Throwable cause) {
+        if (broken == null && lostFrom != Long.MAX_VALUE) {
+            exchange(DurabilityWord.of(lostFrom - 1, true));
+        }
+        lock.lock();
+        try {
+            stopped = "the log's flusher failed (" + cause + "): no more exchanges";
+            exchanged.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Set once the flusher failed: nothing is exchanged any more ({@link #counterAfterNow} refuses). */
+    private volatile String stopped;
 
     /**
      * The log closes, everything it appended forced: its node counts no more ({@link DurabilityWord#OUT}),
