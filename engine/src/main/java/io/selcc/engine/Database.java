@@ -546,8 +546,7 @@ public final class Database implements AutoCloseable {
         try {
             return repair.join();
         } catch (java.util.concurrent.CompletionException e) {
-            throw new IllegalStateException("the repair of crashed compute node " + computeNode + " failed: "
-                + e.getCause(), e.getCause());
+            throw new io.selcc.cache.RepairFailedException(computeNode, String.valueOf(e.getCause()), e.getCause());
         }
     }
 

@@ -252,7 +252,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         }
         return false;
     }
-    /** Crashed nodes whose repair failed, with why (see {@link SelccCluster#repairFailed}). */
+    /** Crashed nodes whose repair failed, with the reason (see {@link SelccCluster#repairFailed}). */
     final java.util.Map<Integer, String> failedRepairs = new java.util.concurrent.ConcurrentHashMap<>();
     /** Told the id of a peer that a message could not reach (it was fenced); set by the cluster. */
     volatile java.util.function.IntConsumer peerFailures = node -> { };

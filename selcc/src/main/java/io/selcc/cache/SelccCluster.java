@@ -431,12 +431,11 @@ public final class SelccCluster implements AutoCloseable {
 
     /**
      * The repair of crashed node {@code crashedNode} failed: from now on a survivor that meets one of its
-     * lines throws {@link IllegalStateException} with {@code reason} instead of waiting for ever.
+     * lines throws {@link RepairFailedException} with {@code reason} instead of waiting for ever.
      */
     public void repairFailed(int crashedNode, String reason) {
-        String message = "the repair of crashed compute node " + crashedNode + " failed: " + reason;
         for (AbstractComputeNode node : hosted()) {
-            node.failedRepairs.put(crashedNode, message);
+            node.failedRepairs.put(crashedNode, reason);
         }
     }
 

@@ -954,7 +954,7 @@ final class SelccNode extends AbstractComputeNode {
         }
         String failedRepair = failedRepairs.get(e.node());
         if (failedRepair != null) {
-            throw new IllegalStateException(failedRepair, e); // the line will never be freed: a fatal condition
+            throw new RepairFailedException(e.node(), failedRepair, e); // the line will never be freed: fatal
         }
         peerFailures.accept(e.node());
         // The caller lets go of its frame (the survivor that adopts the line may need it, on this node)

@@ -27,6 +27,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * wait for in-flight verbs removed, an add landed after fence returned (round 14 of 300).
  */
 class CrashedNodeTest {
+    /**
+     * Once the repair of a crashed node failed, a survivor that needs one of its lines fails with
+     * {@link RepairFailedException} naming the node and why (a type the command line tells apart without
+     * reading the message: before, a plain IllegalStateException it matched by its text).
+     */
+    @Test
+    @Timeout(60)
+    void aLineOfANodeWhoseRepairFailedFailsWithItsOwnType() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64).build()) {
+            ComputeNode survivor = cluster.node(0);
+            ComputeNode dead = cluster.node(1);
+            long held = survivor.allocate();
+            cluster.flushCaches();
+            dead.unlock(dead.xLock(held)); // lazy release: the dead node keeps X
+            cluster.crash(1);
+            cluster.repairFailed(1, "planted: no log to restore it from");
+            RepairFailedException e = assertThrows(RepairFailedException.class, () -> survivor.xLock(held));
+            assertEquals(1, e.crashedNode());
+            assertEquals("the repair of crashed compute node 1 failed: planted: no log to restore it from", e.getMessage());
+        }
+    }
+
     @Test
     @Timeout(60)
     void survivorsWaitForALineOfTheCrashedNodeUntilOneAdoptsIt() throws Exception {

@@ -841,12 +841,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             if (!db.cluster().hosts(n) && db.cluster().crashed(n)) {
                 io.selcc.cli.ClusterRun.failIfAMemoryNodeIsLost(db.cluster(), db.cluster().liveNode());
                 Throwable root = e;
-                while (root.getCause() != null && root.getCause() != root) {
-                    if (root instanceof IllegalStateException && root.getMessage() != null
-                        && root.getMessage().contains("repair of crashed compute node")) {
-                        break;
-                    }
-                    root = root.getCause();
+                while (root.getCause() != null && root.getCause() != root
+                    && !(root instanceof io.selcc.cache.RepairFailedException)) {
+                    root = root.getCause(); // the repair's failure names the node and why; else the deepest cause
                 }
                 return new io.selcc.cli.CliFailure("compute node " + n + "'s process is gone and the run cannot go on: "
                     + root.getMessage(), e);
