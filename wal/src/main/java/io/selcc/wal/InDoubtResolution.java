@@ -3,15 +3,11 @@ package io.selcc.wal;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.stream.Stream;
 
 /**
  * The part of a recovery that reads partitioned mode's two-phase-commit logs ({@link TwoPhaseLog}, one
@@ -92,14 +88,6 @@ final class InDoubtResolution {
     }
 
     private static List<Path> directories(Path logs) {
-        if (!Files.isDirectory(logs)) {
-            return List.of();
-        }
-        try (Stream<Path> entries = Files.list(logs)) {
-            return entries.filter(Files::isDirectory)
-                .filter(p -> p.getFileName().toString().startsWith(TwoPhaseLog.DIRECTORY_PREFIX)).sorted().toList();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot list the two-phase-commit logs in " + logs, e);
-        }
+        return Recovery.subdirectories(logs, TwoPhaseLog.DIRECTORY_PREFIX);
     }
 }

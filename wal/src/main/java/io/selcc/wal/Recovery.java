@@ -181,7 +181,7 @@ public final class Recovery {
         long[] voids = markers.values().stream().flatMapToLong(m -> java.util.Arrays.stream(m.voids())).sorted().distinct().toArray();
         try {
             java.util.PriorityQueue<Head> heads = new java.util.PriorityQueue<>(Comparator.comparingLong(h -> h.record.sequence()));
-            for (Path nodeDirectory : nodeDirectories(logs)) {
+            for (Path nodeDirectory : subdirectories(logs, "node-")) {
                 LogReader.Cursor cursor = LogReader.open(nodeDirectory);
                 cursors.add(cursor);
                 LogRecord first = cursor.next();
@@ -339,12 +339,13 @@ public final class Recovery {
     private record Head(LogRecord record, LogReader.Cursor cursor) {
     }
 
-    private static List<Path> nodeDirectories(Path logs) {
+    /** The subdirectories of {@code logs} whose names start with {@code prefix}, in name order (none if it is absent). */
+    static List<Path> subdirectories(Path logs, String prefix) {
         if (!Files.isDirectory(logs)) {
             return List.of();
         }
         try (Stream<Path> entries = Files.list(logs)) {
-            return entries.filter(Files::isDirectory).filter(p -> p.getFileName().toString().startsWith("node-"))
+            return entries.filter(Files::isDirectory).filter(p -> p.getFileName().toString().startsWith(prefix))
                 .sorted().toList();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list the logs in " + logs, e);
@@ -357,15 +358,19 @@ public final class Recovery {
      */
     public static void removeLogs(Path dataDirectory) {
         Path logs = logDirectory(dataDirectory);
-        if (!Files.exists(logs)) {
-            return;
+        if (Files.exists(logs)) {
+            deleteTree(logs);
         }
-        try (Stream<Path> paths = Files.walk(logs)) {
+    }
+
+    /** Deletes {@code tree} and everything in it. */
+    static void deleteTree(Path tree) {
+        try (Stream<Path> paths = Files.walk(tree)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);
             }
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove the replayed logs in " + logs, e);
+            throw new UncheckedIOException("cannot remove " + tree, e);
         }
     }
 

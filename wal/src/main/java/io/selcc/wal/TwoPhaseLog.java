@@ -131,20 +131,13 @@ public final class TwoPhaseLog implements AutoCloseable {
      * missing, and apply their old images over later writes).
      */
     public static void removeAll(Path root) {
-        if (!Files.isDirectory(root)) {
-            return;
+        for (Path log : Recovery.subdirectories(root, DIRECTORY_PREFIX)) {
+            Recovery.deleteTree(log);
         }
-        try (java.util.stream.Stream<Path> entries = Files.list(root)) {
-            for (Path log : entries.filter(p -> p.getFileName().toString().startsWith(DIRECTORY_PREFIX)).toList()) {
-                try (java.util.stream.Stream<Path> paths = Files.walk(log)) {
-                    for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                        Files.delete(path);
-                    }
-                }
-            }
+        try {
             FileForcing.DISK.force(root, true);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove the two-phase-commit logs in " + root, e);
+            throw new UncheckedIOException("cannot force the log directory " + root, e);
         }
     }
 
@@ -159,8 +152,15 @@ public final class TwoPhaseLog implements AutoCloseable {
      */
     static String forEachRecord(Path directory, java.util.function.BiConsumer<Byte, LogRecord> sink) {
         try (SingleChronicleQueue queue = SingleChronicleQueueBuilder.binary(directory).rollCycle(Wal.rollCycle())
-                .readOnly(true).build();
-             ExcerptTailer tailer = queue.createTailer()) {
+                .readOnly(true).build()) {
+            return forEachRecord(queue, directory, sink);
+        }
+    }
+
+    /** {@link #forEachRecord(Path, java.util.function.BiConsumer)} over an open queue of {@code directory}. */
+    private static String forEachRecord(SingleChronicleQueue queue, Path directory,
+                                        java.util.function.BiConsumer<Byte, LogRecord> sink) {
+        try (ExcerptTailer tailer = queue.createTailer()) {
             CRC32C crc = new CRC32C();
             byte[] buffer = new byte[4096];
             long read = 0;
@@ -325,32 +325,13 @@ public final class TwoPhaseLog implements AutoCloseable {
 
     /** Reads every good record; stops at the first damaged one (a torn tail). */
     private void readBack() {
-        try (ExcerptTailer tailer = queue.createTailer()) {
-            while (true) {
-                try (DocumentContext document = tailer.readingDocument()) {
-                    if (!document.isPresent()) {
-                        return;
-                    }
-                    Bytes<?> bytes = document.wire().bytes();
-                    int length = (int) Math.min(bytes.readRemaining(), Integer.MAX_VALUE);
-                    if (buffer.length < length) {
-                        buffer = new byte[Math.max(length, 2 * buffer.length)];
-                    }
-                    bytes.read(buffer, 0, length);
-                    if (LogRecordLayout.check(buffer, length, crc, LogRecordLayout.KIND_PREPARE,
-                            LogRecordLayout.KIND_DECISION) != LogRecordLayout.Damage.NONE) {
-                        return;
-                    }
-                    byte kind = buffer[LogRecordLayout.KIND_OFFSET];
-                    LogRecord record = LogRecordLayout.decode(buffer, length);
-                    if (kind == LogRecordLayout.KIND_DECISION) {
-                        committed.add(record.sequence());
-                    } else {
-                        preparedAtOpen.put(record.sequence(), record);
-                    }
-                }
+        forEachRecord(queue, directory, (kind, record) -> {
+            if (kind == LogRecordLayout.KIND_DECISION) {
+                committed.add(record.sequence());
+            } else {
+                preparedAtOpen.put(record.sequence(), record);
             }
-        }
+        });
     }
 
     @Override
