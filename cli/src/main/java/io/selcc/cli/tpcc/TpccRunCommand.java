@@ -115,7 +115,7 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     @Option(names = "--checkpoint-every", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
         description = "With --data-dir and its log: also write a checkpoint every DURATION while the terminals run"
-            + " (recovery then replays only the log after the newest). Default: only at the end.")
+            + " (recovery then replays only the log after the newest); not in partitioned mode. Default: only at the end.")
     private java.time.Duration checkpointEvery;
 
     @Option(names = "--crash-node", paramLabel = "N",
