@@ -21,8 +21,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * on, so a participant could vote yes on a prepare record written after a damaged one, which a recovery
  * never reads), and what it holds reads back in order.
  *
- * <p>Planted bug this caught: without the failed state the second prepare was forced and acknowledged
- * (the test's {@code assertThrows} failed).
+ * <p>Planted bugs these caught: without the failed state the second prepare was forced and acknowledged
+ * (the test's {@code assertThrows} failed); {@code removeAll} taking every subdirectory removed the commit
+ * log's too.
  */
 class TwoPhaseLogTest {
     @Test
