@@ -288,7 +288,7 @@ final class ChronicleCommitLog implements CommitLog {
 
     @Override
     public void awaitMarkDurable(long mark) {
-        group.awaitMarkDurable(mark);
+        group.awaitDurable(mark); // a mark is a sequence number: every number up to it
     }
 
     /**

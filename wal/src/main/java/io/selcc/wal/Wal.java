@@ -791,11 +791,6 @@ public final class Wal implements CommitLog.Factory {
         return highest;
     }
 
-    /** {@link CommitLog#awaitMarkDurable}: every number up to {@code mark} is durable. */
-    void awaitMarkDurable(long mark) {
-        awaitDurable(mark);
-    }
-
     /** ASYNC: {@code sequence} was appended (its log's append lock held). */
     void appended(long sequence) {
         if (sharing) {
