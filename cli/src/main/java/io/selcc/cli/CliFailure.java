@@ -18,11 +18,6 @@ public final class CliFailure extends RuntimeException {
      * said, such as "No space left on device"), for a one-line report.
      */
     public static String withRootCause(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null && root.getCause() != root) {
-            root = root.getCause();
-        }
-        return root == e || root.getMessage() == null || String.valueOf(e.getMessage()).contains(root.getMessage())
-            ? String.valueOf(e.getMessage()) : e.getMessage() + " (" + root.getMessage() + ")";
+        return io.selcc.tpcc.run.RunFailedException.withRootCause(e);
     }
 }

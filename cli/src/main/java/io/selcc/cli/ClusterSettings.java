@@ -73,11 +73,28 @@ public record ClusterSettings(
      * local: nothing (the builder makes its own in-JVM fabric).
      */
     public void applyFabric(SelccCluster.Builder builder, long bytesPerMemoryNode) {
-        if (clusterMap != null) {
-            builder.fabric(io.selcc.fabric.tcp.TcpFabric.connect(clusterMap, java.util.Set.of(node), FabricLauncher.FABRIC_TIMEOUT));
-        } else if (fabric == FabricChoice.TCP) {
-            builder.fabric(FabricLauncher.launch(this, bytesPerMemoryNode));
+        io.selcc.tpcc.run.ClusterSpec.FabricSource source = fabricSource();
+        if (source != null) {
+            builder.fabric(source.open(bytesPerMemoryNode));
         }
+    }
+
+    /** What opens the fabric of these settings: null for local (the cluster makes its own in-JVM fabric). */
+    private io.selcc.tpcc.run.ClusterSpec.FabricSource fabricSource() {
+        if (clusterMap != null) {
+            return bytes -> io.selcc.fabric.tcp.TcpFabric.connect(clusterMap, java.util.Set.of(node), FabricLauncher.FABRIC_TIMEOUT);
+        }
+        return fabric == FabricChoice.TCP ? bytes -> FabricLauncher.launch(this, bytes) : null;
+    }
+
+    /**
+     * These settings as a TPC-C run's cluster; {@code cacheGiven}: the cache is {@link #cacheFrames} as
+     * given, else the run's default (which grows with the terminals).
+     */
+    public io.selcc.tpcc.run.ClusterSpec toSpec(boolean cacheGiven) {
+        return new io.selcc.tpcc.run.ClusterSpec(access, computeNodes, memoryNodes, threads, gclSize,
+            cacheGiven ? cacheFrames : 0, rttNanos, gbps, fairness,
+            new io.selcc.tpcc.run.ClusterSpec.Placement(fabric.label(), processes(), node, fabricSource()));
     }
 
     public LatencyModel latency() {

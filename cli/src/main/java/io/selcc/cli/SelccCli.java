@@ -73,12 +73,21 @@ public final class SelccCli implements Runnable {
             return ExitCode.SOFTWARE;
         }
         err.println(failed.getCommandSpec().qualifiedName() + ": failed: " + ex.getMessage());
-        if (!(ex instanceof CliFailure)) {
+        if (!expected(ex)) {
             // Anything else is a bug in the benchmark or the protocol: keep the trace for the report.
             ex.printStackTrace(err);
         }
         err.flush();
         return ExitCode.SOFTWARE;
+    }
+
+    /**
+     * Whether {@code ex} is an expected failure, reported in one line without a trace: the command line's
+     * own, a TPC-C run's, or a run of compute-node processes that could not go on together.
+     */
+    private static boolean expected(Exception ex) {
+        return ex instanceof CliFailure || ex instanceof io.selcc.tpcc.run.RunFailedException
+            || ex instanceof io.selcc.fabric.tcp.ClusterRunException;
     }
 
     /** The version from the jar manifest (set by the shade plugin); "dev" when run from classes. */

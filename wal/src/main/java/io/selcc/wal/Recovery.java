@@ -364,7 +364,7 @@ public final class Recovery {
     }
 
     /** Deletes {@code tree} and everything in it. */
-    static void deleteTree(Path tree) {
+    public static void deleteTree(Path tree) {
         try (Stream<Path> paths = Files.walk(tree)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(path);

@@ -1,6 +1,6 @@
 package io.selcc.cli.micro;
 
-import io.selcc.cli.ClusterRun;
+import io.selcc.fabric.tcp.ClusterRun;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.fabric.PendingReply;
 import io.selcc.cache.SelccCluster;

@@ -18,7 +18,15 @@ public final class TpccCheckCommand extends TpccDatabaseCommand {
     @Override
     Integer runLocked() {
         if (tpcc.dataDir != null) {
-            DataDir.forRecovery(tpcc.dataDir, tpcc, spec.commandLine());
+            io.selcc.tpcc.run.DataDir.Kept kept = hold(() -> io.selcc.tpcc.run.DataDir.open(tpcc.dataDir));
+            if (spec.commandLine().getParseResult().hasMatchedOption("--warehouses")) {
+                io.selcc.tpcc.run.RunSpec.Violation differing = io.selcc.tpcc.run.DataDir.differingWarehouses(
+                    tpcc.dataDir, kept.properties(), tpcc.warehouses);
+                TpccRunCommand.refuse(spec.commandLine(), differing == null ? java.util.List.of() : java.util.List.of(differing));
+            }
+            tpcc.warehouses = kept.warehouses();
+            tpcc.partitions = kept.partitions();
+            tpcc.recoveredBytes = kept.recoveredBytes();
         }
         if (json != null) {
             String problem = io.selcc.cli.JsonFile.whyNotWritable(json);

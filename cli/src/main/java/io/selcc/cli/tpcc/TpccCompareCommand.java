@@ -6,6 +6,9 @@ import io.selcc.cli.JsonFile;
 import io.selcc.cli.JsonWriter;
 import io.selcc.cli.SelccCli;
 import io.selcc.tpcc.driver.DriverResult;
+import io.selcc.tpcc.run.ModeReport;
+import io.selcc.tpcc.run.RunOutcome;
+import io.selcc.tpcc.run.RunSpec;
 import io.selcc.tpcc.driver.TypeStats;
 import io.selcc.tpcc.txn.TxnType;
 import org.knowm.xchart.XYChart;
@@ -114,13 +117,11 @@ public final class TpccCompareCommand implements Callable<Integer> {
             }
         }
         Path runs = prepareOut(cl);
+        RunSpec base = baseSpec();
         // Every flag checked as each run would, before the first one loads anything.
         for (int share : points) {
             for (String mode : MODES) {
-                int exit = validate(cl, modeArgs(mode, share));
-                if (exit != 0) {
-                    return exit;
-                }
+                TpccRunCommand.refuse(runLine, modeSpec(base, mode, share, null).validate());
             }
         }
         PrintWriter say = cl.getOut();
@@ -131,16 +132,14 @@ public final class TpccCompareCommand implements Callable<Integer> {
             List<String> order = i % 2 == 0 ? MODES : MODES.reversed();
             for (String mode : order) {
                 Path log = runs.resolve(mode + "-" + share + ".txt");
-                List<String> extra = modeArgs(mode, share);
+                Path kept = null;
                 if (keepDataDirs) {
-                    Path kept = dataDir(mode, share);
+                    kept = dataDir(mode, share);
                     if (!load(cl, mode, kept, log)) {
                         return lastExit;
                     }
-                    extra = new ArrayList<>(extra);
-                    extra.addAll(List.of("--data-dir", kept.toString()));
                 }
-                Point p = runOnce(cl, extra, mode, Integer.toString(share), share, log);
+                Point p = runOnce(cl, modeSpec(base, mode, share, kept), mode, Integer.toString(share), share, log);
                 if (p == null) {
                     return lastExit;
                 }
@@ -165,7 +164,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
     private String parameters;
 
     /** {@code --compare-access}: every algorithm with SELCC and with SEL. */
-    private int compareAccess(CommandLine cl) throws IOException {
+    private int compareAccess(CommandLine cl) throws IOException, InterruptedException {
         List<String> algorithms = new ArrayList<>();
         for (String cc : ccs.split(",", -1)) {
             String name = cc.strip().toLowerCase(Locale.ROOT);
@@ -183,13 +182,11 @@ public final class TpccCompareCommand implements Callable<Integer> {
             }
         }
         Path runs = prepareOut(cl);
+        RunSpec base = baseSpec();
         List<String> accesses = List.of("selcc", "sel");
         for (String cc : algorithms) {
             for (String access : accesses) {
-                int exit = validate(cl, List.of("--cc", cc, "--access", access));
-                if (exit != 0) {
-                    return exit;
-                }
+                TpccRunCommand.refuse(runLine, accessSpec(base, cc, access).validate());
             }
         }
         PrintWriter say = cl.getOut();
@@ -197,7 +194,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
         for (int i = 0; i < algorithms.size(); i++) {
             String cc = algorithms.get(i);
             for (String access : i % 2 == 0 ? accesses : accesses.reversed()) {
-                Point p = runOnce(cl, List.of("--cc", cc, "--access", access), access, cc, -1,
+                Point p = runOnce(cl, accessSpec(base, cc, access), access, cc, -1,
                     runs.resolve("access-" + cc + "-" + access + ".txt"));
                 if (p == null) {
                     return lastExit;
@@ -343,69 +340,82 @@ public final class TpccCompareCommand implements Callable<Integer> {
         return true;
     }
 
-    private static List<String> modeArgs(String mode, int share) {
-        return List.of("--mode", mode, "--distribution", Integer.toString(share));
-    }
+    /** {@code tpcc run}'s command line, parsed from the run arguments, that names the runs' bad input. */
+    private CommandLine runLine;
+    /** Whether the run arguments give {@code --wal} (a kept database is logged with sync unless they do). */
+    private boolean walGiven;
 
-    /** Runs tpcc run's flag checks for one run without loading; its exit code. */
-    private int validate(CommandLine cl, List<String> extra) {
+    /**
+     * The run every comparison varies: the run arguments as {@code tpcc run} reads them (its checks, its
+     * messages), with the mode and distribution compare sets for each run.
+     */
+    private RunSpec baseSpec() {
         CommandLine run = SelccCli.commandLine();
-        run.setOut(new PrintWriter(java.io.Writer.nullWriter()));
-        run.setErr(cl.getErr());
-        return run.execute(runArguments(extra, true).toArray(String[]::new));
-    }
-
-    private List<String> runArguments(List<String> extra, boolean validateOnly) {
+        runLine = run.getSubcommands().get("tpcc").getSubcommands().get("run");
+        runLine.setOut(new PrintWriter(java.io.Writer.nullWriter()));
+        runLine.setErr(spec.commandLine().getErr());
         List<String> args = new ArrayList<>(List.of("tpcc", "run"));
         args.addAll(runArgs);
-        args.addAll(extra);
-        if (validateOnly) {
-            args.add("--validate-only");
-        }
-        return args;
+        run.parseArgs(args.toArray(String[]::new));
+        walGiven = runLine.getParseResult().hasMatchedOption("--wal");
+        return ((TpccRunCommand) runLine.getCommand()).spec();
     }
 
-    /** One {@code tpcc run}; null (and {@link #lastExit} set) if it did not succeed. */
-    private Point runOnce(CommandLine cl, List<String> extra, String series, String x, int share, Path log)
-            throws IOException {
-        List<String> args = runArguments(extra, false);
-        String report = log.getFileName().toString().replaceFirst("\\.txt$", ".json");
-        args.addAll(List.of("--json", log.resolveSibling(report).toString())); // every parameter and figure of the run
-        CommandLine run = SelccCli.commandLine();
-        int exit;
+    /** The run of {@code mode} at {@code share}; from the database kept in {@code kept} unless it is null. */
+    private RunSpec modeSpec(RunSpec base, String mode, int share, Path kept) {
+        RunSpec run = base.with(RunSpec.Mode.valueOf(mode.toUpperCase(Locale.ROOT)), java.util.OptionalInt.of(share));
+        return kept == null ? run : run.withDataDir(kept, walGiven ? base.log() : RunSpec.LogMode.SYNC);
+    }
+
+    /** The run of {@code cc} with {@code access} (SELCC's cache, or SEL without one). */
+    private static RunSpec accessSpec(RunSpec base, String cc, String access) {
+        return base.withCc(cc).withCluster(base.cluster().withAccess(
+            access.equals("sel") ? io.selcc.cache.AccessMode.SEL : io.selcc.cache.AccessMode.SELCC));
+    }
+
+    /** One run, its output into {@code log} and its report beside it; null (and {@link #lastExit} set) if it did not succeed. */
+    private Point runOnce(CommandLine cl, RunSpec run, String series, String x, int share, Path log)
+            throws IOException, InterruptedException {
         // With --keep-data-dirs the load wrote its output into the file first.
         java.nio.file.OpenOption[] open = keepDataDirs
             ? new java.nio.file.OpenOption[] {java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND}
             : new java.nio.file.OpenOption[0];
+        RunOutcome outcome;
         try (PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8, open))) {
-            run.setOut(file);
-            run.setErr(cl.getErr());
-            exit = run.execute(args.toArray(String[]::new));
-        }
-        if (exit != 0) {
-            if (exit != CommandLine.ExitCode.USAGE) { // bad input was named in one line already
-                cl.getErr().println("selcc tpcc compare: the run " + String.join(" ", extra) + " failed"
-                    + " (its output: " + log + ")");
-                cl.getErr().flush();
+            try {
+                outcome = TpccRunCommand.execute(runLine, run, file, cl.getErr());
+            } catch (io.selcc.tpcc.run.RunFailedException | CliFailure e) {
+                cl.getErr().println("selcc tpcc run: failed: " + e.getMessage());
+                outcome = null;
             }
-            lastExit = exit;
+            if (outcome != null) {
+                // Every parameter and figure of the run, beside its output.
+                String report = log.getFileName().toString().replaceFirst("\\.txt$", ".json");
+                JsonFile.write(log.resolveSibling(report), TpccReport.json(outcome));
+                file.println("wrote " + log.resolveSibling(report));
+            }
+        }
+        if (outcome == null || TpccRunCommand.exitCode(outcome, new PrintWriter(java.io.Writer.nullWriter()), cl.getErr()) != 0) {
+            cl.getErr().println("selcc tpcc compare: the run " + run.mode().label() + " " + x + " failed"
+                + " (its output: " + log + ")");
+            cl.getErr().flush();
+            lastExit = 1;
             return null;
         }
-        TpccRunCommand command = run.getSubcommands().get("tpcc").getSubcommands().get("run").getCommand();
         if (parameters == null) {
             JsonWriter p = new JsonWriter().beginObject();
-            command.parameters(p);
+            TpccReport.parameters(p, outcome);
             parameters = p.endObject().toString();
         }
-        DriverResult r = command.lastResult();
-        ModeReport m = command.lastMode();
+        DriverResult r = outcome.result();
+        ModeReport m = outcome.mode();
         TypeStats newOrders = r.stats(TxnType.NEW_ORDER);
         long attempts = r.committed() + r.aborted();
         return new Point(series, x, share, r.txnPerSec(), r.committed(), r.aborted(),
             attempts == 0 ? 0 : r.aborted() / (double) attempts,
             newOrders.percentileMicros(50) / 1000.0, newOrders.percentileMicros(99) / 1000.0, m.roundTripsPerTxn(),
             m.messagesPerTxn(), m.invalidations(), m.twoPc() == null ? 0 : m.twoPc().distributedCommits(),
-            m.forcesPerDistributedCommit(), command.lastWalForces(), m.forcedWritesPerTxn());
+            m.forcesPerDistributedCommit(), outcome.log().forces(), m.forcedWritesPerTxn());
     }
 
     private List<Integer> parseShares(CommandLine cl) {

@@ -26,12 +26,29 @@ abstract class TpccDatabaseCommand implements Callable<Integer> {
         description = "Seed of the population and of the NURand constants. Default: ${DEFAULT-VALUE}.")
     long seed;
 
+    /** The data directory this command holds, released when it ends (a test runs commands in one process). */
+    private io.selcc.tpcc.run.DataDir.Held held;
+
     @Override
     public final Integer call() {
         try {
             return runLocked();
         } finally {
-            DataDir.unlock(); // a command run in-process (tests) leaves the directory free for the next
+            if (held != null) {
+                held.close();
+            }
+        }
+    }
+
+    /** Takes the data directory for this command: {@code take} opens it; what it refuses is bad input. */
+    final <T extends io.selcc.tpcc.run.DataDir.Held> T hold(java.util.function.Supplier<T> take) {
+        try {
+            T taken = take.get();
+            held = taken;
+            return taken;
+        } catch (io.selcc.tpcc.run.InvalidRunException e) {
+            TpccRunCommand.refuse(spec.commandLine(), e.violations());
+            throw e;
         }
     }
 

@@ -32,7 +32,7 @@ public final class TpccLoadCommand extends TpccDatabaseCommand {
             default -> throw io.selcc.cli.Flags.invalid(spec.commandLine(), "--mode", mode, "must be shared or partitioned");
         }
         if (tpcc.dataDir != null) {
-            DataDir.forLoad(tpcc.dataDir, spec.commandLine());
+            hold(() -> io.selcc.tpcc.run.DataDir.forLoad(tpcc.dataDir));
         }
         return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, tpcc.check, spec.commandLine().getOut());
     }

@@ -1,9 +1,15 @@
 package io.selcc.cli.tpcc;
 
-import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.JsonWriter;
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.tpcc.check.CheckReport;
+import io.selcc.tpcc.run.ClusterSpec;
+import io.selcc.tpcc.run.LogFigures;
+import io.selcc.tpcc.run.ModeReport;
+import io.selcc.tpcc.run.RepairAftermath;
+import io.selcc.tpcc.run.RunOutcome;
+import io.selcc.tpcc.run.RunReport;
+import io.selcc.tpcc.run.RunSpec;
 import io.selcc.tpcc.check.ConditionResult;
 import io.selcc.tpcc.driver.DriverConfig;
 import io.selcc.tpcc.driver.DriverResult;
@@ -20,70 +26,6 @@ final class TpccReport {
     private TpccReport() {
     }
 
-    static void print(PrintWriter out, DriverResult result) {
-        // Virtual terminals' allocation is known only in total (their carriers'): per type it says n/a.
-        boolean perTypeAllocation = result.config().terminalThreads() == DriverConfig.TerminalThreads.PLATFORM;
-        out.printf(Locale.ROOT, "%n%-12s %10s %9s %7s %8s %7s %10s %9s %9s %9s %9s %9s %8s %8s %12s%n", "type",
-            "committed", "aborted", "ab/cmt", "failed", "mix %", "txn/s", "p50 us", "p90 us", "p99 us", "max us", "RT/txn",
-            "msg/txn", "GCL/txn", "alloc B/txn");
-        for (TxnType type : TxnType.values()) {
-            TypeStats s = result.stats(type);
-            out.printf(Locale.ROOT, "%-12s %,10d %,9d %7.3f %,8d %7.2f %,10.1f %,9.0f %,9.0f %,9.0f %,9d %9.2f %8.2f %8.1f %12s%n",
-                type.jsonName(), s.committed(), s.aborted(), abortsPerCommit(s.aborted(), s.committed()), s.failed(),
-                result.share(type), result.txnPerSec(type),
-                s.percentileMicros(50), s.percentileMicros(90), s.percentileMicros(99),
-                s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue(),
-                s.roundTripsPerTxn(), s.messagesPerTxn(), s.gclAccessesPerTxn(),
-                perTypeAllocation ? String.format(Locale.ROOT, "%,.0f", s.allocatedBytesPerTxn()) : "n/a");
-        }
-        for (TxnType type : TxnType.values()) {
-            TypeStats s = result.stats(type);
-            if (!s.aborts().isEmpty()) {
-                out.printf(Locale.ROOT, "  %s aborts by reason: %s%n", type.jsonName(), s.aborts());
-            }
-        }
-        TypeStats newOrder = result.stats(TxnType.NEW_ORDER);
-        TypeStats delivery = result.stats(TxnType.DELIVERY);
-        out.printf(Locale.ROOT, "New-Order rollbacks: %,d (%.2f%% of New-Orders, counted as completed);"
-                + " Delivery: %,d district(s) skipped%n", newOrder.rolledBack(),
-            newOrder.committed() == 0 ? 0 : 100.0 * newOrder.rolledBack() / newOrder.committed(),
-            delivery.skippedDistricts());
-        StringBuilder checks = new StringBuilder("input variability (5.5.1.5):");
-        for (InputShares.Check check : result.inputShares().checks(result.config().warehouses(), result.config().crossPartitionPercent() >= 0)) {
-            checks.append(String.format(Locale.ROOT, " %s %.2f%s;", check.name(), check.value(),
-                check.sample() == 0 ? " (n/a)" : check.within() ? "" : " OUTSIDE [" + check.min() + ", " + check.max() + "]"));
-        }
-        out.println(checks);
-        out.printf(Locale.ROOT, "shared memory taken during the run: %,.1f MiB, %,.0f bytes per New-Order%n",
-            result.sharedBytesGrown() / (double) (1 << 20), result.sharedBytesPerNewOrder());
-        out.printf(Locale.ROOT, "tpmC %,d   txn/s %,.1f   aborts/commit %.3f   round trips/txn %.2f   terminal CPU us/txn %.1f"
-                + "   alloc B/txn %,.0f   measured %.1f s%n",
-            result.tpmC(), result.txnPerSec(), abortsPerCommit(result.aborted(), result.committed()),
-            result.roundTripsPerTxn(), result.terminalCpuMicrosPerTxn(), result.allocatedBytesPerTxn(), result.seconds());
-        out.flush();
-    }
-
-    /** Conflict aborts (retried) per completed transaction; 0 when none completed. */
-    static double abortsPerCommit(long aborted, long committed) {
-        return committed == 0 ? (aborted == 0 ? 0 : Double.POSITIVE_INFINITY) : (double) aborted / committed;
-    }
-
-    /** How the run's terminals sat: per warehouse, in all, where, on what kind of thread, over how many carriers. */
-    static String terminalsLine(DriverConfig config, int computeNodes) {
-        io.selcc.tpcc.driver.TerminalPlacement placement = config.terminals(computeNodes);
-        return String.format(Locale.ROOT, "%d terminal(s) (%d per warehouse, placement %s, per compute node %s) on %s threads%s",
-            placement.terminals().size(), config.terminalsPerWarehouse(), config.placement().label(),
-            java.util.Arrays.toString(placement.perNode()), config.terminalThreads().label(),
-            config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? " over " + carriers(config) + " carrier(s)" : "");
-    }
-
-    /** Platform threads that run the terminals: the virtual-thread scheduler's parallelism, or one per terminal. */
-    static int carriers(DriverConfig config) {
-        return config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL
-            ? Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors())
-            : -1;
-    }
-
     /** The columns of {@code --csv}: the run's parameters, then one row's figures (a transaction type, or all). */
     static final java.util.List<String> CSV_HEADER = java.util.List.of("benchmark", "cc", "access", "fabric", "processes",
         "warehouses", "computeNodes", "memoryNodes", "terminalsPerWarehouse", "terminals", "placement", "terminalThreads",
@@ -92,26 +34,29 @@ final class TpccReport {
         "maxMicros", "roundTripsPerTxn", "messagesPerTxn");
 
     /** One row per transaction type and one for all of them, BenchBase-style. */
-    static java.util.List<java.util.List<Object>> csvRows(DriverResult result, ClusterSettings cluster, TpccOptions tpcc,
-                                                          String mode, String wal) {
+    static java.util.List<java.util.List<Object>> csvRows(RunOutcome outcome) {
+        DriverResult result = outcome.result();
         DriverConfig config = result.config();
-        java.util.List<Object> run = java.util.List.of("tpcc", tpcc.cc, cluster.access().name().toLowerCase(Locale.ROOT),
-            cluster.fabric().label(), cluster.processes(), config.warehouses(), cluster.computeNodes(), cluster.memoryNodes(),
-            config.terminalsPerWarehouse(), config.terminals(cluster.computeNodes()).terminals().size(),
-            config.placement().label(), config.terminalThreads().label(), carriers(config), tpcc.lockWait.cliName(), mode, wal.toLowerCase(Locale.ROOT), config.seed(), config.durationNanos() / 1_000_000,
-            result.measuredNanos() / 1_000_000, result.tpmC());
+        RunSpec spec = outcome.spec();
+        ClusterSpec cluster = spec.cluster();
+        java.util.List<Object> run = java.util.List.of("tpcc", spec.cc(), cluster.access().name().toLowerCase(Locale.ROOT),
+            cluster.fabric().label(), cluster.fabric().processes(), config.warehouses(), cluster.computeNodes(),
+            cluster.memoryNodes(), config.terminalsPerWarehouse(), config.terminals(cluster.computeNodes()).terminals().size(),
+            config.placement().label(), config.terminalThreads().label(), RunReport.carriers(config),
+            spec.lockWait().cliName(), spec.mode().label(), spec.log().label(), config.seed(),
+            config.durationNanos() / 1_000_000, result.measuredNanos() / 1_000_000, result.tpmC());
         java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
         org.HdrHistogram.Histogram all = new org.HdrHistogram.Histogram(3);
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);
             all.add(s.latencyMicros());
-            rows.add(row(run, type.jsonName(), s.committed(), s.aborted(), abortsPerCommit(s.aborted(), s.committed()), s.failed(), s.rolledBack(), result.txnPerSec(type),
+            rows.add(row(run, type.jsonName(), s.committed(), s.aborted(), RunReport.abortsPerCommit(s.aborted(), s.committed()), s.failed(), s.rolledBack(), result.txnPerSec(type),
                 s.percentileMicros(50), s.percentileMicros(90), s.percentileMicros(99),
                 s.latencyMicros().getTotalCount() == 0 ? 0 : s.latencyMicros().getMaxValue(), s.roundTripsPerTxn(),
                 s.messagesPerTxn()));
         }
         long rolledBack = result.perType().values().stream().mapToLong(TypeStats::rolledBack).sum();
-        rows.add(row(run, "all", result.committed(), result.aborted(), abortsPerCommit(result.aborted(), result.committed()),
+        rows.add(row(run, "all", result.committed(), result.aborted(), RunReport.abortsPerCommit(result.aborted(), result.committed()),
             result.failed(), rolledBack, result.txnPerSec(),
             percentile(all, 50), percentile(all, 90), percentile(all, 99), all.getTotalCount() == 0 ? 0 : all.getMaxValue(),
             result.roundTripsPerTxn(), result.messagesPerTxn()));
@@ -128,31 +73,59 @@ final class TpccReport {
         return row;
     }
 
-    static String json(DriverResult result, ClusterSettings cluster, TpccOptions tpcc, CheckReport check) {
-        return json(result, cluster, tpcc, check, json -> { });
-    }
-
-    /** The report, with {@code extra} adding fields of its own (the commit log's) after the run's. */
-    static String json(DriverResult result, ClusterSettings cluster, TpccOptions tpcc, CheckReport check,
-                       java.util.function.Consumer<JsonWriter> extra) {
-        DriverConfig config = result.config();
-        JsonWriter json = new JsonWriter().beginObject();
-        json.field("benchmark", "tpcc")
-            .field("cc", tpcc.cc)
+    /** The run's parameters, as its report and {@code tpcc compare}'s name them. */
+    static void parameters(JsonWriter json, RunOutcome outcome) {
+        RunSpec spec = outcome.spec();
+        ClusterSpec cluster = spec.cluster();
+        DriverConfig config = outcome.result().config();
+        json.field("cc", spec.cc())
             .field("access", cluster.access().name().toLowerCase(Locale.ROOT))
             .field("warehouses", config.warehouses())
             .field("fabric", cluster.fabric().label())
-            .field("processes", cluster.processes())
+            .field("processes", cluster.fabric().processes())
+            .field("computeNodes", cluster.computeNodes())
+            .field("memoryNodes", cluster.memoryNodes())
+            .field("terminalsPerWarehouse", config.terminalsPerWarehouse())
+            .field("placement", config.placement().label())
+            .field("terminalThreads", config.terminalThreads().label())
+            .field("lockWait", spec.lockWait().cliName())
+            .field("gclSize", cluster.gclSize())
+            .field("cacheFrames", outcome.cacheFrames())
+            .field("rttNanos", cluster.rttNanos())
+            .field("gbps", cluster.gbps())
+            .field("wal", spec.log().label())
+            .field("mix", config.mix().toString())
+            .field("waitTimes", config.waitTimes())
+            .field("durationMillis", config.durationNanos() / 1_000_000)
+            .field("warmupMillis", config.warmupNanos() / 1_000_000)
+            .field("seed", config.seed())
+            .field("maxAttempts", config.retry().maxAttempts());
+    }
+
+    /** The report: the run's parameters and figures, its log's, its mode's and its repairs'. */
+    static String json(RunOutcome outcome) {
+        DriverResult result = outcome.result();
+        RunSpec spec = outcome.spec();
+        ClusterSpec cluster = spec.cluster();
+        CheckReport check = outcome.check();
+        DriverConfig config = result.config();
+        JsonWriter json = new JsonWriter().beginObject();
+        json.field("benchmark", "tpcc")
+            .field("cc", spec.cc())
+            .field("access", cluster.access().name().toLowerCase(Locale.ROOT))
+            .field("warehouses", config.warehouses())
+            .field("fabric", cluster.fabric().label())
+            .field("processes", cluster.fabric().processes())
             .field("computeNodes", cluster.computeNodes())
             .field("memoryNodes", cluster.memoryNodes())
             .field("terminalsPerWarehouse", config.terminalsPerWarehouse())
             .field("terminals", config.terminals(cluster.computeNodes()).terminals().size())
             .field("placement", config.placement().label())
             .field("terminalThreads", config.terminalThreads().label())
-            .field("carriers", carriers(config))
-            .field("lockWait", tpcc.lockWait.cliName())
+            .field("carriers", RunReport.carriers(config))
+            .field("lockWait", spec.lockWait().cliName())
             .field("gclSize", cluster.gclSize())
-            .field("cacheFrames", cluster.cacheFrames())
+            .field("cacheFrames", outcome.cacheFrames())
             .field("rttNanos", cluster.rttNanos())
             .field("gbps", cluster.gbps())
             .field("durationMillis", config.durationNanos() / 1_000_000)
@@ -175,7 +148,7 @@ final class TpccReport {
         json.endArray();
         json.field("committed", result.committed())
             .field("aborted", result.aborted())
-            .field("abortsPerCommit", abortsPerCommit(result.aborted(), result.committed()))
+            .field("abortsPerCommit", RunReport.abortsPerCommit(result.aborted(), result.committed()))
             .field("failed", result.failed())
             .field("txnPerSec", result.txnPerSec())
             .field("tpmC", result.tpmC())
@@ -188,14 +161,21 @@ final class TpccReport {
         json.name("completedByTerminal").beginArray();
         result.completedByTerminal().forEach(json::value);
         json.endArray();
-        extra.accept(json);
+        logJson(json, outcome.log());
+        modeJson(json, outcome.mode());
+        if (spec.cluster().fabric().separateProcesses()) {
+            json.field("computeNodesLost", outcome.lostNodes().size());
+        }
+        if (outcome.afterRepair() != null) {
+            afterRepairJson(json, outcome.afterRepair());
+        }
         json.name("perType").beginObject();
         for (TxnType type : TxnType.values()) {
             TypeStats s = result.stats(type);
             json.name(type.jsonName()).beginObject()
                 .field("committed", s.committed())
                 .field("aborted", s.aborted())
-                .field("abortsPerCommit", abortsPerCommit(s.aborted(), s.committed()))
+                .field("abortsPerCommit", RunReport.abortsPerCommit(s.aborted(), s.committed()))
                 .field("failed", s.failed())
                 .field("rolledBack", s.rolledBack())
                 .field("sharePercent", result.share(type))
@@ -240,5 +220,80 @@ final class TpccReport {
             json.endArray().endObject();
         }
         return json.endObject().toString();
+    }
+
+    /** {@code "wal": {mode, records, forces, bytes, recordsPerForce, durability waits when measured}}. */
+    private static void logJson(JsonWriter json, LogFigures log) {
+        json.name("wal").beginObject().field("mode", log.mode());
+        if (!log.mode().equals("off")) {
+            json.field("records", log.records()).field("forces", log.forces()).field("bytes", log.bytes())
+                .field("recordsPerForce", log.recordsPerForce());
+            if (log.durabilityWaitMicros() != null) {
+                org.HdrHistogram.Histogram waits = log.durabilityWaitMicros();
+                json.field("durabilityWaitP50Micros", waits.getValueAtPercentile(50))
+                    .field("durabilityWaitP99Micros", waits.getValueAtPercentile(99))
+                    .field("durabilityWaitMaxMicros", waits.getMaxValue());
+            }
+        }
+        json.endObject();
+    }
+
+    /** The mode's fields: invalidations, round trips and messages per transaction, and 2PC's counts. */
+    private static void modeJson(JsonWriter json, ModeReport mode) {
+        json.field("mode", mode.mode());
+        json.name("distribution");
+        if (mode.distribution() == null) {
+            json.value("spec");
+        } else {
+            json.value(mode.distribution());
+        }
+        json.field("invalidationsBetweenNodes", mode.invalidations())
+            .field("roundTripsPerTxnAllNodes", mode.roundTripsPerTxn())
+            .field("messagesPerTxnAllNodes", mode.messagesPerTxn())
+            .field("forcedWritesPerTxn", mode.forcedWritesPerTxn());
+        io.selcc.twopc.TwoPcStats twoPc = mode.twoPc();
+        if (twoPc != null) {
+            json.name("twoPhaseCommit").beginObject()
+                .field("singlePartitionCommits", twoPc.singlePartitionCommits())
+                .field("distributedCommits", twoPc.distributedCommits())
+                .field("distributedAbortedAttempts", twoPc.distributedAborts())
+                .field("messages", twoPc.messages())
+                .field("roundTrips", twoPc.roundTrips())
+                .field("prepareRecords", twoPc.prepareRecords())
+                .field("decisionRecords", twoPc.decisionRecords())
+                .field("logForces", twoPc.logForces())
+                .field("inquiries", twoPc.inquiries())
+                .field("unilateralAborts", twoPc.unilateralAborts())
+                .field("messagesPerDistributedAttempt", ModeReport.per(twoPc.messages(), mode.distributedAttempts()))
+                .field("roundTripsPerDistributedAttempt", ModeReport.per(twoPc.roundTrips(), mode.distributedAttempts()))
+                .field("recordsPerDistributedCommit",
+                    ModeReport.per(twoPc.prepareRecords() + twoPc.decisionRecords(), twoPc.distributedCommits()))
+                .field("forcesPerDistributedCommit", mode.forcesPerDistributedCommit())
+                .endObject();
+        }
+    }
+
+    /**
+     * {@code "afterRepair": {"computeNodes": [..], "newOrders": N, "newOrdersByDistrict": {"W": [d1..d10]}}}
+     * for the warehouses in which this process's terminals committed a New-Order during the run.
+     */
+    private static void afterRepairJson(JsonWriter json, RepairAftermath after) {
+        json.name("afterRepair").beginObject();
+        json.name("computeNodes").beginArray();
+        after.repairedNodes().forEach(json::value);
+        json.endArray();
+        json.field("newOrders", after.newOrders());
+        json.name("newOrdersByDistrict").beginObject();
+        for (int w = 1; w <= after.warehouses(); w++) {
+            if (!after.served(w)) {
+                continue;
+            }
+            json.name(Integer.toString(w)).beginArray();
+            for (int d = 1; d <= io.selcc.tpcc.TpccScale.DISTRICTS; d++) {
+                json.value(after.newOrdersSince(w, d));
+            }
+            json.endArray();
+        }
+        json.endObject().endObject();
     }
 }

@@ -397,20 +397,4 @@ class TpccCommandTest {
         assertTrue(r.out().indexOf("from checkpoint checkpoint-", crashLine) > 0, "the repair's base: " + r.out());
         assertTrue(r.out().contains("consistency: all conditions passed"), r.out());
     }
-
-    /** A terminal that failed because the commit log did is one line (exit 1); any other failure keeps its trace. */
-    @Test
-    void aFailedCommitLogIsOneLine() {
-        RuntimeException lost = new IllegalStateException("1 terminal(s) failed",
-            new io.selcc.engine.CommitLog.NotDurableException("wal failed: sequence=7"));
-        RuntimeException mapped = TpccRunCommand.failureOf(lost, Path.of("db"), null);
-        assertTrue(mapped instanceof io.selcc.cli.CliFailure, mapped.toString());
-        assertTrue(mapped.getMessage().contains("wal failed: sequence=7") && mapped.getMessage().contains("db"),
-            mapped.getMessage());
-        RuntimeException refused = new IllegalStateException("1 terminal(s) failed",
-            new io.selcc.tpcc.driver.TpccDriver.LogFailedException("PAYMENT on compute node 1 could not be logged"));
-        assertTrue(TpccRunCommand.failureOf(refused, null, null) instanceof io.selcc.cli.CliFailure);
-        RuntimeException bug = new IllegalStateException("1 terminal(s) failed", new NullPointerException());
-        assertTrue(TpccRunCommand.failureOf(bug, null, null) == bug);
-    }
 }

@@ -25,6 +25,9 @@ public record DriverConfig(int warehouses, int terminalsPerWarehouse, TerminalPl
                            TerminalThreads terminalThreads, long durationNanos, long warmupNanos, long seed,
                            Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry,
                            int crossPartitionPercent) {
+    /** {@link #crossPartitionPercent} of a run with the spec's 1% remote New-Order lines instead of a share. */
+    public static final int SPEC_REMOTE_LINES = -1;
+
     /** What runs a terminal. */
     public enum TerminalThreads {
         /** A virtual thread: a terminal waiting on a round trip, a latch or the disk gives its carrier to another. */
@@ -41,7 +44,7 @@ public record DriverConfig(int warehouses, int terminalsPerWarehouse, TerminalPl
     public DriverConfig(int warehouses, int terminalsPerWarehouse, long durationNanos, long warmupNanos, long seed,
                         Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry) {
         this(warehouses, terminalsPerWarehouse, TerminalPlacement.Placement.HOME, TerminalThreads.VIRTUAL, durationNanos,
-            warmupNanos, seed, mix, waitTimes, constants, retry, -1);
+            warmupNanos, seed, mix, waitTimes, constants, retry, SPEC_REMOTE_LINES);
     }
 
     /** Where the terminals of this run sit on {@code computeNodes} compute nodes. */
@@ -50,7 +53,7 @@ public record DriverConfig(int warehouses, int terminalsPerWarehouse, TerminalPl
     }
 
     public DriverConfig {
-        if (crossPartitionPercent < -1 || crossPartitionPercent > 100) {
+        if (crossPartitionPercent < SPEC_REMOTE_LINES || crossPartitionPercent > 100) {
             throw new IllegalArgumentException("cross-partition share must be 0..100 (or -1): " + crossPartitionPercent);
         }
         if (warehouses < 1) {

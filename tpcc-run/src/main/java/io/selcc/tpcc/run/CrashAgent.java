@@ -1,4 +1,4 @@
-package io.selcc.cli.tpcc;
+package io.selcc.tpcc.run;
 
 import io.selcc.engine.Database;
 import io.selcc.threads.EngineThread;

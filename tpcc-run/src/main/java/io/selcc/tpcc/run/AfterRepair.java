@@ -1,13 +1,10 @@
-package io.selcc.cli.tpcc;
+package io.selcc.tpcc.run;
 
-import io.selcc.cli.JsonWriter;
 import io.selcc.engine.CrashRecovery;
 import io.selcc.engine.Database;
-import io.selcc.tpcc.TpccScale;
 import io.selcc.tpcc.driver.TpccDriver;
 
 import java.io.PrintStream;
-import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -74,65 +71,9 @@ final class AfterRepair {
         return since;
     }
 
-    /**
-     * One line: the New-Orders committed here after the last repair, and in how many districts of the
-     * warehouses whose districts this process's terminals served during the run (null: nothing to say).
-     */
-    String line() {
+    /** How the run went on after the last repair, now; null if none was done. */
+    synchronized RepairAftermath aftermath() {
         long[] since = newOrdersSince();
-        if (since == null) {
-            return null;
-        }
-        long[] all = driver.newOrdersByDistrict();
-        long total = 0;
-        int served = 0;
-        int going = 0;
-        for (int i = 0; i < since.length; i++) {
-            total += since[i];
-            if (all[i] > 0) {
-                served++;
-                going += since[i] > 0 ? 1 : 0;
-            }
-        }
-        return String.format(Locale.ROOT, "after the repair of compute node(s) %s: this process's terminals committed"
-            + " %,d New-Orders, in %d of the %d districts they served", repaired(), total, going, served);
-    }
-
-    /**
-     * {@code "afterRepair": {"computeNodes": [..], "newOrders": N, "newOrdersByDistrict": {"W": [d1..d10]}}}
-     * for the warehouses in which this process's terminals committed a New-Order during the run; nothing if
-     * no repair was done.
-     */
-    void json(JsonWriter json) {
-        long[] since = newOrdersSince();
-        if (since == null) {
-            return;
-        }
-        long[] all = driver.newOrdersByDistrict();
-        json.name("afterRepair").beginObject();
-        json.name("computeNodes").beginArray();
-        repaired().forEach(json::value);
-        json.endArray();
-        long total = 0;
-        for (long n : since) {
-            total += n;
-        }
-        json.field("newOrders", total);
-        json.name("newOrdersByDistrict").beginObject();
-        for (int w = 0; w * TpccScale.DISTRICTS < since.length; w++) {
-            boolean served = false;
-            for (int d = 0; d < TpccScale.DISTRICTS; d++) {
-                served |= all[w * TpccScale.DISTRICTS + d] > 0;
-            }
-            if (!served) {
-                continue;
-            }
-            json.name(Integer.toString(w + 1)).beginArray();
-            for (int d = 0; d < TpccScale.DISTRICTS; d++) {
-                json.value(since[w * TpccScale.DISTRICTS + d]);
-            }
-            json.endArray();
-        }
-        json.endObject().endObject();
+        return since == null ? null : new RepairAftermath(repaired(), since, driver.newOrdersByDistrict());
     }
 }

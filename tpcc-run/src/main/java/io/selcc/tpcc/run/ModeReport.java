@@ -1,6 +1,5 @@
-package io.selcc.cli.tpcc;
+package io.selcc.tpcc.run;
 
-import io.selcc.cli.JsonWriter;
 import io.selcc.engine.Database;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.CounterSnapshot;
@@ -11,7 +10,7 @@ import java.io.PrintWriter;
 import java.util.Locale;
 
 /**
- * What a {@code tpcc run}'s mode did in the measured interval (warm-up excluded, like the driver's
+ * What a run's mode did in the measured interval (warm-up excluded, like the driver's
  * figures), counted on every node and thread: the invalidations that crossed compute nodes (none in
  * partitioned mode), round trips and messages per committed transaction (in partitioned mode these
  * include the work a remote branch did on its owner, which the terminal's own counters miss), and in
@@ -19,7 +18,7 @@ import java.util.Locale;
  *
  * @param committed the driver's committed transactions of the measured interval
  */
-record ModeReport(String mode, Integer distribution, long committed, long invalidations, long roundTrips,
+public record ModeReport(String mode, Integer distribution, long committed, long invalidations, long roundTrips,
                   long messages, long walForces, TwoPcStats twoPc) {
     /** The counters at the start of the measured interval. */
     record Start(CounterSnapshot nodes, long walForces, TwoPcStats twoPc) {
@@ -42,7 +41,7 @@ record ModeReport(String mode, Integer distribution, long committed, long invali
      * Forced writes per committed transaction: the commit logs' forces and the 2PC logs' (a force covers a
      * group of commits in the commit log, one record in a 2PC log).
      */
-    double forcedWritesPerTxn() {
+    public double forcedWritesPerTxn() {
         return per(walForces + (twoPc == null ? 0 : twoPc.logForces()), committed);
     }
 
@@ -69,24 +68,24 @@ record ModeReport(String mode, Integer distribution, long committed, long invali
     }
 
     /** Distributed attempts: commits and aborts (a retried conflict counts each attempt). */
-    private long distributedAttempts() {
+    public long distributedAttempts() {
         return twoPc.distributedCommits() + twoPc.distributedAborts();
     }
 
-    private static double per(long count, long of) {
+    public static double per(long count, long of) {
         return of == 0 ? 0 : count / (double) of;
     }
 
-    double roundTripsPerTxn() {
+    public double roundTripsPerTxn() {
         return per(roundTrips, committed);
     }
 
-    double messagesPerTxn() {
+    public double messagesPerTxn() {
         return per(messages, committed);
     }
 
     /** 2PC log forces per distributed commit (the forces of aborted attempts' prepares included). */
-    double forcesPerDistributedCommit() {
+    public double forcesPerDistributedCommit() {
         return twoPc == null ? 0 : per(twoPc.logForces(), twoPc.distributedCommits());
     }
 
@@ -107,38 +106,5 @@ record ModeReport(String mode, Integer distribution, long committed, long invali
                 forcesPerDistributedCommit(), twoPc.inquiries(), twoPc.unilateralAborts());
         }
         out.flush();
-    }
-
-    void json(JsonWriter json) {
-        json.field("mode", mode);
-        json.name("distribution");
-        if (distribution == null) {
-            json.value("spec");
-        } else {
-            json.value(distribution);
-        }
-        json.field("invalidationsBetweenNodes", invalidations)
-            .field("roundTripsPerTxnAllNodes", roundTripsPerTxn())
-            .field("messagesPerTxnAllNodes", messagesPerTxn())
-            .field("forcedWritesPerTxn", forcedWritesPerTxn());
-        if (twoPc != null) {
-            json.name("twoPhaseCommit").beginObject()
-                .field("singlePartitionCommits", twoPc.singlePartitionCommits())
-                .field("distributedCommits", twoPc.distributedCommits())
-                .field("distributedAbortedAttempts", twoPc.distributedAborts())
-                .field("messages", twoPc.messages())
-                .field("roundTrips", twoPc.roundTrips())
-                .field("prepareRecords", twoPc.prepareRecords())
-                .field("decisionRecords", twoPc.decisionRecords())
-                .field("logForces", twoPc.logForces())
-                .field("inquiries", twoPc.inquiries())
-                .field("unilateralAborts", twoPc.unilateralAborts())
-                .field("messagesPerDistributedAttempt", per(twoPc.messages(), distributedAttempts()))
-                .field("roundTripsPerDistributedAttempt", per(twoPc.roundTrips(), distributedAttempts()))
-                .field("recordsPerDistributedCommit",
-                    per(twoPc.prepareRecords() + twoPc.decisionRecords(), twoPc.distributedCommits()))
-                .field("forcesPerDistributedCommit", forcesPerDistributedCommit())
-                .endObject();
-        }
     }
 }

@@ -1,4 +1,4 @@
-package io.selcc.cli.tpcc;
+package io.selcc.tpcc.run;
 
 import io.selcc.engine.Database;
 import io.selcc.threads.EngineThread;
@@ -89,7 +89,7 @@ final class Checkpointer implements AutoCloseable {
     /**
      * Stops the agent, waiting for a checkpoint in progress to finish.
      *
-     * @throws io.selcc.cli.CliFailure if a checkpoint failed (a full or unwritable data directory; the
+     * @throws RunFailedException if a checkpoint failed (a full or unwritable data directory; the
      *                                 directory keeps the previous checkpoint and the log)
      */
     @Override
@@ -97,8 +97,8 @@ final class Checkpointer implements AutoCloseable {
         stop.countDown();
         EngineThread.joinUninterruptibly(thread);
         if (failure != null) {
-            throw new io.selcc.cli.CliFailure("a checkpoint during the run failed, the run stopped: "
-                + io.selcc.cli.CliFailure.withRootCause(failure) + "; " + dir + " keeps the previous checkpoint and the log",
+            throw new RunFailedException("a checkpoint during the run failed, the run stopped: "
+                + RunFailedException.withRootCause(failure) + "; " + dir + " keeps the previous checkpoint and the log",
                 failure);
         }
     }

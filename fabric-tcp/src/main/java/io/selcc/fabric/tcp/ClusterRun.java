@@ -1,4 +1,4 @@
-package io.selcc.cli;
+package io.selcc.fabric.tcp;
 
 import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.MalformedMessageException;
@@ -157,7 +157,7 @@ public final class ClusterRun {
             try {
                 answers[n] = ((Prepared) endpoint.call(n, MessageKind.CONTROL, new Prepare(payload))).payload();
             } catch (NodeFailedException e) {
-                throw new CliFailure("compute node " + n + " failed while it prepared: " + e.getMessage(), e);
+                throw new ClusterRunException("compute node " + n + " failed while it prepared: " + e.getMessage(), e);
             }
         }
         return answers;
@@ -176,7 +176,7 @@ public final class ClusterRun {
                             missing.add(n);
                         }
                     }
-                    throw new CliFailure("compute node(s) " + missing + " did not join within " + JOIN_TIMEOUT.toSeconds()
+                    throw new ClusterRunException("compute node(s) " + missing + " did not join within " + JOIN_TIMEOUT.toSeconds()
                         + " s (started with --cluster and their --node?)");
                 }
                 TimeUnit.NANOSECONDS.timedWait(ready, left);
@@ -203,7 +203,7 @@ public final class ClusterRun {
         try {
             return awaitResults(reply);
         } catch (NodeFailedException e) {
-            throw new CliFailure("compute node " + node + " failed before it sent its results: " + e.getMessage(), e);
+            throw new ClusterRunException("compute node " + node + " failed before it sent its results: " + e.getMessage(), e);
         }
     }
 
@@ -230,7 +230,7 @@ public final class ClusterRun {
             try {
                 endpoint.call(n, MessageKind.CONTROL, Stop.STOP);
             } catch (NodeFailedException e) {
-                throw new CliFailure("compute node " + n + " failed before it stopped: " + e.getMessage(), e);
+                throw new ClusterRunException("compute node " + n + " failed before it stopped: " + e.getMessage(), e);
             }
         }
     }
@@ -244,9 +244,9 @@ public final class ClusterRun {
             try {
                 endpoint.call(0, MessageKind.CONTROL, new Ready(endpoint.nodeId()));
                 return;
-            } catch (NodeFailedException | io.selcc.fabric.tcp.NoHandlerException e) { // not listening, or not ready
+            } catch (NodeFailedException | NoHandlerException e) { // not listening, or not ready
                 if (System.nanoTime() - deadline > 0) {
-                    throw new CliFailure("compute node 0 did not answer within " + JOIN_TIMEOUT.toSeconds() + " s: "
+                    throw new ClusterRunException("compute node 0 did not answer within " + JOIN_TIMEOUT.toSeconds() + " s: "
                         + e.getMessage(), e);
                 }
                 Thread.sleep(200); // node 0 is still starting: not a synchronisation between our threads
@@ -284,7 +284,7 @@ public final class ClusterRun {
                 try {
                     endpoint.call(0, MessageKind.CONTROL, new Ready(endpoint.nodeId()));
                 } catch (NodeFailedException gone) {
-                    throw new CliFailure("compute node 0 is gone while this node waited for its " + what + ": "
+                    throw new ClusterRunException("compute node 0 is gone while this node waited for its " + what + ": "
                         + gone.getMessage(), gone);
                 }
             }
@@ -303,7 +303,7 @@ public final class ClusterRun {
         for (int memoryNode = 0; memoryNode < cluster.fabric().memoryNodeCount(); memoryNode++) {
             try {
                 endpoint.remoteFaa(io.selcc.fabric.GlobalAddress.of(memoryNode, 0), 0);
-            } catch (io.selcc.fabric.tcp.MemoryNodeFailedException lost) {
+            } catch (MemoryNodeFailedException lost) {
                 throw lost;
             } catch (RuntimeException other) {
                 return; // this node itself is fenced, say: the caller reports what it met

@@ -1,0 +1,69 @@
+package io.selcc.tpcc.run;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.selcc.cache.AccessMode;
+import io.selcc.fabric.OffHeap;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The default shared memory of a run leaves room for what the run inserts: a 60 s W=2 standard mix took
+ * 1.48 GiB beyond the load at 40,000 txn/s and, with the load's default alone, filled memory after 47 s
+ * (docs/benchmarks.md). Fails without the allowance (checked).
+ */
+class TpccDatabasesTest {
+    private static ClusterSpec cluster(int computeNodes, int memoryNodes) {
+        return new ClusterSpec(AccessMode.SELCC, computeNodes, memoryNodes, 1, 2048, 81_920, 0, 0, true,
+            ClusterSpec.Placement.inProcess());
+    }
+
+    @Test
+    void runDefaultGrowsWithTheRunAndSpreadsOverMemoryNodes() {
+        ClusterSpec one = cluster(2, 1);
+        long load = TpccDatabases.memoryPerNode(one, 2, 0);
+        long seventySeconds = TpccDatabases.runMemoryPerNode(one, 2, 0, 70);
+        if (!OffHeap.lazilyZeroed()) {
+            assertEquals(load, seventySeconds, "eagerly zeroed memory is not padded");
+            return;
+        }
+        assertTrue(seventySeconds - load >= 3L * 1_551_800_320, "room for three times the measured growth: "
+            + (seventySeconds - load));
+        assertTrue(TpccDatabases.runMemoryPerNode(one, 2, 0, 700) > seventySeconds, "longer runs get more");
+        long spread = TpccDatabases.runMemoryPerNode(cluster(2, 2), 2, 0, 70);
+        assertTrue(spread < seventySeconds, "two memory nodes each hold half: " + spread);
+        assertEquals(0, seventySeconds % 8);
+    }
+
+    /**
+     * A recovered database is sized for what its data directory holds, not for its initial population:
+     * a W=2 directory whose minute of NO+P grew its checkpoint to 863 MB (10.5 million rows) could not be
+     * recovered with the warehouses' default ("shared memory is full" while loading the checkpoint).
+     * Fails without the recovered bytes in the default (checked).
+     */
+    @Test
+    void aRecoveredDatabaseGetsRoomForItsCheckpointAndLogs() {
+        ClusterSpec one = cluster(2, 1);
+        long initial = TpccDatabases.memoryPerNode(one, 2, 0);
+        assertEquals(initial, TpccDatabases.memoryPerNode(one, 2, 100L << 20), "a small checkpoint: as loaded");
+        long grown = TpccDatabases.memoryPerNode(one, 2, 863_000_000L);
+        assertTrue(grown >= 2 * 863_000_000L, "twice the checkpoint: " + grown);
+        assertTrue(TpccDatabases.memoryPerNode(cluster(2, 2), 2, 863_000_000L) < grown, "spread over two");
+    }
+
+    /** A terminal that failed because the commit log did is one line; any other failure keeps its trace. */
+    @Test
+    void aFailedCommitLogIsOneLine() {
+        RuntimeException lost = new IllegalStateException("1 terminal(s) failed",
+            new io.selcc.engine.CommitLog.NotDurableException("wal failed: sequence=7"));
+        RuntimeException mapped = TpccRun.failureOf(lost, java.nio.file.Path.of("db"), null);
+        assertTrue(mapped instanceof RunFailedException, mapped.toString());
+        assertTrue(mapped.getMessage().contains("wal failed: sequence=7") && mapped.getMessage().contains("db"),
+            mapped.getMessage());
+        RuntimeException refused = new IllegalStateException("1 terminal(s) failed",
+            new io.selcc.tpcc.driver.TpccDriver.LogFailedException("PAYMENT on compute node 1 could not be logged"));
+        assertTrue(TpccRun.failureOf(refused, null, null) instanceof RunFailedException);
+        RuntimeException bug = new IllegalStateException("1 terminal(s) failed", new NullPointerException());
+        assertTrue(TpccRun.failureOf(bug, null, null) == bug);
+    }
+}
