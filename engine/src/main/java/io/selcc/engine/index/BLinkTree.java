@@ -22,7 +22,8 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
  * <p><b>Crashes.</b> Every structure change (a split, a separator posted, a root split) is written
  * through to memory before its latches go, new nodes before the links that lead to them: when a
  * compute node crashes with tree nodes in its cache, memory still holds a well-formed tree whose leaves
- * may only lack entries (or keep removed ones), which the survivors' repair mends from the log.
+ * may only lack entries (or keep removed ones), which the survivors' repair ({@link BLinkTreeRepair})
+ * mends from the log.
  *
  * <p><b>Sharing.</b> The root stays at one global address for the tree's lifetime (a root split moves
  * the root's entries into two new children and keeps the root GCL), so {@link #create} hands out an
@@ -1014,129 +1015,6 @@ public final class BLinkTree {
             unlatchAt(c, lh, level);
             unlatch(c, rootHandle, true); // the root always goes through the guard
         }
-    }
-
-    // ---------------------------------------------------------------- repair after a compute node crashed
-
-    /** The level of the B-link node in a GCL's data (a snapshot or a held handle), or -1 if it is not one. */
-    public static int nodeLevel(GclHandle gcl) {
-        return gcl.getInt(BLinkNodeLayout.MAGIC_OFFSET) == BLinkNodeLayout.MAGIC
-            ? Byte.toUnsignedInt(gcl.getByte(BLinkNodeLayout.LEVEL_OFFSET)) : -1;
-    }
-
-    /**
-     * Crash repair: this tree's leaves as memory holds them, each once, read with
-     * {@link ComputeNode#snapshots} through {@code reader}, without a latch. Memory's structure is whole:
-     * every split and post was written through (see the class comment). The tree is read level by level
-     * from the root, every node of a level in batches: a level is its parents' children plus any node
-     * reached only by a right link (a split whose post to the parent had not happened). One round trip per
-     * node took seconds over a network fabric for the indexes of a TPC-C warehouse.
-     */
-    public void forEachLeafInMemory(ComputeNode reader, java.util.function.LongConsumer leaf) {
-        BLinkNode n = new BLinkNode(unique);
-        java.util.List<Long> level = java.util.List.of(root);
-        int expectedLevel = -1;
-        while (true) {
-            java.util.LinkedHashSet<Long> members = new java.util.LinkedHashSet<>(level);
-            java.util.List<Long> children = new java.util.ArrayList<>();
-            java.util.List<Long> toRead = new java.util.ArrayList<>(level);
-            boolean leaves = false;
-            while (!toRead.isEmpty()) {
-                long[] addresses = toRead.stream().mapToLong(Long::longValue).toArray();
-                toRead = new java.util.ArrayList<>();
-                GclHandle[] images = reader.snapshots(addresses);
-                for (GclHandle image : images) {
-                    long address = image.address();
-                    n.wrap(image);
-                    if (n.magic() != BLinkNodeLayout.MAGIC) {
-                        throw new IllegalStateException("not a B-link node in memory: " + GlobalAddress.toString(address)
-                            + " (tree " + GlobalAddress.toString(root) + ")");
-                    }
-                    if (expectedLevel >= 0 && n.level() != expectedLevel) {
-                        throw new IllegalStateException("a node of level " + n.level() + " where level " + expectedLevel
-                            + " was expected: " + GlobalAddress.toString(address) + " (tree " + GlobalAddress.toString(root) + ")");
-                    }
-                    expectedLevel = n.level();
-                    if (n.isLeaf()) {
-                        leaves = true;
-                        leaf.accept(address);
-                    } else {
-                        for (int i = 0; i < n.count(); i++) {
-                            children.add(n.child(i));
-                        }
-                    }
-                    long next = n.rightLink();
-                    if (next != 0 && members.add(next)) {
-                        toRead.add(next); // reached only through a right link so far
-                    }
-                }
-            }
-            if (leaves) {
-                return;
-            }
-            expectedLevel--;
-            // A child is listed once: a split not yet posted leaves the parent with its old range.
-            level = new java.util.ArrayList<>(new java.util.LinkedHashSet<>(children));
-        }
-    }
-
-    /**
-     * Crash repair: makes the entries of leaf {@code h} (held in X, adopted from a crashed node) exactly
-     * the pairs of {@code keys}/{@code values}[0, n), sorted ascending by (key, value), that fall in its
-     * range (low, high]. The caller computes the pairs from the rows (an index is a function of its
-     * table's visible rows). Returns how many the leaf holds now.
-     *
-     * @throws IllegalStateException if {@code h} is not a leaf of a tree of this kind, or the pairs in
-     *                               its range do not fit (they always did before the crash: a bug)
-     */
-    public int rebuildLeaf(GclHandle h, long[] keys, long[] values, int n) {
-        BLinkNode leaf = new BLinkNode(unique).wrap(h);
-        if (leaf.magic() != BLinkNodeLayout.MAGIC || !leaf.isLeaf()) {
-            throw new IllegalStateException("not a leaf: " + GlobalAddress.toString(h.address()));
-        }
-        int from = leaf.lowInfinite() ? 0 : firstAbove(keys, values, n, leaf.lowKey(), leaf.lowValue());
-        int to = leaf.highInfinite() ? n : firstAbove(keys, values, n, leaf.highKey(), leaf.highValue());
-        int count = Math.max(0, to - from);
-        if (count > leafCapacity) {
-            throw new IllegalStateException("a rebuilt leaf would hold " + count + " entries, more than its "
-                + leafCapacity + ": " + GlobalAddress.toString(h.address()));
-        }
-        leaf.setCount(0);
-        for (int i = from; i < to; i++) {
-            if (unique && i > from && keys[i] == keys[i - 1]) {
-                throw new IllegalStateException("two rows with key " + keys[i] + " for a unique index: rids "
-                    + values[i - 1] + " and " + values[i]);
-            }
-            leaf.insertLeafEntry(leaf.count(), keys[i], values[i]);
-        }
-        leaf.jumpVersion(); // not +1: see there
-        return count;
-    }
-
-    /**
-     * The keys a leaf can hold, from its fences (a {@link ComputeNode#snapshot} or a held handle):
-     * {low, high}, both inclusive, {@code Long.MIN_VALUE}/{@code MAX_VALUE} for an infinite fence. By
-     * key alone (a non-unique tree orders by key and value), so a superset of the leaf's pairs.
-     */
-    public static long[] leafKeyRange(GclHandle leaf) {
-        BLinkNode node = new BLinkNode(false).wrap(leaf);
-        return new long[] {node.lowInfinite() ? Long.MIN_VALUE : node.lowKey(),
-            node.highInfinite() ? Long.MAX_VALUE : node.highKey()};
-    }
-
-    /** The first i in [0, n) whose pair is above (k, v) in this tree's order, else n. */
-    private int firstAbove(long[] keys, long[] values, int n, long k, long v) {
-        int lo = 0;
-        int hi = n;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (BLinkNode.compare(unique, keys[mid], values[mid], k, v) > 0) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return lo;
     }
 
     /** Releases a latch on a node at {@code level}: leaves and the root through the guard. */

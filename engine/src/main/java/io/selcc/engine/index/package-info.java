@@ -6,7 +6,8 @@
  *
  * <p>Public surface: {@link io.selcc.engine.index.BLinkTree} (create, open, insert, delete, lookup,
  * scans), {@link io.selcc.engine.index.InsertOutcome}, {@link io.selcc.engine.index.EntryVisitor} and
- * {@link io.selcc.engine.index.KeyComposer} (order-preserving keys from several columns). The node
- * layout ({@code BLinkNodeLayout}), its flyweight and the structural checker are package-private.
+ * {@link io.selcc.engine.index.KeyComposer} (order-preserving keys from several columns), and for crash
+ * repair only {@link io.selcc.engine.index.BLinkTreeRepair}. The node layout ({@code BLinkNodeLayout}),
+ * its flyweight and the structural checker are package-private.
  */
 package io.selcc.engine.index;
