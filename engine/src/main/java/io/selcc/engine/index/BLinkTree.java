@@ -71,7 +71,7 @@ public final class BLinkTree {
     private final boolean unique;
     private final int leafCapacity;
     private final int internalCapacity;
-    private final PerThread<Context> contexts;
+    private final PerThread<TreeContext> contexts;
 
     private BLinkTree(ComputeNode node, long root, boolean unique) {
         this.node = node;
@@ -163,7 +163,7 @@ public final class BLinkTree {
 
     /** {@link #insert(long, long)} with the leaves latched and checked through {@code guard}. */
     public InsertOutcome insert(long key, long value, LeafGuard guard) {
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
             long start = startOfLeafLevel(c, key, value);
@@ -217,7 +217,7 @@ public final class BLinkTree {
 
     private int insertSorted(long[] keys, long[] values, int from, int to, boolean loading) {
         checkAscending(keys, values, from, to);
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = LeafGuard.NONE;
             c.loading = loading;
@@ -243,7 +243,7 @@ public final class BLinkTree {
     public InsertOutcome insertRun(long[] keys, long[] values, int from, int to, LeafGuard guard,
                                    InsertListener inserted) {
         checkAscending(keys, values, from, to);
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
             int stopped = insertRun(c, keys, values, from, to, inserted);
@@ -278,7 +278,7 @@ public final class BLinkTree {
      * does, which releases it), else the entry goes in; one version change and one
      * {@link LeafGuard#afterChange} cover the leaf's entries.
      */
-    private int insertRun(Context c, long[] keys, long[] values, int from, int to, InsertListener inserted) {
+    private int insertRun(TreeContext c, long[] keys, long[] values, int from, int to, InsertListener inserted) {
         int i = from;
         while (i < to) {
             long k = keys[i];
@@ -342,7 +342,7 @@ public final class BLinkTree {
     }
 
     /** One version change and one {@link LeafGuard#afterChange} for the entries a run put into a leaf. */
-    private void finishLeafChange(Context c, GclHandle h, BLinkNode leaf, boolean changed, long versionBefore) {
+    private void finishLeafChange(TreeContext c, GclHandle h, BLinkNode leaf, boolean changed, long versionBefore) {
         if (changed) {
             leaf.bumpVersion();
             c.guard.afterChange(c.leafView.wrap(h), versionBefore);
@@ -410,7 +410,7 @@ public final class BLinkTree {
 
     private long lookup(long key, long absent, LeafGuard guard, boolean exclusive) {
         requireUnique("lookup(key)");
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
             GclHandle h;
@@ -446,7 +446,7 @@ public final class BLinkTree {
      */
     public OptionalLong lookup(long key) {
         requireUnique("lookup(key)");
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = LeafGuard.NONE;
             GclHandle h = sLatchLeaf(c, key, 0);
@@ -493,7 +493,7 @@ public final class BLinkTree {
         if (low > high || limit == 0) {
             return 0;
         }
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
             int delivered = 0;
@@ -562,7 +562,7 @@ public final class BLinkTree {
         if (low > high || limit == 0) {
             return 0;
         }
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
             int delivered = 0;
@@ -614,7 +614,7 @@ public final class BLinkTree {
      * latch released) to the visitor in order; returns {@code delivered} plus those it took, and sets
      * {@code c.visitorStopped} if the visitor asked to stop.
      */
-    private static int deliverCopied(Context c, int copied, int delivered, EntryVisitor visitor) {
+    private static int deliverCopied(TreeContext c, int copied, int delivered, EntryVisitor visitor) {
         c.visitorStopped = false;
         for (int i = 0; i < copied; i++) {
             delivered++;
@@ -632,8 +632,8 @@ public final class BLinkTree {
      * S-latches the leaf whose range holds (k, v): one latch per level, plus one per right move past
      * a split this descent raced with. Returns the held leaf handle.
      */
-    private GclHandle sLatchLeaf(Context c, long k, long v) {
-        long hinted = hintedLeaf(c, k, v);
+    private GclHandle sLatchLeaf(TreeContext c, long k, long v) {
+        long hinted = c.hints.take(k, v);
         long address = hinted != 0 ? hinted : root;
         boolean mayBeLeaf = true; // the root, a hinted leaf, or a node whose parent is at level 1
         while (true) {
@@ -654,7 +654,7 @@ public final class BLinkTree {
                     next = n.rightLink();
                     nextMayBeLeaf = n.isLeaf();
                 } else if (n.isLeaf()) {
-                    c.reachedLeaf(address, n, root);
+                    c.hints.reached(address, n, root);
                     return h;
                 } else {
                     next = n.child(n.childIndex(k, v));
@@ -675,24 +675,13 @@ public final class BLinkTree {
      * tree ended at when (k, v) is still in its range (no inner node read), else the leaf-level node
      * a descent from the root finds. Either way {@link #xLatchAt} then latches and re-checks it.
      */
-    private long startOfLeafLevel(Context c, long k, long v) {
-        long hinted = hintedLeaf(c, k, v);
+    private long startOfLeafLevel(TreeContext c, long k, long v) {
+        long hinted = c.hints.take(k, v);
         if (hinted != 0) {
             c.pathTop = -1; // no path: a split posts its separator by a descent from the root
             return hinted;
         }
         return descendTo(c, LEAF_LEVEL, k, v);
-    }
-
-    /**
-     * A leaf this thread reached recently whose range, as it was then, holds (k, v); 0 if none. Nothing
-     * is read: the leaf's low fence never changes and nodes are never freed, so a leaf whose cached
-     * range holds the key holds it still or moved part of it right by a split, which the latching
-     * move-right handles. The root, which may stop being a leaf, is never cached.
-     */
-    private long hintedLeaf(Context c, long k, long v) {
-        long address = c.cachedLeafFor(k, v);
-        return address != 0 ? c.tookHint(address) : 0;
     }
 
     /**
@@ -703,7 +692,7 @@ public final class BLinkTree {
      * or changed while it was read. Inner nodes are never part of a transaction's read set, so nothing
      * but a consistent copy is needed, and readers then never write the hottest lines (the root).
      */
-    private boolean readInnerOptimistically(Context c, long address, long k, long v) {
+    private boolean readInnerOptimistically(TreeContext c, long address, long k, long v) {
         GclHandle h = c.optimistic;
         if (!node.tryOptimisticRead(address, h)) {
             return false;
@@ -736,7 +725,7 @@ public final class BLinkTree {
     }
 
     /** Releases a latch taken through the guard ({@code viaGuard}) or directly. */
-    private void unlatch(Context c, GclHandle h, boolean viaGuard) {
+    private void unlatch(TreeContext c, GclHandle h, boolean viaGuard) {
         if (viaGuard) {
             c.guard.unlatch(node, h);
         } else {
@@ -750,7 +739,7 @@ public final class BLinkTree {
      * Records in the context's path the node it left at each higher level, where a split posts its
      * separator. Returns the root itself when the root is at {@code level}.
      */
-    private long descendTo(Context c, int level, long k, long v) {
+    private long descendTo(TreeContext c, int level, long k, long v) {
         long address = root;
         c.pathTop = -1;
         while (true) {
@@ -809,7 +798,7 @@ public final class BLinkTree {
      * X-latches the node at {@code level} whose range holds (k, v), starting at {@code start}: a node
      * of that level at or left of it, or the root. Moves right one latch at a time.
      */
-    private GclHandle xLatchAt(Context c, long start, int level, long k, long v) {
+    private GclHandle xLatchAt(TreeContext c, long start, int level, long k, long v) {
         long address = start;
         while (true) {
             boolean viaGuard = level == LEAF_LEVEL || address == root;
@@ -832,7 +821,7 @@ public final class BLinkTree {
                     next = n.rightLink();
                 } else {
                     if (level == LEAF_LEVEL) {
-                        c.reachedLeaf(address, n, root);
+                        c.hints.reached(address, n, root);
                     }
                     return h;
                 }
@@ -857,7 +846,7 @@ public final class BLinkTree {
      * latches through the guard, which may keep them). A leaf change was already allowed by
      * {@link LeafGuard#beforeChange}; this reports it with {@code afterChange} or {@code afterSplit}.
      */
-    private void insertEntry(Context c, GclHandle h, int level, long k, long v, long newChild) {
+    private void insertEntry(TreeContext c, GclHandle h, int level, long k, long v, long newChild) {
         while (true) {
             BLinkNode n = c.view.wrap(h);
             boolean leaf = level == LEAF_LEVEL;
@@ -963,7 +952,7 @@ public final class BLinkTree {
      * Splits the full root in place so its address never changes: its entries go to two new nodes at
      * its level and it becomes their parent, one level up. Releases all three latches.
      */
-    private void splitRoot(Context c, GclHandle rootHandle, long k, long v, long newChild) {
+    private void splitRoot(TreeContext c, GclHandle rootHandle, long k, long v, long newChild) {
         int level = c.view.wrap(rootHandle).level();
         boolean leaf = level == LEAF_LEVEL;
         long leftAddress = allocateOrUnlatch(c, rootHandle, level);
@@ -1018,7 +1007,7 @@ public final class BLinkTree {
     }
 
     /** Releases a latch on a node at {@code level}: leaves and the root through the guard. */
-    private void unlatchAt(Context c, GclHandle h, int level) {
+    private void unlatchAt(TreeContext c, GclHandle h, int level) {
         unlatch(c, h, level == LEAF_LEVEL || h.address() == root);
     }
 
@@ -1031,7 +1020,7 @@ public final class BLinkTree {
     }
 
     /** Allocation can fail (memory node full); the latch must not stay held then. */
-    private long allocateOrUnlatch(Context c, GclHandle held, int level) {
+    private long allocateOrUnlatch(TreeContext c, GclHandle held, int level) {
         try {
             return node.allocate();
         } catch (RuntimeException | Error e) {
@@ -1041,7 +1030,7 @@ public final class BLinkTree {
     }
 
     private boolean remove(long key, long value, boolean matchValue, LeafGuard guard) {
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
             long start = startOfLeafLevel(c, key, value);
@@ -1098,13 +1087,12 @@ public final class BLinkTree {
 
     /** Drops the calling thread's leaf hints on this tree (tests that count a full descent). */
     void forgetLeafHints() {
-        Context c = contexts.get();
-        Arrays.fill(c.leafHints, 0);
+        contexts.get().hints.forget();
     }
 
     /** Leaf-level operations of the calling thread on this tree that started at a hinted leaf. */
     long leafHintsTaken() {
-        return contexts.get().hintsTaken;
+        return contexts.get().hints.taken();
     }
 
     int leafCapacity() {
@@ -1115,8 +1103,8 @@ public final class BLinkTree {
         return internalCapacity;
     }
 
-    private Context acquire() {
-        Context c = contexts.get();
+    private TreeContext acquire() {
+        TreeContext c = contexts.get();
         if (c.inUse) {
             // A visitor scanning the same tree from inside a scan: the outer scan still reads c's buffers.
             c = newContext();
@@ -1125,155 +1113,14 @@ public final class BLinkTree {
         return c;
     }
 
-    private static void release(Context c) {
+    private static void release(TreeContext c) {
         c.inUse = false;
         c.guard = LeafGuard.NONE;
         c.loading = false;
     }
 
-    private Context newContext() {
-        return new Context(unique, leafCapacity, node.optimisticHandle());
-    }
-
-    /** Recent leaves kept per thread and tree (see {@link Context#leafHints}). */
-    private static final int LEAF_HINTS = 16;
-
-    /** Per-thread scratch, reused so the hot paths allocate nothing: node views, descent path, scan buffer. */
-    private static final class Context {
-        final BLinkNode view;
-        final BLinkNode sibling;
-        final BLinkNode third;
-        final boolean unique;
-        final LeafView leafView = new LeafView();
-        final LeafView newLeafView = new LeafView();
-        LeafGuard guard = LeafGuard.NONE;
-        /** A bulk load's insert ({@link #loadSorted}): splits stay in the cache, not written through. */
-        boolean loading;
-        /** Optimistic reads of inner nodes: the handle, a view, and the last read's results. */
-        final GclHandle optimistic;
-        final BLinkNode optView;
-        int optLevel;
-        long optNext;
-        boolean optMovedRight;
-        final long[] keys;
-        final long[] values;
-        /** Set by {@link #deliverCopied} when a scan's visitor asked to stop. */
-        boolean visitorStopped;
-        /**
-         * Leaves this thread's operations ended at, with their fences as read then (round-robin
-         * replacement): TPC-C's terminals insert into ten districts' ranges in turn, which one hint
-         * per tree missed every time, at three or four node reads a descent.
-         */
-        final long[] leafHints = new long[LEAF_HINTS];
-        /** Per hint: low key, low value, high key, high value. */
-        final long[] hintFences = new long[LEAF_HINTS * 4];
-        /** Per hint: bit 0 low fence infinite, bit 1 high fence infinite. */
-        final byte[] hintInfinite = new byte[LEAF_HINTS];
-        int nextHint;
-        /** Why the last {@link #insertRun} stopped early. */
-        InsertOutcome runOutcome;
-        /** The hint an operation last started at or reached: tried first (runs of keys stay in one leaf). */
-        int recentHint;
-        /** Operations that started at the hinted leaf (tests assert that hints were used). */
-        long hintsTaken;
-        /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
-        long[] path = new long[8];
-        int pathTop = -1;
-        boolean inUse;
-
-        Context(boolean unique, int leafCapacity, GclHandle optimistic) {
-            this.unique = unique;
-            this.optimistic = optimistic;
-            this.optView = new BLinkNode(unique);
-            this.view = new BLinkNode(unique);
-            this.sibling = new BLinkNode(unique);
-            this.third = new BLinkNode(unique);
-            this.keys = new long[leafCapacity];
-            this.values = new long[leafCapacity];
-        }
-
-        long tookHint(long address) {
-            hintsTaken++;
-            return address;
-        }
-
-        /** The cached leaf whose range holds (k, v), or 0. */
-        long cachedLeafFor(long k, long v) {
-            if (leafHints[recentHint] != 0 && holds(recentHint, k, v)) {
-                return leafHints[recentHint];
-            }
-            for (int i = 0; i < LEAF_HINTS; i++) {
-                if (leafHints[i] != 0 && holds(i, k, v)) {
-                    recentHint = i;
-                    return leafHints[i];
-                }
-            }
-            return 0;
-        }
-
-        private boolean holds(int i, long k, long v) {
-            int f = i * 4;
-            boolean aboveLow = (hintInfinite[i] & 1) != 0
-                || BLinkNode.compare(unique, k, v, hintFences[f], hintFences[f + 1]) > 0;
-            return aboveLow && ((hintInfinite[i] & 2) != 0
-                || BLinkNode.compare(unique, k, v, hintFences[f + 2], hintFences[f + 3]) <= 0);
-        }
-
-        /**
-         * Caches leaf {@code n} (latched by the caller) at {@code address} with its fences now. A cached
-         * left neighbour whose high fence this leaf's range overlaps split since it was cached: its high
-         * is cut back to this leaf's low, so keys beyond it no longer start there and move right.
-         */
-        void reachedLeaf(long address, BLinkNode n, long root) {
-            if (address == root) {
-                return;
-            }
-            if (leafHints[recentHint] == address) {
-                // The leaf the operation started at (or the last one reached): known, and as a leaf's
-                // low fence never changes, no cached neighbour needs cutting back.
-                storeHint(recentHint, address, n);
-                return;
-            }
-            boolean lowInfinite = n.lowInfinite();
-            long lowKey = lowInfinite ? 0 : n.lowKey();
-            long lowValue = lowInfinite ? 0 : n.lowValue();
-            int slot = -1;
-            for (int i = 0; i < LEAF_HINTS; i++) {
-                if (leafHints[i] == address) {
-                    slot = i;
-                } else if (leafHints[i] != 0 && !lowInfinite && holds(i, lowKey, lowValue)) {
-                    int f = i * 4;
-                    hintFences[f + 2] = lowKey;
-                    hintFences[f + 3] = lowValue;
-                    hintInfinite[i] &= ~2;
-                }
-            }
-            if (slot < 0) {
-                slot = nextHint;
-                nextHint = (nextHint + 1) % LEAF_HINTS;
-            }
-            storeHint(slot, address, n);
-        }
-
-        private void storeHint(int slot, long address, BLinkNode n) {
-            boolean lowInfinite = n.lowInfinite();
-            boolean highInfinite = n.highInfinite();
-            int f = slot * 4;
-            leafHints[slot] = address;
-            hintFences[f] = lowInfinite ? 0 : n.lowKey();
-            hintFences[f + 1] = lowInfinite ? 0 : n.lowValue();
-            hintFences[f + 2] = highInfinite ? 0 : n.highKey();
-            hintFences[f + 3] = highInfinite ? 0 : n.highValue();
-            hintInfinite[slot] = (byte) ((lowInfinite ? 1 : 0) | (highInfinite ? 2 : 0));
-            recentHint = slot;
-        }
-
-        void remember(int level, long address) {
-            if (level >= path.length) {
-                path = Arrays.copyOf(path, Math.max(level + 1, path.length * 2));
-            }
-            path[level] = address;
-        }
+    private TreeContext newContext() {
+        return new TreeContext(unique, leafCapacity, node.optimisticHandle());
     }
 
     /** Collects the values of {@link #lookupAll}. */

@@ -1,0 +1,65 @@
+package io.selcc.engine.index;
+
+import io.selcc.cache.GclHandle;
+
+import java.util.Arrays;
+
+/**
+ * One thread's scratch for one tree, reused so the hot paths allocate nothing: the node views an
+ * operation works through, the operation's settings, the descent's optimistic reads and path, the leaf
+ * hints, and a scan's buffer. Not thread-safe: {@link BLinkTree} hands each thread its own and a nested
+ * operation (a scan's visitor using the same tree) a fresh one.
+ */
+final class TreeContext {
+    // Views over the latched nodes in hand: the node, a split's new sibling, a root split's second child.
+    final BLinkNode view;
+    final BLinkNode sibling;
+    final BLinkNode third;
+    final LeafView leafView = new LeafView();
+    final LeafView newLeafView = new LeafView();
+
+    // The operation in progress.
+    LeafGuard guard = LeafGuard.NONE;
+    /** A bulk load's insert ({@link BLinkTree#loadSorted}): splits stay in the cache, not written through. */
+    boolean loading;
+    /** Why the last {@link BLinkTree#insertRun} stopped early. */
+    InsertOutcome runOutcome;
+    boolean inUse;
+
+    /** Optimistic reads of inner nodes: the handle, a view, and the last read's results. */
+    final GclHandle optimistic;
+    final BLinkNode optView;
+    int optLevel;
+    long optNext;
+    boolean optMovedRight;
+
+    /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
+    long[] path = new long[8];
+    int pathTop = -1;
+
+    final LeafHints hints;
+
+    /** A scan's copies of one leaf's entries, delivered after its latch is released. */
+    final long[] keys;
+    final long[] values;
+    /** Set by a scan's delivery when the visitor asked to stop. */
+    boolean visitorStopped;
+
+    TreeContext(boolean unique, int leafCapacity, GclHandle optimistic) {
+        this.optimistic = optimistic;
+        this.optView = new BLinkNode(unique);
+        this.view = new BLinkNode(unique);
+        this.sibling = new BLinkNode(unique);
+        this.third = new BLinkNode(unique);
+        this.hints = new LeafHints(unique);
+        this.keys = new long[leafCapacity];
+        this.values = new long[leafCapacity];
+    }
+
+    void remember(int level, long address) {
+        if (level >= path.length) {
+            path = Arrays.copyOf(path, Math.max(level + 1, path.length * 2));
+        }
+        path[level] = address;
+    }
+}
