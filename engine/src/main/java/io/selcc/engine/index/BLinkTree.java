@@ -64,14 +64,13 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
  * because splits only ever move entries to new nodes on the right of the fence.
  */
 public final class BLinkTree {
-    /** {@link #descendTo} result when the guard refused the root (no real address is negative). */
-    private static final long REFUSED = -1;
     private final ComputeNode node;
     private final long root;
     private final boolean unique;
     private final int leafCapacity;
     private final int internalCapacity;
     private final PerThread<TreeContext> contexts;
+    private final Descent descent;
 
     private BLinkTree(ComputeNode node, long root, boolean unique) {
         this.node = node;
@@ -80,6 +79,7 @@ public final class BLinkTree {
         this.leafCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL);
         this.internalCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL + 1);
         this.contexts = PerThread.withInitial(this::newContext);
+        this.descent = new Descent(node, root);
     }
 
     /**
@@ -166,8 +166,7 @@ public final class BLinkTree {
         TreeContext c = acquire();
         try {
             c.guard = guard;
-            long start = startOfLeafLevel(c, key, value);
-            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
+            GclHandle h = descent.xLatchLeaf(c, key, value);
             if (h == null) {
                 return InsertOutcome.REFUSED;
             }
@@ -283,8 +282,7 @@ public final class BLinkTree {
         while (i < to) {
             long k = keys[i];
             long v = values[i];
-            long start = startOfLeafLevel(c, k, v);
-            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, k, v);
+            GclHandle h = descent.xLatchLeaf(c, k, v);
             if (h == null) {
                 c.runOutcome = InsertOutcome.REFUSED;
                 return i;
@@ -331,7 +329,7 @@ public final class BLinkTree {
             }
             if (!released) {
                 finishLeafChange(c, h, leaf, changed, versionBefore);
-                unlatchAt(c, h, LEAF_LEVEL);
+                descent.unlatchAt(c, h, LEAF_LEVEL);
             }
             if (stop != null) {
                 c.runOutcome = stop;
@@ -413,13 +411,7 @@ public final class BLinkTree {
         TreeContext c = acquire();
         try {
             c.guard = guard;
-            GclHandle h;
-            if (exclusive) {
-                long start = startOfLeafLevel(c, key, 0);
-                h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, 0);
-            } else {
-                h = sLatchLeaf(c, key, 0);
-            }
+            GclHandle h = exclusive ? descent.xLatchLeaf(c, key, 0) : descent.sLatchLeaf(c, key, 0);
             if (h == null) {
                 return absent;
             }
@@ -449,7 +441,7 @@ public final class BLinkTree {
         TreeContext c = acquire();
         try {
             c.guard = LeafGuard.NONE;
-            GclHandle h = sLatchLeaf(c, key, 0);
+            GclHandle h = descent.sLatchLeaf(c, key, 0);
             try {
                 BLinkNode leaf = c.view.wrap(h);
                 int i = leaf.lowerBound(key, 0);
@@ -497,7 +489,7 @@ public final class BLinkTree {
         try {
             c.guard = guard;
             int delivered = 0;
-            GclHandle h = sLatchLeaf(c, low, Long.MIN_VALUE);
+            GclHandle h = descent.sLatchLeaf(c, low, Long.MIN_VALUE);
             boolean first = true;
             boolean refused = false;
             long afterKey = 0;
@@ -569,7 +561,7 @@ public final class BLinkTree {
             long upperKey = high;
             long upperValue = Long.MAX_VALUE;
             while (true) {
-                GclHandle h = sLatchLeaf(c, upperKey, upperValue);
+                GclHandle h = descent.sLatchLeaf(c, upperKey, upperValue);
                 if (h == null) {
                     return delivered;
                 }
@@ -626,217 +618,6 @@ public final class BLinkTree {
         return delivered;
     }
 
-    // ---------------------------------------------------------------- descent
-
-    /**
-     * S-latches the leaf whose range holds (k, v): one latch per level, plus one per right move past
-     * a split this descent raced with. Returns the held leaf handle.
-     */
-    private GclHandle sLatchLeaf(TreeContext c, long k, long v) {
-        long hinted = c.hints.take(k, v);
-        long address = hinted != 0 ? hinted : root;
-        boolean mayBeLeaf = true; // the root, a hinted leaf, or a node whose parent is at level 1
-        while (true) {
-            if (address != hinted && readInnerOptimistically(c, address, k, v)) {
-                address = c.optNext;
-                mayBeLeaf = !c.optMovedRight && c.optLevel == LEAF_LEVEL + 1;
-                continue;
-            }
-            GclHandle h = mayBeLeaf ? c.guard.latch(node, address, false, true) : node.sLock(address);
-            if (h == null) {
-                return null;
-            }
-            long next;
-            boolean nextMayBeLeaf;
-            try {
-                BLinkNode n = c.view.wrap(h);
-                if (n.isAboveHigh(k, v)) {
-                    next = n.rightLink();
-                    nextMayBeLeaf = n.isLeaf();
-                } else if (n.isLeaf()) {
-                    c.hints.reached(address, n, root);
-                    return h;
-                } else {
-                    next = n.child(n.childIndex(k, v));
-                    nextMayBeLeaf = n.level() == LEAF_LEVEL + 1;
-                }
-            } catch (RuntimeException | Error e) {
-                unlatch(c, h, mayBeLeaf);
-                throw e;
-            }
-            unlatch(c, h, mayBeLeaf);
-            address = next;
-            mayBeLeaf = nextMayBeLeaf;
-        }
-    }
-
-    /**
-     * Where a leaf-level operation on (k, v) starts: the leaf this thread's previous operation on the
-     * tree ended at when (k, v) is still in its range (no inner node read), else the leaf-level node
-     * a descent from the root finds. Either way {@link #xLatchAt} then latches and re-checks it.
-     */
-    private long startOfLeafLevel(TreeContext c, long k, long v) {
-        long hinted = c.hints.take(k, v);
-        if (hinted != 0) {
-            c.pathTop = -1; // no path: a split posts its separator by a descent from the root
-            return hinted;
-        }
-        return descendTo(c, LEAF_LEVEL, k, v);
-    }
-
-    /**
-     * Reads an inner node without latching it (SELCC's cached copy, validated by the frame's latch
-     * stamp): sets {@code c.optLevel}, {@code c.optNext} (the child for (k, v), or the right sibling
-     * when the key is above the node's high key: {@code c.optMovedRight}) and returns true; false when
-     * the node must be latched instead: not cached readable, a leaf (the guard decides about leaves),
-     * or changed while it was read. Inner nodes are never part of a transaction's read set, so nothing
-     * but a consistent copy is needed, and readers then never write the hottest lines (the root).
-     */
-    private boolean readInnerOptimistically(TreeContext c, long address, long k, long v) {
-        GclHandle h = c.optimistic;
-        if (!node.tryOptimisticRead(address, h)) {
-            return false;
-        }
-        int level;
-        long next;
-        boolean movedRight;
-        try {
-            BLinkNode n = c.optView.wrap(h);
-            level = n.level();
-            if (level == LEAF_LEVEL) {
-                node.validate(h);
-                return false;
-            }
-            movedRight = n.isAboveHigh(k, v);
-            next = movedRight ? n.rightLink() : n.child(n.childIndex(k, v));
-        } catch (RuntimeException e) {
-            if (node.validate(h)) {
-                throw e; // a consistent copy: a real bug, not a torn read
-            }
-            return false;
-        }
-        if (!node.validate(h)) {
-            return false;
-        }
-        c.optLevel = level;
-        c.optNext = next;
-        c.optMovedRight = movedRight;
-        return true;
-    }
-
-    /** Releases a latch taken through the guard ({@code viaGuard}) or directly. */
-    private void unlatch(TreeContext c, GclHandle h, boolean viaGuard) {
-        if (viaGuard) {
-            c.guard.unlatch(node, h);
-        } else {
-            node.unlock(h);
-        }
-    }
-
-    /**
-     * Descends with S latches, one at a time, and returns (unlatched) the node at {@code level} whose
-     * range held (k, v) when its parent was read: that node or one left of the node that holds it now.
-     * Records in the context's path the node it left at each higher level, where a split posts its
-     * separator. Returns the root itself when the root is at {@code level}.
-     */
-    private long descendTo(TreeContext c, int level, long k, long v) {
-        long address = root;
-        c.pathTop = -1;
-        while (true) {
-            if (readInnerOptimistically(c, address, k, v) && c.optLevel > level) {
-                int nodeLevel = c.optLevel;
-                if (c.pathTop < 0) {
-                    c.pathTop = nodeLevel;
-                }
-                if (!c.optMovedRight) {
-                    c.remember(nodeLevel, address);
-                    if (nodeLevel - 1 == level) {
-                        return c.optNext;
-                    }
-                }
-                address = c.optNext;
-                continue;
-            }
-            // The root may be a leaf (and held by the transaction): it goes through the guard, which may
-            // refuse only where nothing changed yet (a leaf-level operation's start).
-            boolean viaGuard = address == root;
-            GclHandle h = viaGuard ? c.guard.latch(node, address, false, level == LEAF_LEVEL) : node.sLock(address);
-            if (h == null) {
-                return REFUSED;
-            }
-            long next;
-            try {
-                BLinkNode n = c.view.wrap(h);
-                int nodeLevel = n.level();
-                if (c.pathTop < 0) {
-                    c.pathTop = nodeLevel;
-                }
-                if (nodeLevel <= level) {
-                    if (nodeLevel < level || address != root) {
-                        throw new IllegalStateException("descent passed its target level: level=" + level
-                            + " nodeLevel=" + nodeLevel + " node=" + GlobalAddress.toString(address));
-                    }
-                    return address;
-                }
-                if (n.isAboveHigh(k, v)) {
-                    next = n.rightLink();
-                } else {
-                    c.remember(nodeLevel, address);
-                    next = n.child(n.childIndex(k, v));
-                    if (nodeLevel - 1 == level) {
-                        return next;
-                    }
-                }
-            } finally {
-                unlatch(c, h, viaGuard);
-            }
-            address = next;
-        }
-    }
-
-    /**
-     * X-latches the node at {@code level} whose range holds (k, v), starting at {@code start}: a node
-     * of that level at or left of it, or the root. Moves right one latch at a time.
-     */
-    private GclHandle xLatchAt(TreeContext c, long start, int level, long k, long v) {
-        long address = start;
-        while (true) {
-            boolean viaGuard = level == LEAF_LEVEL || address == root;
-            GclHandle h = viaGuard ? c.guard.latch(node, address, true, level == LEAF_LEVEL) : node.xLock(address);
-            if (h == null) {
-                return null;
-            }
-            boolean rootGrew;
-            long next = 0;
-            try {
-                BLinkNode n = c.view.wrap(h);
-                rootGrew = n.level() != level;
-                if (rootGrew) {
-                    // Only the root changes level, when it splits in place: find the node at this level anew.
-                    if (address != root) {
-                        throw new IllegalStateException("node changed level: node=" + GlobalAddress.toString(address)
-                            + " expected=" + level + " found=" + n.level());
-                    }
-                } else if (n.isAboveHigh(k, v)) {
-                    next = n.rightLink();
-                } else {
-                    if (level == LEAF_LEVEL) {
-                        c.hints.reached(address, n, root);
-                    }
-                    return h;
-                }
-            } catch (RuntimeException | Error e) {
-                unlatch(c, h, viaGuard);
-                throw e;
-            }
-            unlatch(c, h, viaGuard);
-            address = rootGrew ? descendTo(c, level, k, v) : next;
-            if (address == REFUSED) {
-                return null;
-            }
-        }
-    }
-
     // ---------------------------------------------------------------- insert and split
 
     /**
@@ -859,7 +640,7 @@ public final class BLinkTree {
                 } else if (!c.loading) {
                     node.writeThrough(h); // structure outlives this node's cache (see the class comment)
                 }
-                unlatchAt(c, h, level);
+                descent.unlatchAt(c, h, level);
                 return;
             }
             boolean posting = !leaf; // the leaf change is done; this is a separator going up
@@ -929,8 +710,8 @@ public final class BLinkTree {
                     node.writeThrough(rh, h); // in this order, one round trip
                 }
             } finally {
-                unlatchAt(c, rh, level);
-                unlatchAt(c, h, level);
+                descent.unlatchAt(c, rh, level);
+                descent.unlatchAt(c, h, level);
             }
             // Post the separator. The split node is released first (unless the transaction keeps its
             // leaf): the sibling is reachable through the right link meanwhile, and no thread waits
@@ -938,9 +719,9 @@ public final class BLinkTree {
             int parentLevel = level + 1;
             // Without a recorded path (the leaf came from a hint) the parent is found by an optimistic
             // descent: starting at the root would X-latch it, invalidating every other node's copy.
-            long start = parentLevel <= c.pathTop ? c.path[parentLevel]
-                : descendTo(c, parentLevel, separatorKey, separatorValue);
-            h = xLatchAt(c, start, parentLevel, separatorKey, separatorValue);
+            long start = c.path.reaches(parentLevel) ? c.path.at(parentLevel)
+                : descent.descendTo(c, parentLevel, separatorKey, separatorValue);
+            h = descent.xLatchAt(c, start, parentLevel, separatorKey, separatorValue);
             level = parentLevel;
             k = separatorKey;
             v = separatorValue;
@@ -1000,15 +781,10 @@ public final class BLinkTree {
                 node.writeThrough(lh, rh, rootHandle); // the children before the root that leads to them
             }
         } finally {
-            unlatchAt(c, rh, level);
-            unlatchAt(c, lh, level);
-            unlatch(c, rootHandle, true); // the root always goes through the guard
+            descent.unlatchAt(c, rh, level);
+            descent.unlatchAt(c, lh, level);
+            descent.unlatch(c, rootHandle, true); // the root always goes through the guard
         }
-    }
-
-    /** Releases a latch on a node at {@code level}: leaves and the root through the guard. */
-    private void unlatchAt(TreeContext c, GclHandle h, int level) {
-        unlatch(c, h, level == LEAF_LEVEL || h.address() == root);
     }
 
     private void put(BLinkNode n, long k, long v, long newChild) {
@@ -1024,7 +800,7 @@ public final class BLinkTree {
         try {
             return node.allocate();
         } catch (RuntimeException | Error e) {
-            unlatchAt(c, held, level);
+            descent.unlatchAt(c, held, level);
             throw e;
         }
     }
@@ -1033,8 +809,7 @@ public final class BLinkTree {
         TreeContext c = acquire();
         try {
             c.guard = guard;
-            long start = startOfLeafLevel(c, key, value);
-            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
+            GclHandle h = descent.xLatchLeaf(c, key, value);
             if (h == null) {
                 return false;
             }

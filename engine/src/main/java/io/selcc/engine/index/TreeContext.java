@@ -2,8 +2,6 @@ package io.selcc.engine.index;
 
 import io.selcc.cache.GclHandle;
 
-import java.util.Arrays;
-
 /**
  * One thread's scratch for one tree, reused so the hot paths allocate nothing: the node views an
  * operation works through, the operation's settings, the descent's optimistic reads and path, the leaf
@@ -26,17 +24,9 @@ final class TreeContext {
     InsertOutcome runOutcome;
     boolean inUse;
 
-    /** Optimistic reads of inner nodes: the handle, a view, and the last read's results. */
-    final GclHandle optimistic;
-    final BLinkNode optView;
-    int optLevel;
-    long optNext;
-    boolean optMovedRight;
-
-    /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
-    long[] path = new long[8];
-    int pathTop = -1;
-
+    // The descent's parts: its latch-free reads of inner nodes, the path it took, the leaves it ended at.
+    final OptimisticRead optimistic;
+    final DescentPath path = new DescentPath();
     final LeafHints hints;
 
     /** A scan's copies of one leaf's entries, delivered after its latch is released. */
@@ -46,20 +36,12 @@ final class TreeContext {
     boolean visitorStopped;
 
     TreeContext(boolean unique, int leafCapacity, GclHandle optimistic) {
-        this.optimistic = optimistic;
-        this.optView = new BLinkNode(unique);
+        this.optimistic = new OptimisticRead(optimistic, unique);
         this.view = new BLinkNode(unique);
         this.sibling = new BLinkNode(unique);
         this.third = new BLinkNode(unique);
         this.hints = new LeafHints(unique);
         this.keys = new long[leafCapacity];
         this.values = new long[leafCapacity];
-    }
-
-    void remember(int level, long address) {
-        if (level >= path.length) {
-            path = Arrays.copyOf(path, Math.max(level + 1, path.length * 2));
-        }
-        path[level] = address;
     }
 }
