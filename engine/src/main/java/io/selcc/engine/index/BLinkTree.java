@@ -71,6 +71,7 @@ public final class BLinkTree {
     private final int internalCapacity;
     private final PerThread<TreeContext> contexts;
     private final Descent descent;
+    private final Splitter splitter;
 
     private BLinkTree(ComputeNode node, long root, boolean unique) {
         this.node = node;
@@ -80,6 +81,7 @@ public final class BLinkTree {
         this.internalCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL + 1);
         this.contexts = PerThread.withInitial(this::newContext);
         this.descent = new Descent(node, root);
+        this.splitter = new Splitter(descent, root, unique, leafCapacity, internalCapacity);
     }
 
     /**
@@ -180,7 +182,7 @@ public final class BLinkTree {
                 guard.unlatch(node, h);
                 return InsertOutcome.REFUSED;
             }
-            insertEntry(c, h, LEAF_LEVEL, key, value, 0);
+            splitter.insertEntry(c, h, LEAF_LEVEL, key, value, 0);
             return InsertOutcome.INSERTED;
         } finally {
             release(c);
@@ -273,7 +275,7 @@ public final class BLinkTree {
      * The loop of {@link #insertSorted} and {@link #insertRun}: returns {@code to}, or the index of the
      * first entry that did not go in with the reason in {@code c.runOutcome}. Per leaf: latch (through
      * the guard), then while the next entry falls in the leaf's range: a duplicate stops the run, the
-     * guard is asked once before the leaf's first change, a full leaf splits (as {@link #insertEntry}
+     * guard is asked once before the leaf's first change, a full leaf splits (as {@link Splitter#insertEntry}
      * does, which releases it), else the entry goes in; one version change and one
      * {@link LeafGuard#afterChange} cover the leaf's entries.
      */
@@ -306,7 +308,7 @@ public final class BLinkTree {
                 if (leaf.count() >= leafCapacity) {
                     finishLeafChange(c, h, leaf, changed, versionBefore);
                     released = true;
-                    insertEntry(c, h, LEAF_LEVEL, k, v, 0); // splits, posts upward, releases the latches
+                    splitter.insertEntry(c, h, LEAF_LEVEL, k, v, 0); // splits, posts upward, releases the latches
                     if (inserted != null) {
                         inserted.inserted(k, v);
                     }
@@ -618,193 +620,6 @@ public final class BLinkTree {
         return delivered;
     }
 
-    // ---------------------------------------------------------------- insert and split
-
-    /**
-     * Puts an entry into the X-latched node {@code h} at {@code level}: a leaf entry (k, v), or above
-     * the leaves the post of a child split at separator (k, v) with new right node {@code newChild}.
-     * Splits full nodes and posts upward until a node has room; releases every latch it took (leaf
-     * latches through the guard, which may keep them). A leaf change was already allowed by
-     * {@link LeafGuard#beforeChange}; this reports it with {@code afterChange} or {@code afterSplit}.
-     */
-    private void insertEntry(TreeContext c, GclHandle h, int level, long k, long v, long newChild) {
-        while (true) {
-            BLinkNode n = c.view.wrap(h);
-            boolean leaf = level == LEAF_LEVEL;
-            if (n.count() < capacity(level)) {
-                long versionBefore = n.version();
-                put(n, k, v, newChild);
-                n.bumpVersion();
-                if (leaf) {
-                    c.guard.afterChange(c.leafView.wrap(h), versionBefore);
-                } else if (!c.loading) {
-                    node.writeThrough(h); // structure outlives this node's cache (see the class comment)
-                }
-                descent.unlatchAt(c, h, level);
-                return;
-            }
-            boolean posting = !leaf; // the leaf change is done; this is a separator going up
-            long rightAddress;
-            try {
-                if (n.isRoot()) {
-                    splitRoot(c, h, k, v, newChild);
-                    return;
-                }
-                rightAddress = allocateOrUnlatch(c, h, level);
-            } catch (SharedMemoryFullException e) {
-                if (!posting) {
-                    throw e; // nothing changed: the caller's insert fails as a whole
-                }
-                // Shared memory ran out between the leaf split and its parent's. The separator stays
-                // unposted: the new node is reachable through its left sibling's right link, which is
-                // all a B-link search needs, and the entry is in.
-                return;
-            }
-            long separatorKey;
-            long separatorValue;
-            GclHandle rh = node.xLock(rightAddress);
-            if (leaf) {
-                c.guard.adopt(rh);
-            }
-            try {
-                BLinkNode right = c.sibling.wrap(rh);
-                // In half, except a leaf whose new entry goes right after the previous insert's (a run of
-                // ascending inserts at one spot): it splits at the insertion point, so the run's leaves
-                // end up full (a loader's; a district's newest orders), see BLinkNodeLayout.
-                int count = n.count();
-                int p = leaf ? n.lowerBound(k, v) : -1;
-                boolean run = p > 0 && p == n.lastInsert();
-                int m = run ? p : count / 2;
-                if (run && p < count) {
-                    // The run grows in front of other entries: those move right, and the left node's range
-                    // reaches just below them, so it takes this entry and the ones that follow.
-                    if (unique) {
-                        separatorKey = n.key(p) - 1;
-                        separatorValue = 0;
-                    } else {
-                        long after = n.value(p);
-                        separatorKey = after == Long.MIN_VALUE ? n.key(p) - 1 : n.key(p);
-                        separatorValue = after == Long.MIN_VALUE ? Long.MAX_VALUE : after - 1;
-                    }
-                } else {
-                    // In half, or at a run's end: every entry stays and the new one starts the right node.
-                    separatorKey = n.key(m - 1);
-                    separatorValue = n.value(m - 1);
-                }
-                long versionBefore = n.version();
-                right.format(level, BLinkNodeLayout.flags(false, unique, false, n.highInfinite()),
-                    separatorKey, separatorValue, n.highKey(), n.highValue(), n.rightLink());
-                right.timestamps(n.readTimestamp(), n.writeTimestamp()); // it covers part of n's range
-                n.moveEntriesTo(m, right);
-                n.setHigh(separatorKey, separatorValue);
-                // The right link goes in last under the same X latch: the sibling is complete before
-                // anyone can reach it.
-                n.setRightLink(rightAddress);
-                put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? n : right, k, v, newChild);
-                n.bumpVersion();
-                if (leaf) {
-                    c.guard.afterSplit(c.leafView.wrap(h), versionBefore, c.newLeafView.wrap(rh));
-                }
-                // The new node reaches memory before the right link that leads to it.
-                if (!c.loading) {
-                    node.writeThrough(rh, h); // in this order, one round trip
-                }
-            } finally {
-                descent.unlatchAt(c, rh, level);
-                descent.unlatchAt(c, h, level);
-            }
-            // Post the separator. The split node is released first (unless the transaction keeps its
-            // leaf): the sibling is reachable through the right link meanwhile, and no thread waits
-            // for an internal node while holding another, which rules out deadlock.
-            int parentLevel = level + 1;
-            // Without a recorded path (the leaf came from a hint) the parent is found by an optimistic
-            // descent: starting at the root would X-latch it, invalidating every other node's copy.
-            long start = c.path.reaches(parentLevel) ? c.path.at(parentLevel)
-                : descent.descendTo(c, parentLevel, separatorKey, separatorValue);
-            h = descent.xLatchAt(c, start, parentLevel, separatorKey, separatorValue);
-            level = parentLevel;
-            k = separatorKey;
-            v = separatorValue;
-            newChild = rightAddress;
-        }
-    }
-
-    /**
-     * Splits the full root in place so its address never changes: its entries go to two new nodes at
-     * its level and it becomes their parent, one level up. Releases all three latches.
-     */
-    private void splitRoot(TreeContext c, GclHandle rootHandle, long k, long v, long newChild) {
-        int level = c.view.wrap(rootHandle).level();
-        boolean leaf = level == LEAF_LEVEL;
-        long leftAddress = allocateOrUnlatch(c, rootHandle, level);
-        long rightAddress;
-        try {
-            rightAddress = allocateOrUnlatch(c, rootHandle, level);
-        } catch (RuntimeException | Error e) {
-            node.free(leftAddress);
-            throw e;
-        }
-        GclHandle lh = node.xLock(leftAddress);
-        GclHandle rh = node.xLock(rightAddress);
-        if (leaf) {
-            c.guard.adopt(lh);
-            c.guard.adopt(rh);
-        }
-        try {
-            BLinkNode n = c.view.wrap(rootHandle);
-            BLinkNode left = c.sibling.wrap(lh);
-            BLinkNode right = c.third.wrap(rh);
-            if (level == BLinkNodeLayout.MAX_LEVEL) {
-                throw new IllegalStateException("tree too high: root=" + GlobalAddress.toString(root) + " level=" + level);
-            }
-            long versionBefore = n.version();
-            int m = n.count() / 2;
-            long separatorKey = n.key(m - 1);
-            long separatorValue = n.value(m - 1);
-            left.format(level, BLinkNodeLayout.flags(false, unique, true, false), 0, 0, separatorKey, separatorValue, rightAddress);
-            right.format(level, BLinkNodeLayout.flags(false, unique, false, true), separatorKey, separatorValue, 0, 0, 0);
-            left.timestamps(n.readTimestamp(), n.writeTimestamp());
-            right.timestamps(n.readTimestamp(), n.writeTimestamp());
-            n.moveEntriesTo(m, right);
-            n.moveEntriesTo(0, left);
-            put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? left : right, k, v, newChild);
-            n.setLevel(level + 1);
-            n.putInternalEntry(0, separatorKey, separatorValue, leftAddress);
-            n.putInternalEntry(1, 0, 0, rightAddress); // separator unused: the root's high fence is infinite
-            n.setCount(2);
-            n.bumpVersion();
-            if (leaf) {
-                c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(lh));
-                c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(rh));
-            }
-            if (!c.loading) {
-                node.writeThrough(lh, rh, rootHandle); // the children before the root that leads to them
-            }
-        } finally {
-            descent.unlatchAt(c, rh, level);
-            descent.unlatchAt(c, lh, level);
-            descent.unlatch(c, rootHandle, true); // the root always goes through the guard
-        }
-    }
-
-    private void put(BLinkNode n, long k, long v, long newChild) {
-        if (n.isLeaf()) {
-            n.insertLeafEntry(n.lowerBound(k, v), k, v);
-        } else {
-            n.insertSeparator(k, v, newChild);
-        }
-    }
-
-    /** Allocation can fail (memory node full); the latch must not stay held then. */
-    private long allocateOrUnlatch(TreeContext c, GclHandle held, int level) {
-        try {
-            return node.allocate();
-        } catch (RuntimeException | Error e) {
-            descent.unlatchAt(c, held, level);
-            throw e;
-        }
-    }
-
     private boolean remove(long key, long value, boolean matchValue, LeafGuard guard) {
         TreeContext c = acquire();
         try {
@@ -839,10 +654,6 @@ public final class BLinkTree {
     }
 
     // ---------------------------------------------------------------- helpers
-
-    private int capacity(int level) {
-        return level == LEAF_LEVEL ? leafCapacity : internalCapacity;
-    }
 
     private void requireUnique(String operation) {
         if (!unique) {
