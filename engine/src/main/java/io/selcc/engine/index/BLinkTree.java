@@ -380,6 +380,39 @@ public final class BLinkTree {
         return remove(key, value, true, guard);
     }
 
+    private boolean remove(long key, long value, boolean matchValue, LeafGuard guard) {
+        TreeContext c = acquire();
+        try {
+            c.guard = guard;
+            GclHandle h = descent.xLatchLeaf(c, key, value);
+            if (h == null) {
+                return false;
+            }
+            try {
+                BLinkNode leaf = c.view.wrap(h);
+                int i = leaf.lowerBound(key, value);
+                if (i == leaf.count() || leaf.compareEntry(i, key, value) != 0) {
+                    return false;
+                }
+                if (matchValue && leaf.value(i) != value) {
+                    return false;
+                }
+                if (!guard.beforeChange(c.leafView.wrap(h))) {
+                    return false;
+                }
+                long versionBefore = leaf.version();
+                leaf.removeEntry(i);
+                leaf.bumpVersion();
+                guard.afterChange(c.leafView.wrap(h), versionBefore);
+                return true;
+            } finally {
+                guard.unlatch(node, h);
+            }
+        } finally {
+            release(c);
+        }
+    }
+
     /**
      * The value of a key in a unique tree; allocation-free.
      *
@@ -482,63 +515,7 @@ public final class BLinkTree {
      * guard refuses.
      */
     public int scan(long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
-        Objects.requireNonNull(visitor, "visitor");
-        checkLimit(limit);
-        if (low > high || limit == 0) {
-            return 0;
-        }
-        TreeContext c = acquire();
-        try {
-            c.guard = guard;
-            int delivered = 0;
-            GclHandle h = descent.sLatchLeaf(c, low, Long.MIN_VALUE);
-            boolean first = true;
-            boolean refused = false;
-            long afterKey = 0;
-            long afterValue = 0;
-            while (h != null) {
-                int copied = 0;
-                boolean last;
-                long right;
-                try {
-                    BLinkNode leaf = c.view.wrap(h);
-                    int n = leaf.count();
-                    int wanted = limit - delivered;
-                    // First leaf: from the low bound. Later leaves: after the previous leaf's high fence,
-                    // which skips entries a split moved here after we copied them from the left.
-                    for (int i = first ? leaf.lowerBound(low, Long.MIN_VALUE) : leaf.upperBound(afterKey, afterValue);
-                         i < n && copied < wanted; i++) {
-                        long k = leaf.key(i);
-                        if (k > high) {
-                            break;
-                        }
-                        c.keys[copied] = k;
-                        c.values[copied] = leaf.value(i);
-                        copied++;
-                    }
-                    // Entries right of this leaf are > its high fence; none qualify once the fence reaches high.
-                    last = leaf.highInfinite() || leaf.compare(leaf.highKey(), leaf.highValue(), high, Long.MAX_VALUE) >= 0;
-                    afterKey = leaf.highKey();
-                    afterValue = leaf.highValue();
-                    right = leaf.rightLink();
-                    refused = !guard.onRead(c.leafView.wrap(h));
-                } finally {
-                    guard.unlatch(node, h);
-                }
-                if (refused) {
-                    return delivered;
-                }
-                delivered = deliverCopied(c, copied, delivered, visitor);
-                if (c.visitorStopped || last || delivered == limit) {
-                    return delivered;
-                }
-                first = false;
-                h = guard.latch(node, right, false, true);
-            }
-            return delivered;
-        } finally {
-            release(c);
-        }
+        return scan(false, low, high, limit, visitor, guard);
     }
 
     /**
@@ -551,6 +528,10 @@ public final class BLinkTree {
 
     /** {@link #scanBackward(long, long, int, EntryVisitor)} through {@code guard}, as {@link #scan} does. */
     public int scanBackward(long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
+        return scan(true, low, high, limit, visitor, guard);
+    }
+
+    private int scan(boolean backward, long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
         Objects.requireNonNull(visitor, "visitor");
         checkLimit(limit);
         if (low > high || limit == 0) {
@@ -559,95 +540,7 @@ public final class BLinkTree {
         TreeContext c = acquire();
         try {
             c.guard = guard;
-            int delivered = 0;
-            long upperKey = high;
-            long upperValue = Long.MAX_VALUE;
-            while (true) {
-                GclHandle h = descent.sLatchLeaf(c, upperKey, upperValue);
-                if (h == null) {
-                    return delivered;
-                }
-                int copied = 0;
-                boolean last;
-                boolean refused;
-                try {
-                    BLinkNode leaf = c.view.wrap(h);
-                    int wanted = limit - delivered;
-                    for (int i = leaf.upperBound(upperKey, upperValue) - 1; i >= 0 && copied < wanted; i--) {
-                        long k = leaf.key(i);
-                        if (k < low) {
-                            break;
-                        }
-                        c.keys[copied] = k;
-                        c.values[copied] = leaf.value(i);
-                        copied++;
-                    }
-                    // Entries left of this leaf are <= its low fence; none qualify once the fence is below low.
-                    last = leaf.lowInfinite() || leaf.lowKey() < low;
-                    upperKey = leaf.lowKey();
-                    upperValue = leaf.lowValue();
-                    refused = !guard.onRead(c.leafView.wrap(h));
-                } finally {
-                    guard.unlatch(node, h);
-                }
-                if (refused) {
-                    return delivered;
-                }
-                delivered = deliverCopied(c, copied, delivered, visitor);
-                if (c.visitorStopped || last || delivered == limit) {
-                    return delivered;
-                }
-            }
-        } finally {
-            release(c);
-        }
-    }
-
-    /**
-     * Hands the {@code copied} entries a scan copied out of a leaf (in {@code c.keys}/{@code c.values},
-     * latch released) to the visitor in order; returns {@code delivered} plus those it took, and sets
-     * {@code c.visitorStopped} if the visitor asked to stop.
-     */
-    private static int deliverCopied(TreeContext c, int copied, int delivered, EntryVisitor visitor) {
-        c.visitorStopped = false;
-        for (int i = 0; i < copied; i++) {
-            delivered++;
-            if (!visitor.visit(c.keys[i], c.values[i])) {
-                c.visitorStopped = true;
-                return delivered;
-            }
-        }
-        return delivered;
-    }
-
-    private boolean remove(long key, long value, boolean matchValue, LeafGuard guard) {
-        TreeContext c = acquire();
-        try {
-            c.guard = guard;
-            GclHandle h = descent.xLatchLeaf(c, key, value);
-            if (h == null) {
-                return false;
-            }
-            try {
-                BLinkNode leaf = c.view.wrap(h);
-                int i = leaf.lowerBound(key, value);
-                if (i == leaf.count() || leaf.compareEntry(i, key, value) != 0) {
-                    return false;
-                }
-                if (matchValue && leaf.value(i) != value) {
-                    return false;
-                }
-                if (!guard.beforeChange(c.leafView.wrap(h))) {
-                    return false;
-                }
-                long versionBefore = leaf.version();
-                leaf.removeEntry(i);
-                leaf.bumpVersion();
-                guard.afterChange(c.leafView.wrap(h), versionBefore);
-                return true;
-            } finally {
-                guard.unlatch(node, h);
-            }
+            return (backward ? c.backward : c.forward).scan(descent, c, low, high, limit, visitor);
         } finally {
             release(c);
         }

@@ -29,11 +29,9 @@ final class TreeContext {
     final DescentPath path = new DescentPath();
     final LeafHints hints;
 
-    /** A scan's copies of one leaf's entries, delivered after its latch is released. */
-    final long[] keys;
-    final long[] values;
-    /** Set by a scan's delivery when the visitor asked to stop. */
-    boolean visitorStopped;
+    // A scan's cursors, one per direction, sharing the buffer a leaf's entries are copied to.
+    final LeafCursor forward;
+    final LeafCursor backward;
 
     TreeContext(boolean unique, int leafCapacity, GclHandle optimistic) {
         this.optimistic = new OptimisticRead(optimistic, unique);
@@ -41,7 +39,9 @@ final class TreeContext {
         this.sibling = new BLinkNode(unique);
         this.third = new BLinkNode(unique);
         this.hints = new LeafHints(unique);
-        this.keys = new long[leafCapacity];
-        this.values = new long[leafCapacity];
+        long[] keys = new long[leafCapacity];
+        long[] values = new long[leafCapacity];
+        this.forward = new LeafCursor.Forward(keys, values);
+        this.backward = new LeafCursor.Backward(keys, values);
     }
 }
