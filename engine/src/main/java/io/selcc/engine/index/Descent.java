@@ -39,8 +39,8 @@ final class Descent {
         boolean mayBeLeaf = true; // the root, a hinted leaf, or a node whose parent is at level 1
         while (true) {
             if (address != hinted && c.optimistic.read(node, address, k, v)) {
-                address = c.optimistic.next();
-                mayBeLeaf = !c.optimistic.movedRight() && c.optimistic.level() == LEAF_LEVEL + 1;
+                address = c.optimistic.next;
+                mayBeLeaf = !c.optimistic.movedRight && c.optimistic.level == LEAF_LEVEL + 1;
                 continue;
             }
             GclHandle h = mayBeLeaf ? c.guard.latch(node, address, false, true) : node.sLock(address);
@@ -105,16 +105,16 @@ final class Descent {
         long address = root;
         c.path.clear();
         while (true) {
-            if (c.optimistic.read(node, address, k, v) && c.optimistic.level() > level) {
-                int nodeLevel = c.optimistic.level();
+            if (c.optimistic.read(node, address, k, v) && c.optimistic.level > level) {
+                int nodeLevel = c.optimistic.level;
                 c.path.visited(nodeLevel);
-                if (!c.optimistic.movedRight()) {
+                if (!c.optimistic.movedRight) {
                     c.path.remember(nodeLevel, address);
                     if (nodeLevel - 1 == level) {
-                        return c.optimistic.next();
+                        return c.optimistic.next;
                     }
                 }
-                address = c.optimistic.next();
+                address = c.optimistic.next;
                 continue;
             }
             // The root may be a leaf (and held by the transaction): it goes through the guard, which may

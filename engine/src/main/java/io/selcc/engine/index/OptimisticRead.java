@@ -15,9 +15,11 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
 final class OptimisticRead {
     private final GclHandle handle;
     private final BLinkNode view;
-    private int level;
-    private long next;
-    private boolean movedRight;
+    // What the last successful read found (set only by it): the node's level, and where (k, v) goes
+    // from it: its child for (k, v), or its right sibling when (k, v) lay above its high fence.
+    int level;
+    long next;
+    boolean movedRight;
 
     OptimisticRead(GclHandle handle, boolean unique) {
         this.handle = handle;
@@ -59,20 +61,5 @@ final class OptimisticRead {
         this.next = next;
         this.movedRight = movedRight;
         return true;
-    }
-
-    /** The level of the node last read. */
-    int level() {
-        return level;
-    }
-
-    /** The child for (k, v) in the node last read, or its right sibling when {@link #movedRight}. */
-    long next() {
-        return next;
-    }
-
-    /** Whether (k, v) lay above the last read node's high fence, so {@link #next} is its right sibling. */
-    boolean movedRight() {
-        return movedRight;
     }
 }
