@@ -6,7 +6,6 @@ import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.threads.PerThread;
 
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -55,13 +54,9 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
  * <p><b>Scans</b> copy the matching entries of one leaf under its S latch, release it, and deliver
  * the copies to the {@link EntryVisitor}, so the visitor runs without latches. Scans are not
  * snapshots: an entry present for the whole scan is delivered exactly once, in order; an entry
- * inserted or deleted meanwhile may or may not be. A forward scan follows right links, resuming after
- * the previous leaf's high fence. A backward scan cannot (there are no left links): every node keeps
- * its low fence, which splits never change, and after a leaf the scan descends again from the root for
- * that fence value: it reaches the left neighbour (or, if that split meanwhile, its rightmost part),
- * which holds the next entries down, and continues from the fence. That costs one descent
- * ({@code height} S latches) per leaf instead of one latch, and stays correct under concurrent splits
- * because splits only ever move entries to new nodes on the right of the fence.
+ * inserted or deleted meanwhile may or may not be. A forward scan goes from leaf to leaf along right
+ * links, one latch each; a backward scan, as there are no left links, descends again from the root for
+ * each leaf ({@code height} S latches), see {@code LeafCursor}.
  */
 public final class BLinkTree {
     private final ComputeNode node;
@@ -600,24 +595,5 @@ public final class BLinkTree {
 
     private TreeContext newContext() {
         return new TreeContext(unique, leafCapacity, node.optimisticHandle());
-    }
-
-    /** Collects the values of {@link #lookupAll}. */
-    private static final class ValueCollector implements EntryVisitor {
-        private long[] values = new long[4];
-        private int size;
-
-        @Override
-        public boolean visit(long key, long value) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-            return true;
-        }
-
-        long[] toArray() {
-            return Arrays.copyOf(values, size);
-        }
     }
 }

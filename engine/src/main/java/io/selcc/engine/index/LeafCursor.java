@@ -5,22 +5,24 @@ import io.selcc.cache.GclHandle;
 /**
  * A scan's way through the leaves that hold a key range, ascending ({@link Forward}) or descending
  * ({@link Backward}), and the one loop both run ({@link #scan}): per leaf, copy the range's entries in
- * the cursor's order under the leaf's S latch, release it, deliver the copies, go to the next leaf. How
- * each direction finds its next leaf, and why that stays correct under concurrent splits, is in
- * {@link BLinkTree}'s class comment. Reused, so a scan allocates nothing: a thread's {@link TreeContext}
- * holds one cursor of each direction, sharing one copy buffer (a context runs one scan at a time).
+ * the cursor's order under the leaf's S latch, release it, deliver the copies, go to the next leaf (what
+ * a scan promises is in {@link BLinkTree}'s class comment).
+ *
+ * <p>A forward scan follows right links, resuming after the previous leaf's high fence. A backward scan
+ * cannot (there are no left links): every node keeps its low fence, which splits never change, and
+ * after a leaf the scan descends again from the root for that fence value: it reaches the left
+ * neighbour (or, if that split meanwhile, its rightmost part), which holds the next entries down, and
+ * continues from the fence. That costs one descent ({@code height} S latches) per leaf instead of one
+ * latch, and stays correct under concurrent splits because splits only ever move entries to new nodes
+ * on the right of the fence.
+ *
+ * <p>Reused, so a scan allocates nothing: a thread's {@link TreeContext} holds one cursor of each
+ * direction and the buffer the entries are copied to.
  */
 abstract sealed class LeafCursor {
-    private final long[] keys;
-    private final long[] values;
     /** The scan's key range, both bounds inclusive. */
     long low;
     long high;
-
-    private LeafCursor(long[] keys, long[] values) {
-        this.keys = keys;
-        this.values = values;
-    }
 
     /**
      * Delivers the entries with {@code low <= key <= high} in this cursor's order, at most {@code limit}
@@ -40,7 +42,7 @@ abstract sealed class LeafCursor {
             boolean refused;
             try {
                 BLinkNode leaf = c.view.wrap(h);
-                copied = copy(leaf, limit - delivered);
+                copied = copy(leaf, c.keys, c.values, limit - delivered);
                 last = leave(leaf);
                 refused = !guard.onRead(c.leafView.wrap(h));
             } finally {
@@ -51,7 +53,7 @@ abstract sealed class LeafCursor {
             }
             for (int i = 0; i < copied; i++) {
                 delivered++;
-                if (!visitor.visit(keys[i], values[i])) {
+                if (!visitor.visit(c.keys[i], c.values[i])) {
                     return delivered;
                 }
             }
@@ -64,10 +66,10 @@ abstract sealed class LeafCursor {
     }
 
     /**
-     * Copies into the buffer, in this cursor's order, at most {@code wanted} entries of the latched
-     * {@code leaf} that lie in the range, from {@link #startIndex} on; returns how many.
+     * Copies into {@code keys}/{@code values}, in this cursor's order, at most {@code wanted} entries of
+     * the latched {@code leaf} that lie in the range, from {@link #startIndex} on; returns how many.
      */
-    private int copy(BLinkNode leaf, int wanted) {
+    private int copy(BLinkNode leaf, long[] keys, long[] values, int wanted) {
         int step = step();
         int n = leaf.count();
         int copied = 0;
@@ -108,10 +110,6 @@ abstract sealed class LeafCursor {
         private long afterValue;
         private long right;
 
-        Forward(long[] keys, long[] values) {
-            super(keys, values);
-        }
-
         @Override
         GclHandle firstLeaf(Descent descent, TreeContext c) {
             first = true;
@@ -147,17 +145,10 @@ abstract sealed class LeafCursor {
         }
     }
 
-    /**
-     * Descending: there are no left links, so after each leaf a new descent for its low fence, which
-     * reaches the leaf holding the entries just below it; that leaf resumes below the fence.
-     */
+    /** Descending: after each leaf a new descent for its low fence, resuming below it. */
     static final class Backward extends LeafCursor {
         private long upperKey;
         private long upperValue;
-
-        Backward(long[] keys, long[] values) {
-            super(keys, values);
-        }
 
         @Override
         GclHandle firstLeaf(Descent descent, TreeContext c) {

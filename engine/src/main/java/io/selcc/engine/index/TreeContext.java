@@ -29,9 +29,11 @@ final class TreeContext {
     final DescentPath path = new DescentPath();
     final LeafHints hints;
 
-    // A scan's cursors, one per direction, sharing the buffer a leaf's entries are copied to.
-    final LeafCursor forward;
-    final LeafCursor backward;
+    // A scan's cursors, one per direction, and the buffer a leaf's entries are copied to.
+    final LeafCursor forward = new LeafCursor.Forward();
+    final LeafCursor backward = new LeafCursor.Backward();
+    final long[] keys;
+    final long[] values;
 
     TreeContext(boolean unique, int leafCapacity, GclHandle optimistic) {
         this.optimistic = new OptimisticRead(optimistic, unique);
@@ -39,9 +41,7 @@ final class TreeContext {
         this.sibling = new BLinkNode(unique);
         this.third = new BLinkNode(unique);
         this.hints = new LeafHints(unique);
-        long[] keys = new long[leafCapacity];
-        long[] values = new long[leafCapacity];
-        this.forward = new LeafCursor.Forward(keys, values);
-        this.backward = new LeafCursor.Backward(keys, values);
+        this.keys = new long[leafCapacity];
+        this.values = new long[leafCapacity];
     }
 }
