@@ -270,9 +270,9 @@ public final class BLinkTree {
      * The loop of {@link #insertSorted} and {@link #insertRun}: returns {@code to}, or the index of the
      * first entry that did not go in with the reason in {@code c.runOutcome}. Per leaf: latch (through
      * the guard), then while the next entry falls in the leaf's range: a duplicate stops the run, the
-     * guard is asked once before the leaf's first change, a full leaf splits (as {@link Splitter#insertEntry}
-     * does, which releases it), else the entry goes in; one version change and one
-     * {@link LeafGuard#afterChange} cover the leaf's entries.
+     * guard is asked once before the leaf's first change, a full leaf splits (as
+     * {@link Splitter#insertEntry} does, which releases it), else the entry goes in; one version change
+     * and one {@link LeafGuard#afterChange} cover the leaf's entries.
      */
     private int insertRun(TreeContext c, long[] keys, long[] values, int from, int to, InsertListener inserted) {
         int i = from;
