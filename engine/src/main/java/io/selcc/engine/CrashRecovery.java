@@ -2,7 +2,7 @@ package io.selcc.engine;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
-import io.selcc.engine.index.BLinkTree;
+import io.selcc.engine.index.BLinkTreeRepair;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.RecordId;
 import io.selcc.storage.TupleBuffer;
@@ -144,7 +144,7 @@ public final class CrashRecovery {
             int tableId = HeapTable.heapPageTableId(snapshot);
             if (tableId >= 1 && tableId <= tables.size()) {
                 heapPages.put(address, tables.get(tableId - 1));
-            } else if (BLinkTree.nodeLevel(snapshot) == 0) {
+            } else if (BLinkTreeRepair.nodeLevel(snapshot) == 0) {
                 leafCandidates.put(address, snapshot);
             } else {
                 others.add(address);
@@ -266,7 +266,7 @@ public final class CrashRecovery {
                 if (unmatched.isEmpty()) {
                     break;
                 }
-                index.tree().forEachLeafInMemory(cn, leaf -> {
+                BLinkTreeRepair.forEachLeafInMemory(index.tree(), cn, leaf -> {
                     if (unmatched.remove(leaf)) {
                         leavesByIndex.computeIfAbsent(index, i -> new ArrayList<>()).add(leaf);
                     }
@@ -321,7 +321,7 @@ public final class CrashRecovery {
             for (long address : e.getValue()) {
                 GclHandle leaf = cn.adoptCrashedLine(address, crashed);
                 try {
-                    leafEntries += index.tree().rebuildLeaf(leaf, pairs.keys, pairs.values, pairs.size);
+                    leafEntries += BLinkTreeRepair.rebuildLeaf(index.tree(), leaf, pairs.keys, pairs.values, pairs.size);
                     // The lost cache may have raised the leaf's timestamps (TO's predicate reads and changes).
                     io.selcc.engine.index.LeafView view = new io.selcc.engine.index.LeafView().wrap(leaf);
                     view.raiseReadTimestamp(restamp.timestamp(view.readTimestamp()));
@@ -423,7 +423,7 @@ public final class CrashRecovery {
         void add(Index index, List<Long> leaves, Map<Long, GclHandle> images) {
             KeyRanges keyRanges = new KeyRanges();
             for (long leaf : leaves) {
-                long[] range = BLinkTree.leafKeyRange(images.get(leaf)); // memory's copy: the crashed node's tag keeps it
+                long[] range = BLinkTreeRepair.leafKeyRange(images.get(leaf)); // memory's copy: the crashed node's tag keeps it
                 keyRanges.add(range[0], range[1]);
             }
             keyRanges.seal();

@@ -3,6 +3,7 @@ package io.selcc.engine;
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.cc.AbortException;
 import io.selcc.cache.AccessMode;
+import io.selcc.engine.index.BLinkTreeRepair;
 import io.selcc.storage.TupleView;
 
 import java.util.ArrayList;
@@ -190,7 +191,7 @@ final class RandomHistory {
      */
     static int leafCount(DatabaseNode node, Index index) {
         int[] count = new int[1];
-        index.tree().forEachLeafInMemory(node.computeNode(), leaf -> count[0]++);
+        BLinkTreeRepair.forEachLeafInMemory(index.tree(), node.computeNode(), leaf -> count[0]++);
         return count[0];
     }
 

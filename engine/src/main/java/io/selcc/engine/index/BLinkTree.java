@@ -6,7 +6,6 @@ import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.threads.PerThread;
 
-import java.util.Arrays;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -22,7 +21,8 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
  * <p><b>Crashes.</b> Every structure change (a split, a separator posted, a root split) is written
  * through to memory before its latches go, new nodes before the links that lead to them: when a
  * compute node crashes with tree nodes in its cache, memory still holds a well-formed tree whose leaves
- * may only lack entries (or keep removed ones), which the survivors' repair mends from the log.
+ * may only lack entries (or keep removed ones), which the survivors' repair ({@link BLinkTreeRepair})
+ * mends from the log.
  *
  * <p><b>Sharing.</b> The root stays at one global address for the tree's lifetime (a root split moves
  * the root's entries into two new children and keeps the root GCL), so {@link #create} hands out an
@@ -54,23 +54,19 @@ import static io.selcc.engine.index.BLinkNodeLayout.LEAF_LEVEL;
  * <p><b>Scans</b> copy the matching entries of one leaf under its S latch, release it, and deliver
  * the copies to the {@link EntryVisitor}, so the visitor runs without latches. Scans are not
  * snapshots: an entry present for the whole scan is delivered exactly once, in order; an entry
- * inserted or deleted meanwhile may or may not be. A forward scan follows right links, resuming after
- * the previous leaf's high fence. A backward scan cannot (there are no left links): every node keeps
- * its low fence, which splits never change, and after a leaf the scan descends again from the root for
- * that fence value: it reaches the left neighbour (or, if that split meanwhile, its rightmost part),
- * which holds the next entries down, and continues from the fence. That costs one descent
- * ({@code height} S latches) per leaf instead of one latch, and stays correct under concurrent splits
- * because splits only ever move entries to new nodes on the right of the fence.
+ * inserted or deleted meanwhile may or may not be. A forward scan goes from leaf to leaf along right
+ * links, one latch each; a backward scan, as there are no left links, descends again from the root for
+ * each leaf ({@code height} S latches), see {@code LeafCursor}.
  */
 public final class BLinkTree {
-    /** {@link #descendTo} result when the guard refused the root (no real address is negative). */
-    private static final long REFUSED = -1;
     private final ComputeNode node;
     private final long root;
     private final boolean unique;
     private final int leafCapacity;
     private final int internalCapacity;
-    private final PerThread<Context> contexts;
+    private final PerThread<TreeContext> contexts;
+    private final Descent descent;
+    private final Splitter splitter;
 
     private BLinkTree(ComputeNode node, long root, boolean unique) {
         this.node = node;
@@ -79,6 +75,8 @@ public final class BLinkTree {
         this.leafCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL);
         this.internalCapacity = BLinkNodeLayout.capacity(node.dataSize(), LEAF_LEVEL + 1);
         this.contexts = PerThread.withInitial(this::newContext);
+        this.descent = new Descent(node, root);
+        this.splitter = new Splitter(descent, root, unique, leafCapacity, internalCapacity);
     }
 
     /**
@@ -162,11 +160,10 @@ public final class BLinkTree {
 
     /** {@link #insert(long, long)} with the leaves latched and checked through {@code guard}. */
     public InsertOutcome insert(long key, long value, LeafGuard guard) {
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
-            long start = startOfLeafLevel(c, key, value);
-            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
+            GclHandle h = descent.xLatchLeaf(c, key, value);
             if (h == null) {
                 return InsertOutcome.REFUSED;
             }
@@ -180,7 +177,7 @@ public final class BLinkTree {
                 guard.unlatch(node, h);
                 return InsertOutcome.REFUSED;
             }
-            insertEntry(c, h, LEAF_LEVEL, key, value, 0);
+            splitter.insertEntry(c, h, LEAF_LEVEL, key, value, 0);
             return InsertOutcome.INSERTED;
         } finally {
             release(c);
@@ -216,7 +213,7 @@ public final class BLinkTree {
 
     private int insertSorted(long[] keys, long[] values, int from, int to, boolean loading) {
         checkAscending(keys, values, from, to);
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = LeafGuard.NONE;
             c.loading = loading;
@@ -242,7 +239,7 @@ public final class BLinkTree {
     public InsertOutcome insertRun(long[] keys, long[] values, int from, int to, LeafGuard guard,
                                    InsertListener inserted) {
         checkAscending(keys, values, from, to);
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
             int stopped = insertRun(c, keys, values, from, to, inserted);
@@ -273,17 +270,16 @@ public final class BLinkTree {
      * The loop of {@link #insertSorted} and {@link #insertRun}: returns {@code to}, or the index of the
      * first entry that did not go in with the reason in {@code c.runOutcome}. Per leaf: latch (through
      * the guard), then while the next entry falls in the leaf's range: a duplicate stops the run, the
-     * guard is asked once before the leaf's first change, a full leaf splits (as {@link #insertEntry}
-     * does, which releases it), else the entry goes in; one version change and one
-     * {@link LeafGuard#afterChange} cover the leaf's entries.
+     * guard is asked once before the leaf's first change, a full leaf splits (as
+     * {@link Splitter#insertEntry} does, which releases it), else the entry goes in; one version change
+     * and one {@link LeafGuard#afterChange} cover the leaf's entries.
      */
-    private int insertRun(Context c, long[] keys, long[] values, int from, int to, InsertListener inserted) {
+    private int insertRun(TreeContext c, long[] keys, long[] values, int from, int to, InsertListener inserted) {
         int i = from;
         while (i < to) {
             long k = keys[i];
             long v = values[i];
-            long start = startOfLeafLevel(c, k, v);
-            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, k, v);
+            GclHandle h = descent.xLatchLeaf(c, k, v);
             if (h == null) {
                 c.runOutcome = InsertOutcome.REFUSED;
                 return i;
@@ -307,7 +303,7 @@ public final class BLinkTree {
                 if (leaf.count() >= leafCapacity) {
                     finishLeafChange(c, h, leaf, changed, versionBefore);
                     released = true;
-                    insertEntry(c, h, LEAF_LEVEL, k, v, 0); // splits, posts upward, releases the latches
+                    splitter.insertEntry(c, h, LEAF_LEVEL, k, v, 0); // splits, posts upward, releases the latches
                     if (inserted != null) {
                         inserted.inserted(k, v);
                     }
@@ -330,7 +326,7 @@ public final class BLinkTree {
             }
             if (!released) {
                 finishLeafChange(c, h, leaf, changed, versionBefore);
-                unlatchAt(c, h, LEAF_LEVEL);
+                descent.unlatchAt(c, h, LEAF_LEVEL);
             }
             if (stop != null) {
                 c.runOutcome = stop;
@@ -341,7 +337,7 @@ public final class BLinkTree {
     }
 
     /** One version change and one {@link LeafGuard#afterChange} for the entries a run put into a leaf. */
-    private void finishLeafChange(Context c, GclHandle h, BLinkNode leaf, boolean changed, long versionBefore) {
+    private void finishLeafChange(TreeContext c, GclHandle h, BLinkNode leaf, boolean changed, long versionBefore) {
         if (changed) {
             leaf.bumpVersion();
             c.guard.afterChange(c.leafView.wrap(h), versionBefore);
@@ -379,6 +375,39 @@ public final class BLinkTree {
         return remove(key, value, true, guard);
     }
 
+    private boolean remove(long key, long value, boolean matchValue, LeafGuard guard) {
+        TreeContext c = acquire();
+        try {
+            c.guard = guard;
+            GclHandle h = descent.xLatchLeaf(c, key, value);
+            if (h == null) {
+                return false;
+            }
+            try {
+                BLinkNode leaf = c.view.wrap(h);
+                int i = leaf.lowerBound(key, value);
+                if (i == leaf.count() || leaf.compareEntry(i, key, value) != 0) {
+                    return false;
+                }
+                if (matchValue && leaf.value(i) != value) {
+                    return false;
+                }
+                if (!guard.beforeChange(c.leafView.wrap(h))) {
+                    return false;
+                }
+                long versionBefore = leaf.version();
+                leaf.removeEntry(i);
+                leaf.bumpVersion();
+                guard.afterChange(c.leafView.wrap(h), versionBefore);
+                return true;
+            } finally {
+                guard.unlatch(node, h);
+            }
+        } finally {
+            release(c);
+        }
+    }
+
     /**
      * The value of a key in a unique tree; allocation-free.
      *
@@ -409,16 +438,10 @@ public final class BLinkTree {
 
     private long lookup(long key, long absent, LeafGuard guard, boolean exclusive) {
         requireUnique("lookup(key)");
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
-            GclHandle h;
-            if (exclusive) {
-                long start = startOfLeafLevel(c, key, 0);
-                h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, 0);
-            } else {
-                h = sLatchLeaf(c, key, 0);
-            }
+            GclHandle h = exclusive ? descent.xLatchLeaf(c, key, 0) : descent.sLatchLeaf(c, key, 0);
             if (h == null) {
                 return absent;
             }
@@ -445,10 +468,10 @@ public final class BLinkTree {
      */
     public OptionalLong lookup(long key) {
         requireUnique("lookup(key)");
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = LeafGuard.NONE;
-            GclHandle h = sLatchLeaf(c, key, 0);
+            GclHandle h = descent.sLatchLeaf(c, key, 0);
             try {
                 BLinkNode leaf = c.view.wrap(h);
                 int i = leaf.lowerBound(key, 0);
@@ -487,63 +510,7 @@ public final class BLinkTree {
      * guard refuses.
      */
     public int scan(long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
-        Objects.requireNonNull(visitor, "visitor");
-        checkLimit(limit);
-        if (low > high || limit == 0) {
-            return 0;
-        }
-        Context c = acquire();
-        try {
-            c.guard = guard;
-            int delivered = 0;
-            GclHandle h = sLatchLeaf(c, low, Long.MIN_VALUE);
-            boolean first = true;
-            boolean refused = false;
-            long afterKey = 0;
-            long afterValue = 0;
-            while (h != null) {
-                int copied = 0;
-                boolean last;
-                long right;
-                try {
-                    BLinkNode leaf = c.view.wrap(h);
-                    int n = leaf.count();
-                    int wanted = limit - delivered;
-                    // First leaf: from the low bound. Later leaves: after the previous leaf's high fence,
-                    // which skips entries a split moved here after we copied them from the left.
-                    for (int i = first ? leaf.lowerBound(low, Long.MIN_VALUE) : leaf.upperBound(afterKey, afterValue);
-                         i < n && copied < wanted; i++) {
-                        long k = leaf.key(i);
-                        if (k > high) {
-                            break;
-                        }
-                        c.keys[copied] = k;
-                        c.values[copied] = leaf.value(i);
-                        copied++;
-                    }
-                    // Entries right of this leaf are > its high fence; none qualify once the fence reaches high.
-                    last = leaf.highInfinite() || leaf.compare(leaf.highKey(), leaf.highValue(), high, Long.MAX_VALUE) >= 0;
-                    afterKey = leaf.highKey();
-                    afterValue = leaf.highValue();
-                    right = leaf.rightLink();
-                    refused = !guard.onRead(c.leafView.wrap(h));
-                } finally {
-                    guard.unlatch(node, h);
-                }
-                if (refused) {
-                    return delivered;
-                }
-                delivered = deliverCopied(c, copied, delivered, visitor);
-                if (c.visitorStopped || last || delivered == limit) {
-                    return delivered;
-                }
-                first = false;
-                h = guard.latch(node, right, false, true);
-            }
-            return delivered;
-        } finally {
-            release(c);
-        }
+        return scan(false, low, high, limit, visitor, guard);
     }
 
     /**
@@ -556,651 +523,25 @@ public final class BLinkTree {
 
     /** {@link #scanBackward(long, long, int, EntryVisitor)} through {@code guard}, as {@link #scan} does. */
     public int scanBackward(long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
+        return scan(true, low, high, limit, visitor, guard);
+    }
+
+    private int scan(boolean backward, long low, long high, int limit, EntryVisitor visitor, LeafGuard guard) {
         Objects.requireNonNull(visitor, "visitor");
         checkLimit(limit);
         if (low > high || limit == 0) {
             return 0;
         }
-        Context c = acquire();
+        TreeContext c = acquire();
         try {
             c.guard = guard;
-            int delivered = 0;
-            long upperKey = high;
-            long upperValue = Long.MAX_VALUE;
-            while (true) {
-                GclHandle h = sLatchLeaf(c, upperKey, upperValue);
-                if (h == null) {
-                    return delivered;
-                }
-                int copied = 0;
-                boolean last;
-                boolean refused;
-                try {
-                    BLinkNode leaf = c.view.wrap(h);
-                    int wanted = limit - delivered;
-                    for (int i = leaf.upperBound(upperKey, upperValue) - 1; i >= 0 && copied < wanted; i--) {
-                        long k = leaf.key(i);
-                        if (k < low) {
-                            break;
-                        }
-                        c.keys[copied] = k;
-                        c.values[copied] = leaf.value(i);
-                        copied++;
-                    }
-                    // Entries left of this leaf are <= its low fence; none qualify once the fence is below low.
-                    last = leaf.lowInfinite() || leaf.lowKey() < low;
-                    upperKey = leaf.lowKey();
-                    upperValue = leaf.lowValue();
-                    refused = !guard.onRead(c.leafView.wrap(h));
-                } finally {
-                    guard.unlatch(node, h);
-                }
-                if (refused) {
-                    return delivered;
-                }
-                delivered = deliverCopied(c, copied, delivered, visitor);
-                if (c.visitorStopped || last || delivered == limit) {
-                    return delivered;
-                }
-            }
-        } finally {
-            release(c);
-        }
-    }
-
-    /**
-     * Hands the {@code copied} entries a scan copied out of a leaf (in {@code c.keys}/{@code c.values},
-     * latch released) to the visitor in order; returns {@code delivered} plus those it took, and sets
-     * {@code c.visitorStopped} if the visitor asked to stop.
-     */
-    private static int deliverCopied(Context c, int copied, int delivered, EntryVisitor visitor) {
-        c.visitorStopped = false;
-        for (int i = 0; i < copied; i++) {
-            delivered++;
-            if (!visitor.visit(c.keys[i], c.values[i])) {
-                c.visitorStopped = true;
-                return delivered;
-            }
-        }
-        return delivered;
-    }
-
-    // ---------------------------------------------------------------- descent
-
-    /**
-     * S-latches the leaf whose range holds (k, v): one latch per level, plus one per right move past
-     * a split this descent raced with. Returns the held leaf handle.
-     */
-    private GclHandle sLatchLeaf(Context c, long k, long v) {
-        long hinted = hintedLeaf(c, k, v);
-        long address = hinted != 0 ? hinted : root;
-        boolean mayBeLeaf = true; // the root, a hinted leaf, or a node whose parent is at level 1
-        while (true) {
-            if (address != hinted && readInnerOptimistically(c, address, k, v)) {
-                address = c.optNext;
-                mayBeLeaf = !c.optMovedRight && c.optLevel == LEAF_LEVEL + 1;
-                continue;
-            }
-            GclHandle h = mayBeLeaf ? c.guard.latch(node, address, false, true) : node.sLock(address);
-            if (h == null) {
-                return null;
-            }
-            long next;
-            boolean nextMayBeLeaf;
-            try {
-                BLinkNode n = c.view.wrap(h);
-                if (n.isAboveHigh(k, v)) {
-                    next = n.rightLink();
-                    nextMayBeLeaf = n.isLeaf();
-                } else if (n.isLeaf()) {
-                    c.reachedLeaf(address, n, root);
-                    return h;
-                } else {
-                    next = n.child(n.childIndex(k, v));
-                    nextMayBeLeaf = n.level() == LEAF_LEVEL + 1;
-                }
-            } catch (RuntimeException | Error e) {
-                unlatch(c, h, mayBeLeaf);
-                throw e;
-            }
-            unlatch(c, h, mayBeLeaf);
-            address = next;
-            mayBeLeaf = nextMayBeLeaf;
-        }
-    }
-
-    /**
-     * Where a leaf-level operation on (k, v) starts: the leaf this thread's previous operation on the
-     * tree ended at when (k, v) is still in its range (no inner node read), else the leaf-level node
-     * a descent from the root finds. Either way {@link #xLatchAt} then latches and re-checks it.
-     */
-    private long startOfLeafLevel(Context c, long k, long v) {
-        long hinted = hintedLeaf(c, k, v);
-        if (hinted != 0) {
-            c.pathTop = -1; // no path: a split posts its separator by a descent from the root
-            return hinted;
-        }
-        return descendTo(c, LEAF_LEVEL, k, v);
-    }
-
-    /**
-     * A leaf this thread reached recently whose range, as it was then, holds (k, v); 0 if none. Nothing
-     * is read: the leaf's low fence never changes and nodes are never freed, so a leaf whose cached
-     * range holds the key holds it still or moved part of it right by a split, which the latching
-     * move-right handles. The root, which may stop being a leaf, is never cached.
-     */
-    private long hintedLeaf(Context c, long k, long v) {
-        long address = c.cachedLeafFor(k, v);
-        return address != 0 ? c.tookHint(address) : 0;
-    }
-
-    /**
-     * Reads an inner node without latching it (SELCC's cached copy, validated by the frame's latch
-     * stamp): sets {@code c.optLevel}, {@code c.optNext} (the child for (k, v), or the right sibling
-     * when the key is above the node's high key: {@code c.optMovedRight}) and returns true; false when
-     * the node must be latched instead: not cached readable, a leaf (the guard decides about leaves),
-     * or changed while it was read. Inner nodes are never part of a transaction's read set, so nothing
-     * but a consistent copy is needed, and readers then never write the hottest lines (the root).
-     */
-    private boolean readInnerOptimistically(Context c, long address, long k, long v) {
-        GclHandle h = c.optimistic;
-        if (!node.tryOptimisticRead(address, h)) {
-            return false;
-        }
-        int level;
-        long next;
-        boolean movedRight;
-        try {
-            BLinkNode n = c.optView.wrap(h);
-            level = n.level();
-            if (level == LEAF_LEVEL) {
-                node.validate(h);
-                return false;
-            }
-            movedRight = n.isAboveHigh(k, v);
-            next = movedRight ? n.rightLink() : n.child(n.childIndex(k, v));
-        } catch (RuntimeException e) {
-            if (node.validate(h)) {
-                throw e; // a consistent copy: a real bug, not a torn read
-            }
-            return false;
-        }
-        if (!node.validate(h)) {
-            return false;
-        }
-        c.optLevel = level;
-        c.optNext = next;
-        c.optMovedRight = movedRight;
-        return true;
-    }
-
-    /** Releases a latch taken through the guard ({@code viaGuard}) or directly. */
-    private void unlatch(Context c, GclHandle h, boolean viaGuard) {
-        if (viaGuard) {
-            c.guard.unlatch(node, h);
-        } else {
-            node.unlock(h);
-        }
-    }
-
-    /**
-     * Descends with S latches, one at a time, and returns (unlatched) the node at {@code level} whose
-     * range held (k, v) when its parent was read: that node or one left of the node that holds it now.
-     * Records in the context's path the node it left at each higher level, where a split posts its
-     * separator. Returns the root itself when the root is at {@code level}.
-     */
-    private long descendTo(Context c, int level, long k, long v) {
-        long address = root;
-        c.pathTop = -1;
-        while (true) {
-            if (readInnerOptimistically(c, address, k, v) && c.optLevel > level) {
-                int nodeLevel = c.optLevel;
-                if (c.pathTop < 0) {
-                    c.pathTop = nodeLevel;
-                }
-                if (!c.optMovedRight) {
-                    c.remember(nodeLevel, address);
-                    if (nodeLevel - 1 == level) {
-                        return c.optNext;
-                    }
-                }
-                address = c.optNext;
-                continue;
-            }
-            // The root may be a leaf (and held by the transaction): it goes through the guard, which may
-            // refuse only where nothing changed yet (a leaf-level operation's start).
-            boolean viaGuard = address == root;
-            GclHandle h = viaGuard ? c.guard.latch(node, address, false, level == LEAF_LEVEL) : node.sLock(address);
-            if (h == null) {
-                return REFUSED;
-            }
-            long next;
-            try {
-                BLinkNode n = c.view.wrap(h);
-                int nodeLevel = n.level();
-                if (c.pathTop < 0) {
-                    c.pathTop = nodeLevel;
-                }
-                if (nodeLevel <= level) {
-                    if (nodeLevel < level || address != root) {
-                        throw new IllegalStateException("descent passed its target level: level=" + level
-                            + " nodeLevel=" + nodeLevel + " node=" + GlobalAddress.toString(address));
-                    }
-                    return address;
-                }
-                if (n.isAboveHigh(k, v)) {
-                    next = n.rightLink();
-                } else {
-                    c.remember(nodeLevel, address);
-                    next = n.child(n.childIndex(k, v));
-                    if (nodeLevel - 1 == level) {
-                        return next;
-                    }
-                }
-            } finally {
-                unlatch(c, h, viaGuard);
-            }
-            address = next;
-        }
-    }
-
-    /**
-     * X-latches the node at {@code level} whose range holds (k, v), starting at {@code start}: a node
-     * of that level at or left of it, or the root. Moves right one latch at a time.
-     */
-    private GclHandle xLatchAt(Context c, long start, int level, long k, long v) {
-        long address = start;
-        while (true) {
-            boolean viaGuard = level == LEAF_LEVEL || address == root;
-            GclHandle h = viaGuard ? c.guard.latch(node, address, true, level == LEAF_LEVEL) : node.xLock(address);
-            if (h == null) {
-                return null;
-            }
-            boolean rootGrew;
-            long next = 0;
-            try {
-                BLinkNode n = c.view.wrap(h);
-                rootGrew = n.level() != level;
-                if (rootGrew) {
-                    // Only the root changes level, when it splits in place: find the node at this level anew.
-                    if (address != root) {
-                        throw new IllegalStateException("node changed level: node=" + GlobalAddress.toString(address)
-                            + " expected=" + level + " found=" + n.level());
-                    }
-                } else if (n.isAboveHigh(k, v)) {
-                    next = n.rightLink();
-                } else {
-                    if (level == LEAF_LEVEL) {
-                        c.reachedLeaf(address, n, root);
-                    }
-                    return h;
-                }
-            } catch (RuntimeException | Error e) {
-                unlatch(c, h, viaGuard);
-                throw e;
-            }
-            unlatch(c, h, viaGuard);
-            address = rootGrew ? descendTo(c, level, k, v) : next;
-            if (address == REFUSED) {
-                return null;
-            }
-        }
-    }
-
-    // ---------------------------------------------------------------- insert and split
-
-    /**
-     * Puts an entry into the X-latched node {@code h} at {@code level}: a leaf entry (k, v), or above
-     * the leaves the post of a child split at separator (k, v) with new right node {@code newChild}.
-     * Splits full nodes and posts upward until a node has room; releases every latch it took (leaf
-     * latches through the guard, which may keep them). A leaf change was already allowed by
-     * {@link LeafGuard#beforeChange}; this reports it with {@code afterChange} or {@code afterSplit}.
-     */
-    private void insertEntry(Context c, GclHandle h, int level, long k, long v, long newChild) {
-        while (true) {
-            BLinkNode n = c.view.wrap(h);
-            boolean leaf = level == LEAF_LEVEL;
-            if (n.count() < capacity(level)) {
-                long versionBefore = n.version();
-                put(n, k, v, newChild);
-                n.bumpVersion();
-                if (leaf) {
-                    c.guard.afterChange(c.leafView.wrap(h), versionBefore);
-                } else if (!c.loading) {
-                    node.writeThrough(h); // structure outlives this node's cache (see the class comment)
-                }
-                unlatchAt(c, h, level);
-                return;
-            }
-            boolean posting = !leaf; // the leaf change is done; this is a separator going up
-            long rightAddress;
-            try {
-                if (n.isRoot()) {
-                    splitRoot(c, h, k, v, newChild);
-                    return;
-                }
-                rightAddress = allocateOrUnlatch(c, h, level);
-            } catch (SharedMemoryFullException e) {
-                if (!posting) {
-                    throw e; // nothing changed: the caller's insert fails as a whole
-                }
-                // Shared memory ran out between the leaf split and its parent's. The separator stays
-                // unposted: the new node is reachable through its left sibling's right link, which is
-                // all a B-link search needs, and the entry is in.
-                return;
-            }
-            long separatorKey;
-            long separatorValue;
-            GclHandle rh = node.xLock(rightAddress);
-            if (leaf) {
-                c.guard.adopt(rh);
-            }
-            try {
-                BLinkNode right = c.sibling.wrap(rh);
-                // In half, except a leaf whose new entry goes right after the previous insert's (a run of
-                // ascending inserts at one spot): it splits at the insertion point, so the run's leaves
-                // end up full (a loader's; a district's newest orders), see BLinkNodeLayout.
-                int count = n.count();
-                int p = leaf ? n.lowerBound(k, v) : -1;
-                boolean run = p > 0 && p == n.lastInsert();
-                int m = run ? p : count / 2;
-                if (run && p < count) {
-                    // The run grows in front of other entries: those move right, and the left node's range
-                    // reaches just below them, so it takes this entry and the ones that follow.
-                    if (unique) {
-                        separatorKey = n.key(p) - 1;
-                        separatorValue = 0;
-                    } else {
-                        long after = n.value(p);
-                        separatorKey = after == Long.MIN_VALUE ? n.key(p) - 1 : n.key(p);
-                        separatorValue = after == Long.MIN_VALUE ? Long.MAX_VALUE : after - 1;
-                    }
-                } else {
-                    // In half, or at a run's end: every entry stays and the new one starts the right node.
-                    separatorKey = n.key(m - 1);
-                    separatorValue = n.value(m - 1);
-                }
-                long versionBefore = n.version();
-                right.format(level, BLinkNodeLayout.flags(false, unique, false, n.highInfinite()),
-                    separatorKey, separatorValue, n.highKey(), n.highValue(), n.rightLink());
-                right.timestamps(n.readTimestamp(), n.writeTimestamp()); // it covers part of n's range
-                n.moveEntriesTo(m, right);
-                n.setHigh(separatorKey, separatorValue);
-                // The right link goes in last under the same X latch: the sibling is complete before
-                // anyone can reach it.
-                n.setRightLink(rightAddress);
-                put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? n : right, k, v, newChild);
-                n.bumpVersion();
-                if (leaf) {
-                    c.guard.afterSplit(c.leafView.wrap(h), versionBefore, c.newLeafView.wrap(rh));
-                }
-                // The new node reaches memory before the right link that leads to it.
-                if (!c.loading) {
-                    node.writeThrough(rh, h); // in this order, one round trip
-                }
-            } finally {
-                unlatchAt(c, rh, level);
-                unlatchAt(c, h, level);
-            }
-            // Post the separator. The split node is released first (unless the transaction keeps its
-            // leaf): the sibling is reachable through the right link meanwhile, and no thread waits
-            // for an internal node while holding another, which rules out deadlock.
-            int parentLevel = level + 1;
-            // Without a recorded path (the leaf came from a hint) the parent is found by an optimistic
-            // descent: starting at the root would X-latch it, invalidating every other node's copy.
-            long start = parentLevel <= c.pathTop ? c.path[parentLevel]
-                : descendTo(c, parentLevel, separatorKey, separatorValue);
-            h = xLatchAt(c, start, parentLevel, separatorKey, separatorValue);
-            level = parentLevel;
-            k = separatorKey;
-            v = separatorValue;
-            newChild = rightAddress;
-        }
-    }
-
-    /**
-     * Splits the full root in place so its address never changes: its entries go to two new nodes at
-     * its level and it becomes their parent, one level up. Releases all three latches.
-     */
-    private void splitRoot(Context c, GclHandle rootHandle, long k, long v, long newChild) {
-        int level = c.view.wrap(rootHandle).level();
-        boolean leaf = level == LEAF_LEVEL;
-        long leftAddress = allocateOrUnlatch(c, rootHandle, level);
-        long rightAddress;
-        try {
-            rightAddress = allocateOrUnlatch(c, rootHandle, level);
-        } catch (RuntimeException | Error e) {
-            node.free(leftAddress);
-            throw e;
-        }
-        GclHandle lh = node.xLock(leftAddress);
-        GclHandle rh = node.xLock(rightAddress);
-        if (leaf) {
-            c.guard.adopt(lh);
-            c.guard.adopt(rh);
-        }
-        try {
-            BLinkNode n = c.view.wrap(rootHandle);
-            BLinkNode left = c.sibling.wrap(lh);
-            BLinkNode right = c.third.wrap(rh);
-            if (level == BLinkNodeLayout.MAX_LEVEL) {
-                throw new IllegalStateException("tree too high: root=" + GlobalAddress.toString(root) + " level=" + level);
-            }
-            long versionBefore = n.version();
-            int m = n.count() / 2;
-            long separatorKey = n.key(m - 1);
-            long separatorValue = n.value(m - 1);
-            left.format(level, BLinkNodeLayout.flags(false, unique, true, false), 0, 0, separatorKey, separatorValue, rightAddress);
-            right.format(level, BLinkNodeLayout.flags(false, unique, false, true), separatorKey, separatorValue, 0, 0, 0);
-            left.timestamps(n.readTimestamp(), n.writeTimestamp());
-            right.timestamps(n.readTimestamp(), n.writeTimestamp());
-            n.moveEntriesTo(m, right);
-            n.moveEntriesTo(0, left);
-            put(n.compare(k, v, separatorKey, separatorValue) <= 0 ? left : right, k, v, newChild);
-            n.setLevel(level + 1);
-            n.putInternalEntry(0, separatorKey, separatorValue, leftAddress);
-            n.putInternalEntry(1, 0, 0, rightAddress); // separator unused: the root's high fence is infinite
-            n.setCount(2);
-            n.bumpVersion();
-            if (leaf) {
-                c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(lh));
-                c.guard.afterSplit(c.leafView.wrap(rootHandle), versionBefore, c.newLeafView.wrap(rh));
-            }
-            if (!c.loading) {
-                node.writeThrough(lh, rh, rootHandle); // the children before the root that leads to them
-            }
-        } finally {
-            unlatchAt(c, rh, level);
-            unlatchAt(c, lh, level);
-            unlatch(c, rootHandle, true); // the root always goes through the guard
-        }
-    }
-
-    // ---------------------------------------------------------------- repair after a compute node crashed
-
-    /** The level of the B-link node in a GCL's data (a snapshot or a held handle), or -1 if it is not one. */
-    public static int nodeLevel(GclHandle gcl) {
-        return gcl.getInt(BLinkNodeLayout.MAGIC_OFFSET) == BLinkNodeLayout.MAGIC
-            ? Byte.toUnsignedInt(gcl.getByte(BLinkNodeLayout.LEVEL_OFFSET)) : -1;
-    }
-
-    /**
-     * Crash repair: this tree's leaves as memory holds them, each once, read with
-     * {@link ComputeNode#snapshots} through {@code reader}, without a latch. Memory's structure is whole:
-     * every split and post was written through (see the class comment). The tree is read level by level
-     * from the root, every node of a level in batches: a level is its parents' children plus any node
-     * reached only by a right link (a split whose post to the parent had not happened). One round trip per
-     * node took seconds over a network fabric for the indexes of a TPC-C warehouse.
-     */
-    public void forEachLeafInMemory(ComputeNode reader, java.util.function.LongConsumer leaf) {
-        BLinkNode n = new BLinkNode(unique);
-        java.util.List<Long> level = java.util.List.of(root);
-        int expectedLevel = -1;
-        while (true) {
-            java.util.LinkedHashSet<Long> members = new java.util.LinkedHashSet<>(level);
-            java.util.List<Long> children = new java.util.ArrayList<>();
-            java.util.List<Long> toRead = new java.util.ArrayList<>(level);
-            boolean leaves = false;
-            while (!toRead.isEmpty()) {
-                long[] addresses = toRead.stream().mapToLong(Long::longValue).toArray();
-                toRead = new java.util.ArrayList<>();
-                GclHandle[] images = reader.snapshots(addresses);
-                for (GclHandle image : images) {
-                    long address = image.address();
-                    n.wrap(image);
-                    if (n.magic() != BLinkNodeLayout.MAGIC) {
-                        throw new IllegalStateException("not a B-link node in memory: " + GlobalAddress.toString(address)
-                            + " (tree " + GlobalAddress.toString(root) + ")");
-                    }
-                    if (expectedLevel >= 0 && n.level() != expectedLevel) {
-                        throw new IllegalStateException("a node of level " + n.level() + " where level " + expectedLevel
-                            + " was expected: " + GlobalAddress.toString(address) + " (tree " + GlobalAddress.toString(root) + ")");
-                    }
-                    expectedLevel = n.level();
-                    if (n.isLeaf()) {
-                        leaves = true;
-                        leaf.accept(address);
-                    } else {
-                        for (int i = 0; i < n.count(); i++) {
-                            children.add(n.child(i));
-                        }
-                    }
-                    long next = n.rightLink();
-                    if (next != 0 && members.add(next)) {
-                        toRead.add(next); // reached only through a right link so far
-                    }
-                }
-            }
-            if (leaves) {
-                return;
-            }
-            expectedLevel--;
-            // A child is listed once: a split not yet posted leaves the parent with its old range.
-            level = new java.util.ArrayList<>(new java.util.LinkedHashSet<>(children));
-        }
-    }
-
-    /**
-     * Crash repair: makes the entries of leaf {@code h} (held in X, adopted from a crashed node) exactly
-     * the pairs of {@code keys}/{@code values}[0, n), sorted ascending by (key, value), that fall in its
-     * range (low, high]. The caller computes the pairs from the rows (an index is a function of its
-     * table's visible rows). Returns how many the leaf holds now.
-     *
-     * @throws IllegalStateException if {@code h} is not a leaf of a tree of this kind, or the pairs in
-     *                               its range do not fit (they always did before the crash: a bug)
-     */
-    public int rebuildLeaf(GclHandle h, long[] keys, long[] values, int n) {
-        BLinkNode leaf = new BLinkNode(unique).wrap(h);
-        if (leaf.magic() != BLinkNodeLayout.MAGIC || !leaf.isLeaf()) {
-            throw new IllegalStateException("not a leaf: " + GlobalAddress.toString(h.address()));
-        }
-        int from = leaf.lowInfinite() ? 0 : firstAbove(keys, values, n, leaf.lowKey(), leaf.lowValue());
-        int to = leaf.highInfinite() ? n : firstAbove(keys, values, n, leaf.highKey(), leaf.highValue());
-        int count = Math.max(0, to - from);
-        if (count > leafCapacity) {
-            throw new IllegalStateException("a rebuilt leaf would hold " + count + " entries, more than its "
-                + leafCapacity + ": " + GlobalAddress.toString(h.address()));
-        }
-        leaf.setCount(0);
-        for (int i = from; i < to; i++) {
-            if (unique && i > from && keys[i] == keys[i - 1]) {
-                throw new IllegalStateException("two rows with key " + keys[i] + " for a unique index: rids "
-                    + values[i - 1] + " and " + values[i]);
-            }
-            leaf.insertLeafEntry(leaf.count(), keys[i], values[i]);
-        }
-        leaf.jumpVersion(); // not +1: see there
-        return count;
-    }
-
-    /**
-     * The keys a leaf can hold, from its fences (a {@link ComputeNode#snapshot} or a held handle):
-     * {low, high}, both inclusive, {@code Long.MIN_VALUE}/{@code MAX_VALUE} for an infinite fence. By
-     * key alone (a non-unique tree orders by key and value), so a superset of the leaf's pairs.
-     */
-    public static long[] leafKeyRange(GclHandle leaf) {
-        BLinkNode node = new BLinkNode(false).wrap(leaf);
-        return new long[] {node.lowInfinite() ? Long.MIN_VALUE : node.lowKey(),
-            node.highInfinite() ? Long.MAX_VALUE : node.highKey()};
-    }
-
-    /** The first i in [0, n) whose pair is above (k, v) in this tree's order, else n. */
-    private int firstAbove(long[] keys, long[] values, int n, long k, long v) {
-        int lo = 0;
-        int hi = n;
-        while (lo < hi) {
-            int mid = (lo + hi) >>> 1;
-            if (BLinkNode.compare(unique, keys[mid], values[mid], k, v) > 0) {
-                hi = mid;
-            } else {
-                lo = mid + 1;
-            }
-        }
-        return lo;
-    }
-
-    /** Releases a latch on a node at {@code level}: leaves and the root through the guard. */
-    private void unlatchAt(Context c, GclHandle h, int level) {
-        unlatch(c, h, level == LEAF_LEVEL || h.address() == root);
-    }
-
-    private void put(BLinkNode n, long k, long v, long newChild) {
-        if (n.isLeaf()) {
-            n.insertLeafEntry(n.lowerBound(k, v), k, v);
-        } else {
-            n.insertSeparator(k, v, newChild);
-        }
-    }
-
-    /** Allocation can fail (memory node full); the latch must not stay held then. */
-    private long allocateOrUnlatch(Context c, GclHandle held, int level) {
-        try {
-            return node.allocate();
-        } catch (RuntimeException | Error e) {
-            unlatchAt(c, held, level);
-            throw e;
-        }
-    }
-
-    private boolean remove(long key, long value, boolean matchValue, LeafGuard guard) {
-        Context c = acquire();
-        try {
-            c.guard = guard;
-            long start = startOfLeafLevel(c, key, value);
-            GclHandle h = start == REFUSED ? null : xLatchAt(c, start, LEAF_LEVEL, key, value);
-            if (h == null) {
-                return false;
-            }
-            try {
-                BLinkNode leaf = c.view.wrap(h);
-                int i = leaf.lowerBound(key, value);
-                if (i == leaf.count() || leaf.compareEntry(i, key, value) != 0) {
-                    return false;
-                }
-                if (matchValue && leaf.value(i) != value) {
-                    return false;
-                }
-                if (!guard.beforeChange(c.leafView.wrap(h))) {
-                    return false;
-                }
-                long versionBefore = leaf.version();
-                leaf.removeEntry(i);
-                leaf.bumpVersion();
-                guard.afterChange(c.leafView.wrap(h), versionBefore);
-                return true;
-            } finally {
-                guard.unlatch(node, h);
-            }
+            return (backward ? c.backward : c.forward).scan(descent, c, low, high, limit, visitor);
         } finally {
             release(c);
         }
     }
 
     // ---------------------------------------------------------------- helpers
-
-    private int capacity(int level) {
-        return level == LEAF_LEVEL ? leafCapacity : internalCapacity;
-    }
 
     private void requireUnique(String operation) {
         if (!unique) {
@@ -1220,13 +561,12 @@ public final class BLinkTree {
 
     /** Drops the calling thread's leaf hints on this tree (tests that count a full descent). */
     void forgetLeafHints() {
-        Context c = contexts.get();
-        Arrays.fill(c.leafHints, 0);
+        contexts.get().hints.forget();
     }
 
     /** Leaf-level operations of the calling thread on this tree that started at a hinted leaf. */
     long leafHintsTaken() {
-        return contexts.get().hintsTaken;
+        return contexts.get().hints.taken();
     }
 
     int leafCapacity() {
@@ -1237,8 +577,8 @@ public final class BLinkTree {
         return internalCapacity;
     }
 
-    private Context acquire() {
-        Context c = contexts.get();
+    private TreeContext acquire() {
+        TreeContext c = contexts.get();
         if (c.inUse) {
             // A visitor scanning the same tree from inside a scan: the outer scan still reads c's buffers.
             c = newContext();
@@ -1247,173 +587,13 @@ public final class BLinkTree {
         return c;
     }
 
-    private static void release(Context c) {
+    private static void release(TreeContext c) {
         c.inUse = false;
         c.guard = LeafGuard.NONE;
         c.loading = false;
     }
 
-    private Context newContext() {
-        return new Context(unique, leafCapacity, node.optimisticHandle());
-    }
-
-    /** Recent leaves kept per thread and tree (see {@link Context#leafHints}). */
-    private static final int LEAF_HINTS = 16;
-
-    /** Per-thread scratch, reused so the hot paths allocate nothing: node views, descent path, scan buffer. */
-    private static final class Context {
-        final BLinkNode view;
-        final BLinkNode sibling;
-        final BLinkNode third;
-        final boolean unique;
-        final LeafView leafView = new LeafView();
-        final LeafView newLeafView = new LeafView();
-        LeafGuard guard = LeafGuard.NONE;
-        /** A bulk load's insert ({@link #loadSorted}): splits stay in the cache, not written through. */
-        boolean loading;
-        /** Optimistic reads of inner nodes: the handle, a view, and the last read's results. */
-        final GclHandle optimistic;
-        final BLinkNode optView;
-        int optLevel;
-        long optNext;
-        boolean optMovedRight;
-        final long[] keys;
-        final long[] values;
-        /** Set by {@link #deliverCopied} when a scan's visitor asked to stop. */
-        boolean visitorStopped;
-        /**
-         * Leaves this thread's operations ended at, with their fences as read then (round-robin
-         * replacement): TPC-C's terminals insert into ten districts' ranges in turn, which one hint
-         * per tree missed every time, at three or four node reads a descent.
-         */
-        final long[] leafHints = new long[LEAF_HINTS];
-        /** Per hint: low key, low value, high key, high value. */
-        final long[] hintFences = new long[LEAF_HINTS * 4];
-        /** Per hint: bit 0 low fence infinite, bit 1 high fence infinite. */
-        final byte[] hintInfinite = new byte[LEAF_HINTS];
-        int nextHint;
-        /** Why the last {@link #insertRun} stopped early. */
-        InsertOutcome runOutcome;
-        /** The hint an operation last started at or reached: tried first (runs of keys stay in one leaf). */
-        int recentHint;
-        /** Operations that started at the hinted leaf (tests assert that hints were used). */
-        long hintsTaken;
-        /** path[l]: the node a descent left at level l (for l in (target level, pathTop]). */
-        long[] path = new long[8];
-        int pathTop = -1;
-        boolean inUse;
-
-        Context(boolean unique, int leafCapacity, GclHandle optimistic) {
-            this.unique = unique;
-            this.optimistic = optimistic;
-            this.optView = new BLinkNode(unique);
-            this.view = new BLinkNode(unique);
-            this.sibling = new BLinkNode(unique);
-            this.third = new BLinkNode(unique);
-            this.keys = new long[leafCapacity];
-            this.values = new long[leafCapacity];
-        }
-
-        long tookHint(long address) {
-            hintsTaken++;
-            return address;
-        }
-
-        /** The cached leaf whose range holds (k, v), or 0. */
-        long cachedLeafFor(long k, long v) {
-            if (leafHints[recentHint] != 0 && holds(recentHint, k, v)) {
-                return leafHints[recentHint];
-            }
-            for (int i = 0; i < LEAF_HINTS; i++) {
-                if (leafHints[i] != 0 && holds(i, k, v)) {
-                    recentHint = i;
-                    return leafHints[i];
-                }
-            }
-            return 0;
-        }
-
-        private boolean holds(int i, long k, long v) {
-            int f = i * 4;
-            boolean aboveLow = (hintInfinite[i] & 1) != 0
-                || BLinkNode.compare(unique, k, v, hintFences[f], hintFences[f + 1]) > 0;
-            return aboveLow && ((hintInfinite[i] & 2) != 0
-                || BLinkNode.compare(unique, k, v, hintFences[f + 2], hintFences[f + 3]) <= 0);
-        }
-
-        /**
-         * Caches leaf {@code n} (latched by the caller) at {@code address} with its fences now. A cached
-         * left neighbour whose high fence this leaf's range overlaps split since it was cached: its high
-         * is cut back to this leaf's low, so keys beyond it no longer start there and move right.
-         */
-        void reachedLeaf(long address, BLinkNode n, long root) {
-            if (address == root) {
-                return;
-            }
-            if (leafHints[recentHint] == address) {
-                // The leaf the operation started at (or the last one reached): known, and as a leaf's
-                // low fence never changes, no cached neighbour needs cutting back.
-                storeHint(recentHint, address, n);
-                return;
-            }
-            boolean lowInfinite = n.lowInfinite();
-            long lowKey = lowInfinite ? 0 : n.lowKey();
-            long lowValue = lowInfinite ? 0 : n.lowValue();
-            int slot = -1;
-            for (int i = 0; i < LEAF_HINTS; i++) {
-                if (leafHints[i] == address) {
-                    slot = i;
-                } else if (leafHints[i] != 0 && !lowInfinite && holds(i, lowKey, lowValue)) {
-                    int f = i * 4;
-                    hintFences[f + 2] = lowKey;
-                    hintFences[f + 3] = lowValue;
-                    hintInfinite[i] &= ~2;
-                }
-            }
-            if (slot < 0) {
-                slot = nextHint;
-                nextHint = (nextHint + 1) % LEAF_HINTS;
-            }
-            storeHint(slot, address, n);
-        }
-
-        private void storeHint(int slot, long address, BLinkNode n) {
-            boolean lowInfinite = n.lowInfinite();
-            boolean highInfinite = n.highInfinite();
-            int f = slot * 4;
-            leafHints[slot] = address;
-            hintFences[f] = lowInfinite ? 0 : n.lowKey();
-            hintFences[f + 1] = lowInfinite ? 0 : n.lowValue();
-            hintFences[f + 2] = highInfinite ? 0 : n.highKey();
-            hintFences[f + 3] = highInfinite ? 0 : n.highValue();
-            hintInfinite[slot] = (byte) ((lowInfinite ? 1 : 0) | (highInfinite ? 2 : 0));
-            recentHint = slot;
-        }
-
-        void remember(int level, long address) {
-            if (level >= path.length) {
-                path = Arrays.copyOf(path, Math.max(level + 1, path.length * 2));
-            }
-            path[level] = address;
-        }
-    }
-
-    /** Collects the values of {@link #lookupAll}. */
-    private static final class ValueCollector implements EntryVisitor {
-        private long[] values = new long[4];
-        private int size;
-
-        @Override
-        public boolean visit(long key, long value) {
-            if (size == values.length) {
-                values = Arrays.copyOf(values, size * 2);
-            }
-            values[size++] = value;
-            return true;
-        }
-
-        long[] toArray() {
-            return Arrays.copyOf(values, size);
-        }
+    private TreeContext newContext() {
+        return new TreeContext(unique, leafCapacity, node.optimisticHandle());
     }
 }

@@ -5,8 +5,18 @@
  * S/X latches.
  *
  * <p>Public surface: {@link io.selcc.engine.index.BLinkTree} (create, open, insert, delete, lookup,
- * scans), {@link io.selcc.engine.index.InsertOutcome}, {@link io.selcc.engine.index.EntryVisitor} and
- * {@link io.selcc.engine.index.KeyComposer} (order-preserving keys from several columns). The node
- * layout ({@code BLinkNodeLayout}), its flyweight and the structural checker are package-private.
+ * scans), {@link io.selcc.engine.index.InsertOutcome}, {@link io.selcc.engine.index.EntryVisitor},
+ * {@link io.selcc.engine.index.KeyComposer} (order-preserving keys from several columns), the
+ * concurrency control's hooks {@link io.selcc.engine.index.LeafGuard} and
+ * {@link io.selcc.engine.index.LeafView}, and for crash repair only
+ * {@link io.selcc.engine.index.BLinkTreeRepair}.
+ *
+ * <p>Package-private parts of the tree: the node layout ({@code BLinkNodeLayout}) and its flyweight
+ * ({@code BLinkNode}); {@code Descent}, which finds a key's node (with {@code OptimisticRead} for
+ * latch-free reads of inner nodes, {@code DescentPath} for the nodes it passed and {@code LeafHints}
+ * for the leaves a thread used recently); {@code Splitter}, which splits full nodes and posts their
+ * separators; {@code LeafCursor}, the scan loop over forward and backward cursors; {@code TreeContext},
+ * a thread's reusable scratch holding all of these; and the structural checker
+ * ({@code BLinkTreeChecker}).
  */
 package io.selcc.engine.index;

@@ -379,7 +379,7 @@ class BLinkTreeSortedInsertTest {
         cluster.flushCaches();
         long[] inMemory = new long[1];
         BLinkTree tree = loaded;
-        tree.forEachLeafInMemory(cluster.node(1), leaf -> {
+        BLinkTreeRepair.forEachLeafInMemory(tree, cluster.node(1), leaf -> {
             BLinkNode n = new BLinkNode(true);
             n.wrap(cluster.node(1).snapshot(leaf));
             inMemory[0] += n.count();
