@@ -54,12 +54,8 @@ final class SelccNode extends AbstractComputeNode {
     final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
     /** Each thread's recently used frames by address (see {@link #frameOf}). */
     private final PerThread<RecentFrames> recentFrames = PerThread.withInitial(RecentFrames::new);
-    /** Per thread: set by {@link #peerFailed}, so the acquire lets go of its frame (see there). */
-    private final PerThread<boolean[]> peerFailedFlag = PerThread.withInitial(() -> new boolean[1]);
-    /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
-    private final PerThread<long[]> tryAges = PerThread.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
-    /** Per thread: what the last wait-die attempt that gave up met (see {@link #waitOrDie}). */
-    private final PerThread<WaitDieVerdict> waitDieVerdicts = PerThread.withInitial(WaitDieVerdict::new);
+    /** Each thread's acquire state: wait-die verdict, crashed holder met, no-wait priority aging. */
+    private final PerThread<AcquireState> acquireStates = PerThread.withInitial(AcquireState::new);
     /** Ids of the invalidations this node sends (a cancel names one). */
     private final AtomicLong requestIds = new AtomicLong();
     /** Serves the invalidations other nodes send this one. */
@@ -86,18 +82,6 @@ final class SelccNode extends AbstractComputeNode {
     private static final long WAIT_DIE_MIN_WAIT_NANOS = 1_000_000_000;
     /** Longest park between a wait-die acquire's attempts. */
     private static final long WAIT_DIE_MAX_PAUSE_NANOS = 100_000;
-
-    /** Why a wait-die attempt gave up: an older holder (die), or a busy latch it may wait for. */
-    private static final class WaitDieVerdict {
-        boolean die;
-        /** The local frame it would wait for, if the latch it could not take was local. */
-        CacheFrame waitFor;
-
-        void clear() {
-            die = false;
-            waitFor = null;
-        }
-    }
 
     /** See {@link #seam}. */
     interface LockSeam {
@@ -186,10 +170,10 @@ final class SelccNode extends AbstractComputeNode {
      */
     @Override
     GclHandle waitOrDie(long address, boolean exclusive, long age) {
-        WaitDieVerdict verdict = waitDieVerdicts.get();
+        AcquireState verdict = acquireStates.get();
         long deadline = 0;
         for (int waits = 0; ; waits++) {
-            verdict.clear();
+            verdict.clearVerdict();
             GclHandle handle = lock(address, exclusive, true, age);
             if (handle != null) {
                 return handle;
@@ -238,7 +222,7 @@ final class SelccNode extends AbstractComputeNode {
         if (!WaitDie.mustDie(age, waiter)) {
             return false;
         }
-        waitDieVerdicts.get().die = true;
+        acquireStates.get().die = true;
         WaitDie.Seam seam = waitDieSeam;
         if (seam != null) {
             seam.dies(age, waiter, false);
@@ -270,7 +254,7 @@ final class SelccNode extends AbstractComputeNode {
         if (age == NO_AGE || frame.address != address) {
             return;
         }
-        WaitDieVerdict verdict = waitDieVerdicts.get();
+        AcquireState verdict = acquireStates.get();
         long holder = frame.agedHolders.oldest();
         verdict.die = WaitDie.mustDie(age, holder);
         verdict.waitFor = verdict.die ? null : frame;
@@ -676,9 +660,9 @@ final class SelccNode extends AbstractComputeNode {
     private boolean acquireRemote(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge) {
         boolean won = acquireRemoteWithRetries(frame, exclusive, tryOnly, txAge);
         if (won && tryOnly) {
-            long[] age = tryAges.get();
-            if (age[0] == frame.address) {
-                age[1] = 0; // the climb is over
+            AcquireState state = acquireStates.get();
+            if (state.agingAddress == frame.address) {
+                state.agingPriority = 0; // the climb is over
             }
         }
         return won;
@@ -695,8 +679,8 @@ final class SelccNode extends AbstractComputeNode {
         // blocking acquire's would, or a starved writer's priority (5.3.2) would refuse it for ever.
         // A wait-die acquire does not climb: a young transaction that dies again and again would
         // otherwise outbid the older ones it dies for, whose pending requests it then replaces.
-        long[] age = tryOnly && txAge == NO_AGE ? tryAges.get() : null;
-        int inherited = age != null && age[0] == address ? (int) age[1] : 0;
+        AcquireState aging = tryOnly && txAge == NO_AGE ? acquireStates.get() : null;
+        int inherited = aging != null && aging.agingAddress == address ? aging.agingPriority : 0;
         for (int retries = 0; ; ) {
             long conflict;
             if (exclusive && frame.ownership() == Ownership.SHARED) {
@@ -751,18 +735,17 @@ final class SelccNode extends AbstractComputeNode {
             if (resolveConflict(frame, exclusive, conflict, retries + inherited, txAge)) {
                 return true;
             }
-            if (txAge != NO_AGE && waitDieVerdicts.get().die) {
+            if (txAge != NO_AGE && acquireStates.get().die) {
                 return false; // an older transaction holds the line on another node: no point retrying
             }
-            boolean[] failed = peerFailedFlag.get();
-            if (failed[0]) {
+            if (acquireStates.get().peerFailed) {
                 return false; // the caller lets go of the frame, waits (pauseAfterPeerFailure) and, if blocking, comes back
             }
             if (tryOnly && retries > settings.tryLockRetries()) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
-                if (age != null) {
-                    age[0] = address;
-                    age[1] = Math.min(inherited + retries, MAX_TRY_AGE);
+                if (aging != null) {
+                    aging.agingAddress = address;
+                    aging.agingPriority = Math.min(inherited + retries, MAX_TRY_AGE);
                 }
                 return false;
             }
@@ -816,7 +799,7 @@ final class SelccNode extends AbstractComputeNode {
             }
             if (answer.status() != Answer.Status.GRANTED) {
                 if (answer.status() == Answer.Status.DIE) {
-                    waitDieVerdicts.get().die = true;
+                    acquireStates.get().die = true;
                 }
                 return false;
             }
@@ -855,7 +838,7 @@ final class SelccNode extends AbstractComputeNode {
             long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos(); // one wait for the whole wave
             for (int i = 0; i < count; i++) {
                 if (awaitAnswer(targets[i], (Invalidate) requests[i], replies[i], deadline).status() == Answer.Status.DIE) {
-                    waitDieVerdicts.get().die = true; // the other readers released or kept theirs: all the same
+                    acquireStates.get().die = true; // the other readers released or kept theirs: all the same
                 }
             }
         } catch (NodeFailedException e) {
@@ -959,15 +942,15 @@ final class SelccNode extends AbstractComputeNode {
         peerFailures.accept(e.node());
         // The caller lets go of its frame (the survivor that adopts the line may need it, on this node)
         // and waits then, in pauseAfterPeerFailure.
-        peerFailedFlag.get()[0] = true;
+        acquireStates.get().peerFailed = true;
         return false;
     }
 
     /** After an acquire that met a crashed holder let go of its frame: a short wait before anything else. */
     private void pauseAfterPeerFailure() {
-        boolean[] failed = peerFailedFlag.get();
-        if (failed[0]) {
-            failed[0] = false;
+        AcquireState state = acquireStates.get();
+        if (state.peerFailed) {
+            state.peerFailed = false;
             LockSupport.parkNanos(PEER_FAILED_PAUSE_NANOS);
         }
     }
