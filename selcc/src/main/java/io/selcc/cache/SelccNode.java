@@ -39,8 +39,6 @@ final class SelccNode extends AbstractComputeNode {
     private static final int EXHAUSTED_ATTEMPTS = 1_000_000;
     /** Cap of a no-wait acquire's inherited priority: far above any starvation threshold. */
     private static final int MAX_TRY_AGE = 1 << 20;
-    /** A drainer waits for the local holders at most this many times pendingWaitNanos. */
-    private static final long DRAIN_WAIT_FACTOR = 10;
     /** Between retries of a line a crashed node holds (see {@link #peerFailed}). */
     private static final long PEER_FAILED_PAUSE_NANOS = 200_000;
 
@@ -60,6 +58,8 @@ final class SelccNode extends AbstractComputeNode {
     private final AtomicLong requestIds = new AtomicLong();
     /** Serves the invalidations other nodes send this one. */
     private final InvalidationHandler invalidations;
+    /** Takes local latches under the lease a pending request sets (5.3.1). */
+    private final Lease lease;
     /** Keeps free frames: evicts on demand and in its worker's duty cycle. */
     final Evictor evictor;
     /** How long a requester waits for the answer to a request it asked the receiver to cancel. */
@@ -104,6 +104,7 @@ final class SelccNode extends AbstractComputeNode {
             free.push(frames[i]);
         }
         this.invalidations = new InvalidationHandler(this);
+        this.lease = new Lease(settings, counters, invalidations);
         this.evictor = new Evictor(this);
         endpoint.register(MessageKind.INVALIDATION, InvalidationMessages.CODEC, invalidations::onMessage);
     }
@@ -312,7 +313,7 @@ final class SelccNode extends AbstractComputeNode {
             if (age != NO_AGE && olderWaiter(frame, age)) {
                 return null;
             }
-            long stamp = tryOnly ? tryLatchLocal(frame, exclusive) : latchLocal(frame, exclusive);
+            long stamp = tryOnly ? lease.tryLatchLocal(frame, exclusive) : lease.latchLocal(frame, exclusive);
             if (stamp == 0) {
                 counters.increment(Counter.LATCH_GIVE_UPS);
                 judgeLocal(frame, address, age);
@@ -444,119 +445,6 @@ final class SelccNode extends AbstractComputeNode {
     private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
         long stamp = exclusive ? writeStamp : frame.tryConvertToReadLock(writeStamp);
         return handle(frame, frame.copy, pool, poolOffset(frame.index), frame.address, exclusive, stamp);
-    }
-
-    private static long tryLatch(CacheFrame frame, boolean exclusive) {
-        return exclusive ? frame.tryWriteLock() : frame.tryReadLock();
-    }
-
-    /**
-     * No-wait local latch. While a remote request is pending it counts toward the lease like any local
-     * acquisition, and it never barges past a drain or an expired lease: it gives up instead, so the
-     * current holders run out and the last release serves the request (no-wait 2PL and OCC use only
-     * this path, which would otherwise keep a remote writer waiting for ever).
-     */
-    private long tryLatchLocal(CacheFrame frame, boolean exclusive) {
-        if ((frame.pending() != null || frame.draining()) && !withinLease(frame, exclusive)) {
-            invalidations.servePendingIfIdle(frame); // nobody holds it right now: serve here rather than leave it waiting
-            return 0;
-        }
-        return tryLatch(frame, exclusive);
-    }
-
-    /** Counts one local acquisition against the pending request's lease; false once it expired or a drain runs. */
-    private boolean withinLease(CacheFrame frame, boolean exclusive) {
-        if (frame.draining()) {
-            return false;
-        }
-        InvalidationRequest waiting = frame.pending();
-        if (waiting == null) {
-            return true;
-        }
-        int reads = exclusive ? frame.localReads() : frame.countLocalRead();
-        int writes = exclusive ? frame.countLocalWrite() : frame.localWrites();
-        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (!leaseExpired(reads, writes, lease)) {
-            return true;
-        }
-        counters.increment(Counter.LEASE_REFUSALS);
-        return false;
-    }
-
-    /**
-     * Rc/P + Wc > lease, without the integer division: with it, P - 1 local reads would still pass a
-     * starving requester whose lease is 0.
-     */
-    private boolean leaseExpired(int reads, int writes, int lease) {
-        long threads = settings.threadsPerNode();
-        return reads + threads * writes > threads * lease;
-    }
-
-    /** Blocking local latch; while a remote request is pending the lease is enforced first. */
-    private long latchLocal(CacheFrame frame, boolean exclusive) {
-        if (frame.pending() != null || frame.draining()) {
-            enforceLease(frame, exclusive);
-        }
-        long stamp = tryLatch(frame, exclusive);
-        if (stamp != 0) {
-            return stamp;
-        }
-        return exclusive ? frame.writeLock() : frame.readLock();
-    }
-
-    /**
-     * The lease of paper 5.3.1. While another node's request is pending on this frame, every local
-     * acquisition is counted (readers never wait for each other, so counting only waits would let a
-     * stream of local readers keep the line forever); when Rc/P + Wc exceeds the lease, this thread
-     * drains the local holders, serves the pending request and resets the counters. Newcomers stand
-     * aside during the drain, because the local latch lets readers overtake a queued writer.
-     *
-     * <p>The drainer waits for the holders for a bounded time ({@link #DRAIN_WAIT_FACTOR} x
-     * {@code pendingWaitNanos}, by which the requester has given up anyway) and then lets go: two
-     * threads that each hold S on one line and ask for S on the other's, both leases expired, used to
-     * wait for each other for ever.
-     */
-    private void enforceLease(CacheFrame frame, boolean exclusive) {
-        frame.awaitDrainEnd();
-        InvalidationRequest waiting = frame.pending();
-        if (waiting == null) {
-            return;
-        }
-        int reads = exclusive ? frame.localReads() : frame.countLocalRead();
-        int writes = exclusive ? frame.countLocalWrite() : frame.localWrites();
-        // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
-        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (!leaseExpired(reads, writes, lease) || !frame.startDrain()) {
-            return;
-        }
-        try {
-            long writeStamp = tryWriteLockFor(frame, DRAIN_WAIT_FACTOR * settings.pendingWaitNanos());
-            if (writeStamp == 0) {
-                counters.increment(Counter.DRAIN_TIMEOUTS);
-                return; // the holders stayed (they may wait for this thread): the last release serves it
-            }
-            try {
-                InvalidationRequest request = frame.takePending();
-                if (request != null && request.claim()) {
-                    counters.increment(Counter.LEASE_EXPIRIES);
-                    invalidations.serve(frame, request);
-                }
-                frame.resetLease();
-            } finally {
-                frame.unlockWrite(writeStamp);
-            }
-        } finally {
-            frame.endDrain();
-        }
-    }
-
-    private static long tryWriteLockFor(CacheFrame frame, long nanos) {
-        try {
-            return frame.tryWriteLock(Math.max(1, nanos), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        }
     }
 
     @Override
