@@ -274,12 +274,19 @@ final class SelccNode extends AbstractComputeNode {
         return handle;
     }
 
+    /**
+     * The lock path: a hit takes the local latch only; otherwise the frame (cached, or installed here) is
+     * latched X and the line acquired remotely. A remote acquire that fails lets go of the frame in one
+     * place ({@link #letGo}) whichever way the frame was found.
+     */
     private GclHandle lock(long address, boolean exclusive, boolean tryOnly, long age) {
         while (true) {
             CacheFrame frame = frameOf(address);
-            if (frame == null) {
+            boolean installed = frame == null; // by this attempt: a failed acquire returns it to the free list
+            long stamp; // the frame's X latch, held for the remote acquire
+            if (installed) {
                 frame = takeFreeFrame();
-                long stamp = frame.writeLock();
+                stamp = frame.writeLock();
                 if (!install(frame, address)) {
                     frame.unlockWrite(stamp);
                     free.push(frame);
@@ -287,100 +294,96 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 counters.increment(Counter.CACHE_MISSES);
                 frame.agedHolders.add(age); // a holder while it acquires: a requester of this node compares against it
-                boolean acquired;
-                try {
-                    acquired = acquireRemote(frame, exclusive, tryOnly, age);
-                } catch (RuntimeException | Error e) {
-                    frame.agedHolders.remove(age);
-                    discard(frame, stamp); // never leave a latched frame in the table
-                    throw e;
+            } else {
+                LockSeam seam = this.seam;
+                if (seam != null) {
+                    seam.beforeLocalLatch(frame);
                 }
-                if (!acquired) {
-                    frame.agedHolders.remove(age);
-                    discard(frame, stamp);
-                    pauseAfterPeerFailure();
-                    if (!tryOnly) {
-                        continue; // a crashed holder: waited without the frame latched (see peerFailed)
-                    }
+                if (age != NO_AGE && olderWaiter(frame, age)) {
                     return null;
                 }
-                return aged(handle(frame, exclusive, stamp), age);
-            }
-            LockSeam seam = this.seam;
-            if (seam != null) {
-                seam.beforeLocalLatch(frame);
-            }
-            if (age != NO_AGE && olderWaiter(frame, age)) {
-                return null;
-            }
-            long stamp = tryOnly ? lease.tryLatchLocal(frame, exclusive) : lease.latchLocal(frame, exclusive);
-            if (stamp == 0) {
-                counters.increment(Counter.LATCH_GIVE_UPS);
-                judgeLocal(frame, address, age);
-                return null;
-            }
-            frame.agedHolders.add(age);
-            if (seam != null) {
-                seam.beforeAddressCheck(frame);
-            }
-            if (frame.address != address) {
-                frame.agedHolders.remove(age);
-                frame.unlock(stamp);
-                invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
-                continue;
-            }
-            if (frame.ownership().permits(exclusive)) {
-                counters.increment(Counter.CACHE_HITS);
-                return aged(handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp), age);
-            }
-            if (!exclusive) {
-                // A remote acquire needs the frame to itself.
-                long writeStamp = frame.tryConvertToWriteLock(stamp);
-                if (writeStamp == 0) {
-                    frame.agedHolders.remove(age);
-                    frame.unlockRead(stamp);
-                    writeStamp = tryOnly ? frame.tryWriteLock() : frame.writeLock();
-                    if (writeStamp == 0) {
-                        counters.increment(Counter.LATCH_GIVE_UPS);
-                        judgeLocal(frame, address, age);
-                        return null;
-                    }
-                    frame.agedHolders.add(age);
-                    if (frame.address != address) {
-                        frame.agedHolders.remove(age);
-                        frame.unlockWrite(writeStamp);
-                        invalidations.servePendingIfIdle(frame);
-                        continue;
-                    }
-                    if (frame.ownership().permits(false)) {
-                        counters.increment(Counter.CACHE_HITS);
-                        return aged(handle(frame, false, writeStamp), age);
-                    }
+                stamp = tryOnly ? lease.tryLatchLocal(frame, exclusive) : lease.latchLocal(frame, exclusive);
+                if (stamp == 0) {
+                    counters.increment(Counter.LATCH_GIVE_UPS);
+                    judgeLocal(frame, address, age);
+                    return null;
                 }
-                stamp = writeStamp;
-            } else if (frame.ownership() == Ownership.SHARED) {
-                counters.increment(Counter.UPGRADES);
+                frame.agedHolders.add(age);
+                if (seam != null) {
+                    seam.beforeAddressCheck(frame);
+                }
+                if (frame.address != address) {
+                    frame.agedHolders.remove(age);
+                    frame.unlock(stamp);
+                    invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
+                    continue;
+                }
+                if (frame.ownership().permits(exclusive)) {
+                    counters.increment(Counter.CACHE_HITS);
+                    return aged(handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp), age);
+                }
+                if (!exclusive) {
+                    // A remote acquire needs the frame to itself.
+                    long writeStamp = frame.tryConvertToWriteLock(stamp);
+                    if (writeStamp == 0) {
+                        frame.agedHolders.remove(age);
+                        frame.unlockRead(stamp);
+                        writeStamp = tryOnly ? frame.tryWriteLock() : frame.writeLock();
+                        if (writeStamp == 0) {
+                            counters.increment(Counter.LATCH_GIVE_UPS);
+                            judgeLocal(frame, address, age);
+                            return null;
+                        }
+                        frame.agedHolders.add(age);
+                        if (frame.address != address) {
+                            frame.agedHolders.remove(age);
+                            frame.unlockWrite(writeStamp);
+                            invalidations.servePendingIfIdle(frame);
+                            continue;
+                        }
+                        if (frame.ownership().permits(false)) {
+                            counters.increment(Counter.CACHE_HITS);
+                            return aged(handle(frame, false, writeStamp), age);
+                        }
+                    }
+                    stamp = writeStamp;
+                } else if (frame.ownership() == Ownership.SHARED) {
+                    counters.increment(Counter.UPGRADES);
+                }
+                counters.increment(Counter.CACHE_MISSES);
             }
-            counters.increment(Counter.CACHE_MISSES);
             boolean acquired;
             try {
                 acquired = acquireRemote(frame, exclusive, tryOnly, age);
             } catch (RuntimeException | Error e) {
-                frame.agedHolders.remove(age);
-                frame.unlockWrite(stamp); // never leave the frame latched for ever
+                letGo(frame, stamp, installed, age); // never leave the frame latched, nor a latched frame in the table
                 throw e;
             }
-            if (!acquired) {
-                frame.agedHolders.remove(age);
-                frame.unlockWrite(stamp);
-                invalidations.servePendingIfIdle(frame);
-                pauseAfterPeerFailure();
-                if (!tryOnly) {
-                    continue; // a crashed holder: waited without the frame latched (see peerFailed)
-                }
+            if (acquired) {
+                return aged(handle(frame, exclusive, stamp), age);
+            }
+            letGo(frame, stamp, installed, age);
+            if (!installed) {
+                invalidations.servePendingIfIdle(frame); // a request kept while it acquired: the frame stays cached, unheld
+            }
+            pauseAfterPeerFailure();
+            if (tryOnly) {
                 return null;
             }
-            return aged(handle(frame, exclusive, stamp), age);
+            // A crashed holder: waited without the frame latched (see peerFailed), now again.
+        }
+    }
+
+    /**
+     * After a remote acquire that failed or threw, for the frame it held in X: unlatched, and, if this
+     * acquire installed it, returned to the free list (it holds no ownership).
+     */
+    private void letGo(CacheFrame frame, long stamp, boolean installed, long age) {
+        frame.agedHolders.remove(age);
+        if (installed) {
+            discard(frame, stamp);
+        } else {
+            frame.unlockWrite(stamp);
         }
     }
 
