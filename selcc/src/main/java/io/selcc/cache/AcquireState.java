@@ -13,7 +13,7 @@ final class AcquireState {
     boolean die;
     /** The local frame that attempt would wait for, if the latch it could not take was local; else null. */
     CacheFrame waitFor;
-    /** The acquire met a crashed holder: it lets go of its frame, then waits (see {@code SelccNode.peerFailed}). */
+    /** The acquire met a crashed holder: it lets go of its frame, then waits (see {@code RemoteAcquire.peerFailed}). */
     boolean peerFailed;
     /** The line of the last no-wait acquire that gave up ({@link GlobalAddress#NULL}: none) ... */
     long agingAddress = GlobalAddress.NULL;

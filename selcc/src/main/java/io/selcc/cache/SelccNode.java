@@ -1,33 +1,24 @@
 package io.selcc.cache;
 
-import io.selcc.cache.InvalidationMessages.Answer;
-import io.selcc.cache.InvalidationMessages.Cancel;
-import io.selcc.cache.InvalidationMessages.Invalidate;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.FabricEndpoint;
-import io.selcc.cache.GclLayout;
 import io.selcc.fabric.GlobalAddress;
-import io.selcc.cache.LatchWord;
 import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.NodeCounters;
-import io.selcc.fabric.NodeFailedException;
 import io.selcc.fabric.OffHeap;
-import io.selcc.fabric.PendingReply;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
-import io.selcc.threads.Waits;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A compute node running the SELCC protocol (paper sections 4 and 5) over its compute-side cache. This
- * class is the lock path (local latches, leases, remote acquires and the invalidations they send) and
- * the frames' bookkeeping; {@link InvalidationHandler} serves the invalidations other nodes send, and
- * {@link Evictor} keeps frames free.
+ * class is the lock path (frame lookup, local latches, wait-die, handles) and the frames' bookkeeping;
+ * {@link Lease} takes a local latch while another node's request waits, {@link RemoteAcquire} takes the
+ * global latch (latch-word verbs, the invalidations they call for, retries), {@link InvalidationHandler}
+ * serves the invalidations other nodes send, and {@link Evictor} keeps frames free.
  *
  * <p>Threads: front-end threads call the {@link ComputeNode} API; invalidation handlers run on the
  * sender's thread (in-JVM fabric) or a handler thread (network fabric) and only try-lock frames; a
@@ -37,10 +28,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SelccNode extends AbstractComputeNode {
     private static final int EXHAUSTED_ATTEMPTS = 1_000_000;
-    /** Cap of a no-wait acquire's inherited priority: far above any starvation threshold. */
-    private static final int MAX_TRY_AGE = 1 << 20;
-    /** Between retries of a line a crashed node holds (see {@link #peerFailed}). */
-    private static final long PEER_FAILED_PAUSE_NANOS = 200_000;
 
     private final Arena arena = Arena.ofShared();
     /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
@@ -54,16 +41,14 @@ final class SelccNode extends AbstractComputeNode {
     private final PerThread<RecentFrames> recentFrames = PerThread.withInitial(RecentFrames::new);
     /** Each thread's acquire state: wait-die verdict, crashed holder met, no-wait priority aging. */
     private final PerThread<AcquireState> acquireStates = PerThread.withInitial(AcquireState::new);
-    /** Ids of the invalidations this node sends (a cancel names one). */
-    private final AtomicLong requestIds = new AtomicLong();
     /** Serves the invalidations other nodes send this one. */
     private final InvalidationHandler invalidations;
     /** Takes local latches under the lease a pending request sets (5.3.1). */
     private final Lease lease;
+    /** Takes global latches: the latch-word verbs, the invalidations, the retries (4.3, 4.4). */
+    private final RemoteAcquire remote;
     /** Keeps free frames: evicts on demand and in its worker's duty cycle. */
     final Evictor evictor;
-    /** How long a requester waits for the answer to a request it asked the receiver to cancel. */
-    private static final long ANSWER_AFTER_CANCEL_NANOS = 30_000_000_000L;
     final int copyLength;
     /**
      * Test seam: lets a test act at two points of a cached lock where races are otherwise rare (the
@@ -105,6 +90,7 @@ final class SelccNode extends AbstractComputeNode {
         }
         this.invalidations = new InvalidationHandler(this);
         this.lease = new Lease(settings, counters, invalidations);
+        this.remote = new RemoteAcquire(this);
         this.evictor = new Evictor(this);
         endpoint.register(MessageKind.INVALIDATION, InvalidationMessages.CODEC, invalidations::onMessage);
     }
@@ -352,9 +338,10 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 counters.increment(Counter.CACHE_MISSES);
             }
+            AcquireState state = acquireStates.get();
             boolean acquired;
             try {
-                acquired = acquireRemote(frame, exclusive, tryOnly, age);
+                acquired = remote.acquire(frame, exclusive, tryOnly, age, state);
             } catch (RuntimeException | Error e) {
                 letGo(frame, stamp, installed, age); // never leave the frame latched, nor a latched frame in the table
                 throw e;
@@ -366,11 +353,11 @@ final class SelccNode extends AbstractComputeNode {
             if (!installed) {
                 invalidations.servePendingIfIdle(frame); // a request kept while it acquired: the frame stays cached, unheld
             }
-            pauseAfterPeerFailure();
+            remote.pauseAfterPeerFailure(state);
             if (tryOnly) {
                 return null;
             }
-            // A crashed holder: waited without the frame latched (see peerFailed), now again.
+            // A crashed holder: waited without the frame latched (see RemoteAcquire.peerFailed), now again.
         }
     }
 
@@ -402,20 +389,12 @@ final class SelccNode extends AbstractComputeNode {
             throw new IllegalStateException("a never-used GCL is already cached: " + GlobalAddress.toString(address));
         }
         counters.increment(Counter.CACHE_MISSES);
-        long previous;
         try {
-            previous = endpoint.remoteCas(latchOf(address), LatchWord.FREE, LatchWord.exclusive(nodeId));
+            remote.acquireFresh(frame);
         } catch (RuntimeException | Error e) {
             discard(frame, stamp);
             throw e;
         }
-        if (previous != LatchWord.FREE) {
-            discard(frame, stamp);
-            throw protocolViolation("a never-used GCL is latched", address, previous);
-        }
-        frame.copy.asSlice(GclLayout.COPY_OFFSET, copyLength).fill((byte) 0);
-        frame.clearDirty();
-        granted(frame, Ownership.MODIFIED, 0);
         return handle(frame, true, stamp);
     }
 
@@ -492,28 +471,12 @@ final class SelccNode extends AbstractComputeNode {
                         + GlobalAddress.toString(address) + " ownership=" + frame.ownership());
                 }
             }
-            long latch = latchOf(address);
             try {
-                // A CAS, not a blind FAA: a word that does not name the crashed node is left as it is.
-                long word = endpoint.remoteFaa(latch, 0);
-                while (true) {
-                    if (LatchWord.writer(word) != crashedNode) {
-                        throw protocolViolation("adopting a line the crashed node " + crashedNode + " does not hold",
-                            address, word);
-                    }
-                    long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(crashedNode, nodeId));
-                    if (seen == word) {
-                        break;
-                    }
-                    word = seen; // a survivor's reader bit came and went meanwhile
-                }
-                endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+                remote.adopt(frame, crashedNode);
             } catch (RuntimeException | Error e) {
                 discard(frame, stamp);
                 throw e;
             }
-            frame.clearDirty();
-            granted(frame, Ownership.MODIFIED, 0);
             counters.increment(Counter.CACHE_MISSES);
             return handle(frame, true, stamp);
         }
@@ -537,384 +500,6 @@ final class SelccNode extends AbstractComputeNode {
         if (batch.size() > 0) {
             endpoint.post(batch); // one round trip, the writes in order
         }
-    }
-
-    // ================================================================ remote acquire (paper 4.3)
-
-    /**
-     * Acquires global ownership for a frame this thread holds in local X. One round trip when free:
-     * CAS+READ (X), FAA+READ (S) or CAS alone (upgrade of a shared copy). On conflict it sends the
-     * invalidation the latch word calls for (4.4) and retries after T = C x RTT / Nr.
-     *
-     * @return false only when {@code tryOnly} and the retries ran out
-     */
-    private boolean acquireRemote(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge) {
-        boolean won = acquireRemoteWithRetries(frame, exclusive, tryOnly, txAge);
-        if (won && tryOnly) {
-            AcquireState state = acquireStates.get();
-            if (state.agingAddress == frame.address) {
-                state.agingPriority = 0; // the climb is over
-            }
-        }
-        return won;
-    }
-
-    /** {@code txAge}: the wait-die age of the acquiring transaction, {@link #NO_AGE} for none. */
-    private boolean acquireRemoteWithRetries(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge) {
-        long address = frame.address;
-        long latch = latchOf(address);
-        VerbBatch batch = batches.get();
-        int upgradeFailures = 0;
-        // A no-wait acquire gives up after a few retries; the caller (a no-wait transaction's retry)
-        // comes back for the same line. Its priority keeps climbing across those attempts, as a
-        // blocking acquire's would, or a starved writer's priority (5.3.2) would refuse it for ever.
-        // A wait-die acquire does not climb: a young transaction that dies again and again would
-        // otherwise outbid the older ones it dies for, whose pending requests it then replaces.
-        AcquireState aging = tryOnly && txAge == NO_AGE ? acquireStates.get() : null;
-        int inherited = aging != null && aging.agingAddress == address ? aging.agingPriority : 0;
-        for (int retries = 0; ; ) {
-            long conflict;
-            if (exclusive && frame.ownership() == Ownership.SHARED) {
-                long mine = LatchWord.readerBit(nodeId);
-                long previous = endpoint.remoteCas(latch, mine, LatchWord.exclusive(nodeId));
-                if (previous == mine) {
-                    granted(frame, Ownership.MODIFIED, retries);
-                    return true;
-                }
-                if (!LatchWord.isReader(previous, nodeId)) {
-                    throw protocolViolation("shared copy without its reader bit", address, previous);
-                }
-                conflict = previous & ~mine;
-                if (++upgradeFailures >= settings.upgradeAttempts()) {
-                    // Two upgraders block each other; fall back to release-then-acquire.
-                    endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
-                    frame.ownership(Ownership.INVALID);
-                }
-            } else if (exclusive) {
-                batch.clear();
-                int cas = batch.cas(latch, LatchWord.FREE, LatchWord.exclusive(nodeId));
-                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-                endpoint.post(batch);
-                long previous = batch.result(cas);
-                if (previous == LatchWord.FREE) {
-                    frame.clearDirty();
-                    granted(frame, Ownership.MODIFIED, retries);
-                    return true;
-                }
-                conflict = previous;
-            } else {
-                if (!awaitReaderHoldOff(frame, tryOnly)) {
-                    counters.increment(Counter.LATCH_GIVE_UPS);
-                    return false; // a no-wait acquire does not sit out a reader window holding the frame
-                }
-                batch.clear();
-                int faa = batch.faa(latch, LatchWord.readerBit(nodeId));
-                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-                endpoint.post(batch);
-                long previous = batch.result(faa);
-                if (!LatchWord.hasWriter(previous)) {
-                    frame.clearDirty();
-                    granted(frame, Ownership.SHARED, retries);
-                    return true;
-                }
-                // A writer holds it: take our bit back, then ask the writer (4.3.2).
-                endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
-                conflict = previous;
-            }
-            retries++;
-            counters.increment(Counter.LATCH_RETRIES);
-            if (resolveConflict(frame, exclusive, conflict, retries + inherited, txAge)) {
-                return true;
-            }
-            if (txAge != NO_AGE && acquireStates.get().die) {
-                return false; // an older transaction holds the line on another node: no point retrying
-            }
-            if (acquireStates.get().peerFailed) {
-                return false; // the caller lets go of the frame, waits (pauseAfterPeerFailure) and, if blocking, comes back
-            }
-            if (tryOnly && retries > settings.tryLockRetries()) {
-                counters.increment(Counter.LATCH_GIVE_UPS);
-                if (aging != null) {
-                    aging.agingAddress = address;
-                    aging.agingPriority = Math.min(inherited + retries, MAX_TRY_AGE);
-                }
-                return false;
-            }
-            pauseBeforeRetry(retries);
-        }
-    }
-
-    /**
-     * T = C x RTT / Nr between retries. With no latency model T is 0: a young requester yields the core
-     * (2-core machines), a starving one retries at once so it meets the readers' spin windows.
-     */
-    private void pauseBeforeRetry(int retries) {
-        long interval = settings.retryIntervalNanos(retries, endpoint.roundTripNanos());
-        if (interval > 0 || retries < settings.starvationPriority()) {
-            Backoff.pause(interval, settings.clock());
-        }
-    }
-
-    private void granted(CacheFrame frame, Ownership ownership, int retries) {
-        frame.ownership(ownership);
-        if (ownership == Ownership.MODIFIED) {
-            // Remember a starved writer's priority: readers below it are refused (priority matching, 5.3.2).
-            frame.ownerPriority = settings.fairness() && retries >= settings.starvationPriority() ? retries : 0;
-        }
-    }
-
-    /** Sends the invalidations a failed latch attempt calls for. True if ownership was handed to us. */
-    private boolean resolveConflict(CacheFrame frame, boolean exclusive, long conflict, int retries, long age) {
-        long address = frame.address;
-        if (LatchWord.hasWriter(conflict)) {
-            int writer = LatchWord.writer(conflict);
-            if (writer == nodeId) {
-                throw protocolViolation("latch names this node as writer but its frame is not modified", address, conflict);
-            }
-            InvalidationCase kind = exclusive ? InvalidationCase.WRITER_VS_MODIFIED : InvalidationCase.READER_VS_MODIFIED;
-            Invalidate request = new Invalidate(requestIds.incrementAndGet(), address, kind, retries, age);
-            counters.increment(kind.sentCounter);
-            Answer answer;
-            try {
-                answer = awaitAnswer(writer, request, endpoint.send(writer, MessageKind.INVALIDATION, request));
-            } catch (NodeFailedException e) {
-                if (e.node() == writer && writer != nodeId) {
-                    if (e.connectionLost() && endpoint.reconnect(writer)) {
-                        return settleLostAnswer(frame, exclusive, retries); // the writer lives: no fence, no repair
-                    }
-                    if (settleLostGrant(frame, exclusive, writer, retries)) {
-                        return true;
-                    }
-                }
-                return peerFailed(e);
-            }
-            if (answer.status() != Answer.Status.GRANTED) {
-                if (answer.status() == Answer.Status.DIE) {
-                    acquireStates.get().die = true;
-                }
-                return false;
-            }
-            byte[] copy = answer.copy();
-            if (copy == null || copy.length != copyLength) {
-                throw new IllegalStateException("protocol violation: a grant without the line: node=" + nodeId
-                    + " from=" + writer + " address=" + GlobalAddress.toString(address)
-                    + " bytes=" + (copy == null ? "none" : copy.length));
-            }
-            MemorySegment.copy(copy, 0, frame.copy, ValueLayout.JAVA_BYTE, GclLayout.COPY_OFFSET, copyLength);
-            frame.clearDirty();
-            if (exclusive && answer.dirtyLow() != CacheFrame.CLEAN) {
-                // The forwarded copy was never written back: we inherit its dirty range (4.4.1).
-                frame.markDirty(answer.dirtyLow(), answer.dirtyHigh());
-            }
-            granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
-            return true;
-        }
-        long others = LatchWord.readers(conflict) & ~LatchWord.readerBit(nodeId);
-        int count = Long.bitCount(others);
-        if (count == 0 || !exclusive) {
-            return false;
-        }
-        int[] targets = new int[count];
-        Object[] requests = new Object[count];
-        PendingReply[] replies = new PendingReply[count];
-        for (int i = 0; i < count; i++) {
-            targets[i] = Long.numberOfTrailingZeros(others);
-            others &= others - 1;
-            requests[i] = new Invalidate(requestIds.incrementAndGet(), address, InvalidationCase.WRITER_VS_SHARED, retries,
-                age);
-        }
-        counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
-        try {
-            endpoint.sendAll(targets, count, MessageKind.INVALIDATION, requests, replies);
-            long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos(); // one wait for the whole wave
-            for (int i = 0; i < count; i++) {
-                if (awaitAnswer(targets[i], (Invalidate) requests[i], replies[i], deadline).status() == Answer.Status.DIE) {
-                    acquireStates.get().die = true; // the other readers released or kept theirs: all the same
-                }
-            }
-        } catch (NodeFailedException e) {
-            if (e.connectionLost() && e.node() != nodeId && endpoint.reconnect(e.node())) {
-                // A reader that lives: a release lost with its answer grants this node nothing, and the retry
-                // reads the word afresh. No fence, no repair.
-                counters.increment(Counter.LOST_ANSWERS);
-                return false;
-            }
-            return peerFailed(e);
-        }
-        return false;
-    }
-
-    /**
-     * The writer asked for the line lives, but the connection the request (or its cancel) went on was lost
-     * before the answer came, and the writer has since given that connection up ({@link FabricEndpoint#reconnect}):
-     * the request was answered into the lost connection or abandoned, never to be served, so the latch word
-     * is final for it. Called with the frame latched X and INVALID, so a bit or tag of this node there is the
-     * grant it never heard of (before, it fenced the writer as dead, or met its own tag on its next attempt:
-     * "latch names this node as writer"). Memory holds the line as granted: a downgrade's write-back precedes
-     * its FAA in one batch, and on a fabric whose connections can drop a handover writes back the same way
-     * ({@link InvalidationHandler}), so the bytes the lost answer carried are not needed.
-     *
-     * @return true if the word shows the grant: the line is this node's, read from memory
-     */
-    private boolean settleLostAnswer(CacheFrame frame, boolean exclusive, int retries) {
-        long address = frame.address;
-        long word = endpoint.remoteFaa(latchOf(address), 0);
-        counters.increment(Counter.LOST_ANSWERS); // once the word is read (a fault test waits for that)
-        boolean granted = exclusive ? LatchWord.writer(word) == nodeId
-            : !LatchWord.hasWriter(word) && LatchWord.isReader(word, nodeId);
-        if (!granted) {
-            return false; // the caller retries as after any refusal
-        }
-        if (exclusive && !endpoint.connectionsCanDrop()) {
-            throw protocolViolation("a fabric that reconnects must say its connections can drop (the handover's"
-                + " write-back depends on it)", address, word);
-        }
-        endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-        frame.clearDirty();
-        counters.increment(Counter.LOST_GRANTS_SETTLED);
-        granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
-        return true;
-    }
-
-    /**
-     * The writer this node asked for the line failed before its answer came, and it may have granted first:
-     * {@link InvalidationHandler} applies a downgrade's or a handover's FAA, and waits for it, before the
-     * answer leaves. A process killed in between, or an answer lost with its connection, left the grant in
-     * the word with this node unaware of it: its reader bit there made its next shared FAA carry into the
-     * next bit (0x3 + 0x1 = 0x4, then "shared copy without its reader bit"); its writer tag there was a line
-     * nobody would release. Once the writer is fenced nothing of it lands any more, and the word says what
-     * happened. Called with the frame latched X and INVALID, so a bit or tag of this node on the line is
-     * that grant.
-     *
-     * @return true if it was a downgrade: the line is this node's shared copy, read from memory, which the
-     *         downgrade's write-back (in the same batch, before its FAA) made current
-     */
-    private boolean settleLostGrant(CacheFrame frame, boolean exclusive, int writer, int retries) {
-        if (!fenceFailedPeer.test(writer)) {
-            return false; // not known to be fenced: the word could still change
-        }
-        long address = frame.address;
-        long latch = latchOf(address);
-        long word = endpoint.remoteFaa(latch, 0);
-        if (!exclusive) {
-            if (LatchWord.hasWriter(word) || !LatchWord.isReader(word, nodeId)) {
-                return false; // nothing was granted
-            }
-            endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-            frame.clearDirty();
-            granted(frame, Ownership.SHARED, retries);
-            return true;
-        }
-        // A handover landed, but the bytes it forwarded (never written back) went with the answer: the line goes
-        // back to the failed node, whose repair restores it from the logs (or, failing, says why to whoever meets it).
-        while (LatchWord.writer(word) == nodeId) {
-            long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(nodeId, writer));
-            if (seen == word) {
-                break;
-            }
-            word = seen; // a reader's bit came and went meanwhile
-        }
-        return false;
-    }
-
-    /**
-     * A holder of the line crashed (its node is fenced): nothing is granted until the survivors' repair
-     * frees or takes over its latch bits. Reports it, then waits a little, so that a blocking acquire
-     * retries without burning the core the repair needs; a no-wait one gives up as for any busy line.
-     */
-    private boolean peerFailed(NodeFailedException e) {
-        if (e.node() == nodeId) {
-            throw e; // this node itself is fenced
-        }
-        String failedRepair = failedRepairs.get(e.node());
-        if (failedRepair != null) {
-            throw new RepairFailedException(e.node(), failedRepair, e); // the line will never be freed: fatal
-        }
-        peerFailures.accept(e.node());
-        // The caller lets go of its frame (the survivor that adopts the line may need it, on this node)
-        // and waits then, in pauseAfterPeerFailure.
-        acquireStates.get().peerFailed = true;
-        return false;
-    }
-
-    /** After an acquire that met a crashed holder let go of its frame: a short wait before anything else. */
-    private void pauseAfterPeerFailure() {
-        AcquireState state = acquireStates.get();
-        if (state.peerFailed) {
-            state.peerFailed = false;
-            LockSupport.parkNanos(PEER_FAILED_PAUSE_NANOS);
-        }
-    }
-
-    /**
-     * Waits for the answer to an invalidation. One the receiver kept pending is waited for the
-     * configured time; then this node asks the receiver to cancel it, and the receiver decides: it
-     * answers CANCELLED, or (already serving it) its real answer, which this waits for.
-     */
-    private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply) {
-        return awaitAnswer(receiver, request, reply, settings.clock().getAsLong() + settings.pendingWaitNanos());
-    }
-
-    private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply, long deadline) {
-        while (true) {
-            long left = deadline - settings.clock().getAsLong();
-            Object answer = reply.await(Math.max(0, left));
-            if (answer != null) {
-                return answerOf(answer, request);
-            }
-            if (settings.clock().getAsLong() - deadline >= 0) {
-                break;
-            }
-        }
-        counters.increment(Counter.INVALIDATIONS_CANCELLED);
-        PendingReply ack = endpoint.send(receiver, MessageKind.INVALIDATION, new Cancel(request.requestId(), request.address()));
-        if (ack.await(ANSWER_AFTER_CANCEL_NANOS) == null) {
-            throw silent(receiver, "a cancel");
-        }
-        Object answer = reply.await(ANSWER_AFTER_CANCEL_NANOS);
-        if (answer == null) {
-            throw silent(receiver, "invalidation " + request.requestId());
-        }
-        return answerOf(answer, request);
-    }
-
-    /** A peer that answers neither a request nor its cancel is treated as failed (a network fabric's hang). */
-    private static NodeFailedException silent(int receiver, String what) {
-        return new NodeFailedException(receiver, "compute node " + receiver + " did not answer " + what + " in "
-            + ANSWER_AFTER_CANCEL_NANOS / 1_000_000_000L + " s");
-    }
-
-    private Answer answerOf(Object reply, Invalidate request) {
-        if (reply instanceof Answer answer && answer.requestId() == request.requestId()) {
-            return answer;
-        }
-        if (reply == io.selcc.fabric.MessageLost.REPLY) {
-            return Answer.of(request.requestId(), Answer.Status.DROPPED); // never a grant: a lost grant is a lost line
-        }
-        throw new IllegalStateException("protocol violation: not the answer to invalidation " + request.requestId()
-            + ": node=" + nodeId + " reply=" + reply);
-    }
-
-    /**
-     * A starving writer asked for a window (5.3.2): remote shared acquires wait it out; a no-wait one
-     * ({@code tryOnly}) gives up instead (false) and leaves the window for the next acquire.
-     */
-    private boolean awaitReaderHoldOff(CacheFrame frame, boolean tryOnly) {
-        if (!frame.readerHoldOff) {
-            return true;
-        }
-        long until = frame.readerHoldOffUntil;
-        if (until - settings.clock().getAsLong() <= 0) {
-            frame.readerHoldOff = false;
-            return true;
-        }
-        if (tryOnly) {
-            return false;
-        }
-        frame.readerHoldOff = false;
-        counters.increment(Counter.READER_SPIN_WAITS);
-        Waits.untilDeadlineGivingWay(until, settings.clock()); // the window is short; the writer may need this core
-        return true;
     }
 
     /** Adds a WRITE of the frame's dirty bytes, if any, and counts the write-back. */
@@ -1023,10 +608,5 @@ final class SelccNode extends AbstractComputeNode {
             flush();
         }
         arena.close();
-    }
-
-    private IllegalStateException protocolViolation(String what, long address, long latchWord) {
-        return new IllegalStateException("protocol violation: " + what + ": node=" + nodeId
-            + " address=" + GlobalAddress.toString(address) + " latch=" + LatchWord.toString(latchWord));
     }
 }
