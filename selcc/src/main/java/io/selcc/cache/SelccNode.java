@@ -118,21 +118,6 @@ final class SelccNode extends AbstractComputeNode {
         return frame;
     }
 
-    /**
-     * A direct-mapped memo of frames by GCL address, per thread: 16,384 references (64 KiB), about
-     * TPC-C's ITEM pages and a good part of a warehouse's STOCK pages, whose rows every New-Order reads.
-     */
-    static final class RecentFrames {
-        private static final int BITS = 14;
-        final CacheFrame[] frames = new CacheFrame[1 << BITS];
-        /** Lookups this memo answered (tests check that it is used). */
-        long hits;
-
-        static int slot(long address) {
-            return (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - BITS));
-        }
-    }
-
     /** Lookups the calling thread's recent-frame memo answered on this node. */
     long recentFrameHits() {
         return recentFrames.get().hits;
