@@ -8,7 +8,6 @@ import io.selcc.fabric.FabricEndpoint;
 import io.selcc.fabric.GlobalAddress;
 import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.MessageLost;
-import io.selcc.fabric.NodeCounters;
 import io.selcc.fabric.NodeFailedException;
 import io.selcc.fabric.PendingReply;
 import io.selcc.fabric.VerbBatch;
@@ -36,21 +35,11 @@ final class RemoteAcquire {
     private static final long ANSWER_AFTER_CANCEL_NANOS = 30_000_000_000L;
 
     private final SelccNode node;
-    private final int nodeId;
-    private final Settings settings;
-    private final FabricEndpoint endpoint;
-    private final NodeCounters counters;
-    private final int copyLength;
     /** Ids of the invalidations this node sends (a cancel names one). */
     private final AtomicLong requestIds = new AtomicLong();
 
     RemoteAcquire(SelccNode node) {
         this.node = node;
-        this.nodeId = node.nodeId;
-        this.settings = node.settings;
-        this.endpoint = node.endpoint;
-        this.counters = node.counters;
-        this.copyLength = node.copyLength;
     }
 
     /**
@@ -90,26 +79,26 @@ final class RemoteAcquire {
         for (int retries = 0; ; ) {
             long conflict;
             if (exclusive && frame.ownership() == Ownership.SHARED) {
-                long mine = LatchWord.readerBit(nodeId);
-                long previous = endpoint.remoteCas(latch, mine, LatchWord.exclusive(nodeId));
+                long mine = LatchWord.readerBit(node.nodeId);
+                long previous = node.endpoint.remoteCas(latch, mine, LatchWord.exclusive(node.nodeId));
                 if (previous == mine) {
                     granted(frame, Ownership.MODIFIED, retries);
                     return true;
                 }
-                if (!LatchWord.isReader(previous, nodeId)) {
+                if (!LatchWord.isReader(previous, node.nodeId)) {
                     throw protocolViolation("shared copy without its reader bit", address, previous);
                 }
                 conflict = previous & ~mine;
-                if (++upgradeFailures >= settings.upgradeAttempts()) {
+                if (++upgradeFailures >= node.settings.upgradeAttempts()) {
                     // Two upgraders block each other; fall back to release-then-acquire.
-                    endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
+                    node.endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(node.nodeId));
                     frame.ownership(Ownership.INVALID);
                 }
             } else if (exclusive) {
                 batch.clear();
-                int cas = batch.cas(latch, LatchWord.FREE, LatchWord.exclusive(nodeId));
-                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-                endpoint.post(batch);
+                int cas = batch.cas(latch, LatchWord.FREE, LatchWord.exclusive(node.nodeId));
+                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, node.copyLength);
+                node.endpoint.post(batch);
                 long previous = batch.result(cas);
                 if (previous == LatchWord.FREE) {
                     frame.clearDirty();
@@ -119,13 +108,13 @@ final class RemoteAcquire {
                 conflict = previous;
             } else {
                 if (!awaitReaderHoldOff(frame, tryOnly)) {
-                    counters.increment(Counter.LATCH_GIVE_UPS);
+                    node.counters.increment(Counter.LATCH_GIVE_UPS);
                     return false; // a no-wait acquire does not sit out a reader window holding the frame
                 }
                 batch.clear();
-                int faa = batch.faa(latch, LatchWord.readerBit(nodeId));
-                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-                endpoint.post(batch);
+                int faa = batch.faa(latch, LatchWord.readerBit(node.nodeId));
+                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, node.copyLength);
+                node.endpoint.post(batch);
                 long previous = batch.result(faa);
                 if (!LatchWord.hasWriter(previous)) {
                     frame.clearDirty();
@@ -133,11 +122,11 @@ final class RemoteAcquire {
                     return true;
                 }
                 // A writer holds it: take our bit back, then ask the writer (4.3.2).
-                endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
+                node.endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(node.nodeId));
                 conflict = previous;
             }
             retries++;
-            counters.increment(Counter.LATCH_RETRIES);
+            node.counters.increment(Counter.LATCH_RETRIES);
             if (resolveConflict(frame, exclusive, conflict, retries + inherited, txAge, state)) {
                 return true;
             }
@@ -147,8 +136,8 @@ final class RemoteAcquire {
             if (state.peerFailed) {
                 return false; // the caller lets go of the frame, waits (pauseAfterPeerFailure) and, if blocking, comes back
             }
-            if (tryOnly && retries > settings.tryLockRetries()) {
-                counters.increment(Counter.LATCH_GIVE_UPS);
+            if (tryOnly && retries > node.settings.tryLockRetries()) {
+                node.counters.increment(Counter.LATCH_GIVE_UPS);
                 if (aging != null) {
                     aging.agingAddress = address;
                     aging.agingPriority = Math.min(inherited + retries, MAX_TRY_AGE);
@@ -164,9 +153,9 @@ final class RemoteAcquire {
      * (2-core machines), a starving one retries at once so it meets the readers' spin windows.
      */
     private void pauseBeforeRetry(int retries) {
-        long interval = settings.retryIntervalNanos(retries, endpoint.roundTripNanos());
-        if (interval > 0 || retries < settings.starvationPriority()) {
-            Backoff.pause(interval, settings.clock());
+        long interval = node.settings.retryIntervalNanos(retries, node.endpoint.roundTripNanos());
+        if (interval > 0 || retries < node.settings.starvationPriority()) {
+            Backoff.pause(interval, node.settings.clock());
         }
     }
 
@@ -174,7 +163,7 @@ final class RemoteAcquire {
         frame.ownership(ownership);
         if (ownership == Ownership.MODIFIED) {
             // Remember a starved writer's priority: readers below it are refused (priority matching, 5.3.2).
-            frame.ownerPriority = settings.fairness() && retries >= settings.starvationPriority() ? retries : 0;
+            frame.ownerPriority = node.settings.fairness() && retries >= node.settings.starvationPriority() ? retries : 0;
         }
     }
 
@@ -184,18 +173,18 @@ final class RemoteAcquire {
         long address = frame.address;
         if (LatchWord.hasWriter(conflict)) {
             int writer = LatchWord.writer(conflict);
-            if (writer == nodeId) {
+            if (writer == node.nodeId) {
                 throw protocolViolation("latch names this node as writer but its frame is not modified", address, conflict);
             }
             InvalidationCase kind = exclusive ? InvalidationCase.WRITER_VS_MODIFIED : InvalidationCase.READER_VS_MODIFIED;
             Invalidate request = new Invalidate(requestIds.incrementAndGet(), address, kind, retries, age);
-            counters.increment(kind.sentCounter);
+            node.counters.increment(kind.sentCounter);
             Answer answer;
             try {
-                answer = awaitAnswer(writer, request, endpoint.send(writer, MessageKind.INVALIDATION, request));
+                answer = awaitAnswer(writer, request, node.endpoint.send(writer, MessageKind.INVALIDATION, request));
             } catch (NodeFailedException e) {
-                if (e.node() == writer && writer != nodeId) {
-                    if (e.connectionLost() && endpoint.reconnect(writer)) {
+                if (e.node() == writer && writer != node.nodeId) {
+                    if (e.connectionLost() && node.endpoint.reconnect(writer)) {
                         return settleLostAnswer(frame, exclusive, retries); // the writer lives: no fence, no repair
                     }
                     if (settleLostGrant(frame, exclusive, writer, retries)) {
@@ -211,12 +200,12 @@ final class RemoteAcquire {
                 return false;
             }
             byte[] copy = answer.copy();
-            if (copy == null || copy.length != copyLength) {
-                throw new IllegalStateException("protocol violation: a grant without the line: node=" + nodeId
+            if (copy == null || copy.length != node.copyLength) {
+                throw new IllegalStateException("protocol violation: a grant without the line: node=" + node.nodeId
                     + " from=" + writer + " address=" + GlobalAddress.toString(address)
                     + " bytes=" + (copy == null ? "none" : copy.length));
             }
-            MemorySegment.copy(copy, 0, frame.copy, ValueLayout.JAVA_BYTE, GclLayout.COPY_OFFSET, copyLength);
+            MemorySegment.copy(copy, 0, frame.copy, ValueLayout.JAVA_BYTE, GclLayout.COPY_OFFSET, node.copyLength);
             frame.clearDirty();
             if (exclusive && answer.dirtyLow() != CacheFrame.CLEAN) {
                 // The forwarded copy was never written back: we inherit its dirty range (4.4.1).
@@ -225,7 +214,7 @@ final class RemoteAcquire {
             granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
             return true;
         }
-        long others = LatchWord.readers(conflict) & ~LatchWord.readerBit(nodeId);
+        long others = LatchWord.readers(conflict) & ~LatchWord.readerBit(node.nodeId);
         int count = Long.bitCount(others);
         if (count == 0 || !exclusive) {
             return false;
@@ -239,20 +228,21 @@ final class RemoteAcquire {
             requests[i] = new Invalidate(requestIds.incrementAndGet(), address, InvalidationCase.WRITER_VS_SHARED, retries,
                 age);
         }
-        counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
+        node.counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
         try {
-            endpoint.sendAll(targets, count, MessageKind.INVALIDATION, requests, replies);
-            long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos(); // one wait for the whole wave
+            node.endpoint.sendAll(targets, count, MessageKind.INVALIDATION, requests, replies);
+            // One wait for the whole wave.
+            long deadline = node.settings.clock().getAsLong() + node.settings.pendingWaitNanos();
             for (int i = 0; i < count; i++) {
                 if (awaitAnswer(targets[i], (Invalidate) requests[i], replies[i], deadline).status() == Answer.Status.DIE) {
                     state.die = true; // the other readers released or kept theirs: all the same
                 }
             }
         } catch (NodeFailedException e) {
-            if (e.connectionLost() && e.node() != nodeId && endpoint.reconnect(e.node())) {
+            if (e.connectionLost() && e.node() != node.nodeId && node.endpoint.reconnect(e.node())) {
                 // A reader that lives: a release lost with its answer grants this node nothing, and the retry
                 // reads the word afresh. No fence, no repair.
-                counters.increment(Counter.LOST_ANSWERS);
+                node.counters.increment(Counter.LOST_ANSWERS);
                 return false;
             }
             return peerFailed(e, state);
@@ -274,20 +264,20 @@ final class RemoteAcquire {
      */
     private boolean settleLostAnswer(CacheFrame frame, boolean exclusive, int retries) {
         long address = frame.address;
-        long word = endpoint.remoteFaa(SelccNode.latchOf(address), 0);
-        counters.increment(Counter.LOST_ANSWERS); // once the word is read (a fault test waits for that)
-        boolean granted = exclusive ? LatchWord.writer(word) == nodeId
-            : !LatchWord.hasWriter(word) && LatchWord.isReader(word, nodeId);
+        long word = node.endpoint.remoteFaa(SelccNode.latchOf(address), 0);
+        node.counters.increment(Counter.LOST_ANSWERS); // once the word is read (a fault test waits for that)
+        boolean granted = exclusive ? LatchWord.writer(word) == node.nodeId
+            : !LatchWord.hasWriter(word) && LatchWord.isReader(word, node.nodeId);
         if (!granted) {
             return false; // the caller retries as after any refusal
         }
-        if (exclusive && !endpoint.connectionsCanDrop()) {
+        if (exclusive && !node.endpoint.connectionsCanDrop()) {
             throw protocolViolation("a fabric that reconnects must say its connections can drop (the handover's"
                 + " write-back depends on it)", address, word);
         }
         remoteReadCopy(frame);
         frame.clearDirty();
-        counters.increment(Counter.LOST_GRANTS_SETTLED);
+        node.counters.increment(Counter.LOST_GRANTS_SETTLED);
         granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
         return true;
     }
@@ -311,9 +301,9 @@ final class RemoteAcquire {
         }
         long address = frame.address;
         long latch = SelccNode.latchOf(address);
-        long word = endpoint.remoteFaa(latch, 0);
+        long word = node.endpoint.remoteFaa(latch, 0);
         if (!exclusive) {
-            if (LatchWord.hasWriter(word) || !LatchWord.isReader(word, nodeId)) {
+            if (LatchWord.hasWriter(word) || !LatchWord.isReader(word, node.nodeId)) {
                 return false; // nothing was granted
             }
             remoteReadCopy(frame);
@@ -323,8 +313,8 @@ final class RemoteAcquire {
         }
         // A handover landed, but the bytes it forwarded (never written back) went with the answer: the line goes
         // back to the failed node, whose repair restores it from the logs (or, failing, says why to whoever meets it).
-        while (LatchWord.writer(word) == nodeId) {
-            long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(nodeId, writer));
+        while (LatchWord.writer(word) == node.nodeId) {
+            long seen = node.endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(node.nodeId, writer));
             if (seen == word) {
                 break;
             }
@@ -339,7 +329,7 @@ final class RemoteAcquire {
      * retries without burning the core the repair needs; a no-wait one gives up as for any busy line.
      */
     private boolean peerFailed(NodeFailedException e, AcquireState state) {
-        if (e.node() == nodeId) {
+        if (e.node() == node.nodeId) {
             throw e; // this node itself is fenced
         }
         String failedRepair = node.failedRepairs.get(e.node());
@@ -367,22 +357,23 @@ final class RemoteAcquire {
      * answers CANCELLED, or (already serving it) its real answer, which this waits for.
      */
     private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply) {
-        return awaitAnswer(receiver, request, reply, settings.clock().getAsLong() + settings.pendingWaitNanos());
+        return awaitAnswer(receiver, request, reply, node.settings.clock().getAsLong() + node.settings.pendingWaitNanos());
     }
 
     private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply, long deadline) {
         while (true) {
-            long left = deadline - settings.clock().getAsLong();
+            long left = deadline - node.settings.clock().getAsLong();
             Object answer = reply.await(Math.max(0, left));
             if (answer != null) {
                 return answerOf(answer, request);
             }
-            if (settings.clock().getAsLong() - deadline >= 0) {
+            if (node.settings.clock().getAsLong() - deadline >= 0) {
                 break;
             }
         }
-        counters.increment(Counter.INVALIDATIONS_CANCELLED);
-        PendingReply ack = endpoint.send(receiver, MessageKind.INVALIDATION, new Cancel(request.requestId(), request.address()));
+        node.counters.increment(Counter.INVALIDATIONS_CANCELLED);
+        Cancel cancel = new Cancel(request.requestId(), request.address());
+        PendingReply ack = node.endpoint.send(receiver, MessageKind.INVALIDATION, cancel);
         if (ack.await(ANSWER_AFTER_CANCEL_NANOS) == null) {
             throw silent(receiver, "a cancel");
         }
@@ -407,7 +398,7 @@ final class RemoteAcquire {
             return Answer.of(request.requestId(), Answer.Status.DROPPED); // never a grant: a lost grant is a lost line
         }
         throw new IllegalStateException("protocol violation: not the answer to invalidation " + request.requestId()
-            + ": node=" + nodeId + " reply=" + reply);
+            + ": node=" + node.nodeId + " reply=" + reply);
     }
 
     /**
@@ -419,7 +410,7 @@ final class RemoteAcquire {
             return true;
         }
         long until = frame.readerHoldOffUntil;
-        if (until - settings.clock().getAsLong() <= 0) {
+        if (until - node.settings.clock().getAsLong() <= 0) {
             frame.readerHoldOff = false;
             return true;
         }
@@ -427,8 +418,8 @@ final class RemoteAcquire {
             return false;
         }
         frame.readerHoldOff = false;
-        counters.increment(Counter.READER_SPIN_WAITS);
-        Waits.untilDeadlineGivingWay(until, settings.clock()); // the window is short; the writer may need this core
+        node.counters.increment(Counter.READER_SPIN_WAITS);
+        Waits.untilDeadlineGivingWay(until, node.settings.clock()); // the window is short; the writer may need this core
         return true;
     }
 
@@ -438,11 +429,12 @@ final class RemoteAcquire {
      */
     void acquireFresh(CacheFrame frame) {
         long address = frame.address;
-        long previous = endpoint.remoteCas(SelccNode.latchOf(address), LatchWord.FREE, LatchWord.exclusive(nodeId));
+        long latch = SelccNode.latchOf(address);
+        long previous = node.endpoint.remoteCas(latch, LatchWord.FREE, LatchWord.exclusive(node.nodeId));
         if (previous != LatchWord.FREE) {
             throw protocolViolation("a never-used GCL is latched", address, previous);
         }
-        frame.copy.asSlice(GclLayout.COPY_OFFSET, copyLength).fill((byte) 0);
+        frame.copy.asSlice(GclLayout.COPY_OFFSET, node.copyLength).fill((byte) 0);
         frame.clearDirty();
         granted(frame, Ownership.MODIFIED, 0);
     }
@@ -455,13 +447,13 @@ final class RemoteAcquire {
         long address = frame.address;
         long latch = SelccNode.latchOf(address);
         // A CAS, not a blind FAA: a word that does not name the crashed node is left as it is.
-        long word = endpoint.remoteFaa(latch, 0);
+        long word = node.endpoint.remoteFaa(latch, 0);
         while (true) {
             if (LatchWord.writer(word) != crashedNode) {
                 throw protocolViolation("adopting a line the crashed node " + crashedNode + " does not hold",
                     address, word);
             }
-            long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(crashedNode, nodeId));
+            long seen = node.endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(crashedNode, node.nodeId));
             if (seen == word) {
                 break;
             }
@@ -474,11 +466,11 @@ final class RemoteAcquire {
 
     /** Reads the frame's line from memory into its copy (one round trip). */
     private void remoteReadCopy(CacheFrame frame) {
-        endpoint.remoteRead(frame.address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+        node.endpoint.remoteRead(frame.address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, node.copyLength);
     }
 
     private IllegalStateException protocolViolation(String what, long address, long latchWord) {
-        return new IllegalStateException("protocol violation: " + what + ": node=" + nodeId
+        return new IllegalStateException("protocol violation: " + what + ": node=" + node.nodeId
             + " address=" + GlobalAddress.toString(address) + " latch=" + LatchWord.toString(latchWord));
     }
 }

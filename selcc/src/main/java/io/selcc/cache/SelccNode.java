@@ -257,10 +257,8 @@ final class SelccNode extends AbstractComputeNode {
             long stamp; // the frame's X latch, held for the remote acquire
             if (installed) {
                 frame = takeFreeFrame();
-                stamp = frame.writeLock();
-                if (!install(frame, address)) {
-                    frame.unlockWrite(stamp);
-                    free.push(frame);
+                stamp = latchAndInstall(frame, address);
+                if (stamp == 0) {
                     continue;
                 }
                 counters.increment(Counter.CACHE_MISSES);
@@ -367,10 +365,8 @@ final class SelccNode extends AbstractComputeNode {
     @Override
     GclHandle lockFresh(long address) {
         CacheFrame frame = takeFreeFrame();
-        long stamp = frame.writeLock();
-        if (!install(frame, address)) {
-            frame.unlockWrite(stamp);
-            free.push(frame);
+        long stamp = latchAndInstall(frame, address);
+        if (stamp == 0) {
             throw new IllegalStateException("a never-used GCL is already cached: " + GlobalAddress.toString(address));
         }
         counters.increment(Counter.CACHE_MISSES);
@@ -438,10 +434,8 @@ final class SelccNode extends AbstractComputeNode {
             long stamp;
             if (frame == null) {
                 frame = takeFreeFrame();
-                stamp = frame.writeLock();
-                if (!install(frame, address)) {
-                    frame.unlockWrite(stamp);
-                    free.push(frame);
+                stamp = latchAndInstall(frame, address);
+                if (stamp == 0) {
                     continue;
                 }
             } else {
@@ -498,6 +492,20 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     // ================================================================ frames, eviction (5.2)
+
+    /**
+     * Latches a free frame X and installs it for {@code address}: its stamp, or 0 (the frame back on
+     * the free list) if another thread installed the address first.
+     */
+    private long latchAndInstall(CacheFrame frame, long address) {
+        long stamp = frame.writeLock(); // never 0
+        if (install(frame, address)) {
+            return stamp;
+        }
+        frame.unlockWrite(stamp);
+        free.push(frame);
+        return 0;
+    }
 
     private boolean install(CacheFrame frame, long address) {
         FrameTable.Shard shard = table.shard(address);
