@@ -499,34 +499,27 @@ final class SelccNode extends AbstractComputeNode {
      */
     private long latchAndInstall(CacheFrame frame, long address) {
         long stamp = frame.writeLock(); // never 0
-        if (install(frame, address)) {
-            return stamp;
+        FrameTable.Shard shard = table.shard(address);
+        synchronized (shard) {
+            if (shard.get(address) == null) {
+                // A request that reached this frame while it was being evicted is stale now.
+                InvalidationRequest stale = frame.takePending();
+                if (stale != null) {
+                    stale.dropIfPending();
+                }
+                frame.address = address;
+                frame.ownership(Ownership.INVALID);
+                frame.clearDirty();
+                frame.resetLease();
+                frame.readerHoldOff = false;
+                frame.ownerPriority = 0;
+                shard.insert(address, frame);
+                return stamp;
+            }
         }
         frame.unlockWrite(stamp);
         free.push(frame);
         return 0;
-    }
-
-    private boolean install(CacheFrame frame, long address) {
-        FrameTable.Shard shard = table.shard(address);
-        synchronized (shard) {
-            if (shard.get(address) != null) {
-                return false;
-            }
-            // A request that reached this frame while it was being evicted is stale now.
-            InvalidationRequest stale = frame.takePending();
-            if (stale != null) {
-                stale.dropIfPending();
-            }
-            frame.address = address;
-            frame.ownership(Ownership.INVALID);
-            frame.clearDirty();
-            frame.resetLease();
-            frame.readerHoldOff = false;
-            frame.ownerPriority = 0;
-            shard.insert(address, frame);
-            return true;
-        }
     }
 
     /** Returns a frame whose remote acquire failed to the free list (it holds no ownership). */
