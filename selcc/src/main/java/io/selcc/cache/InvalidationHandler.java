@@ -55,7 +55,7 @@ final class InvalidationHandler {
      * The connection {@code request} came on is lost (the fabric's thread, before it accepts the requester's
      * next connection): it is never served from now on, and one being served right now is waited for, so
      * that once this returns the latch word holds whatever it granted and nothing changes it for the request
-     * any more. The requester reads the word then ({@link SelccNode}'s settleLostAnswer).
+     * any more. The requester reads the word then ({@link RemoteAcquire}'s settleLostAnswer).
      */
     private void abandon(InvalidationRequest request) {
         switch (request.abandon()) {
@@ -200,7 +200,7 @@ final class InvalidationHandler {
                 Answer grant;
                 if (node.endpoint.connectionsCanDrop()) {
                     // The answer may be lost with its connection after the FAA landed: the requester then takes
-                    // the line from memory (SelccNode.settleLostAnswer), which the write-back, before the FAA in
+                    // the line from memory (RemoteAcquire.settleLostAnswer), which the write-back, before the FAA in
                     // one batch, makes current. The paper forwards the dirty range instead (what the else does).
                     grant = new Answer(request.requestId, Answer.Status.GRANTED, CacheFrame.CLEAN, 0, forward(frame));
                     VerbBatch batch = node.batches.get().clear();

@@ -249,7 +249,7 @@ public final class SelccCluster implements AutoCloseable {
     }
 
     /**
-     * For a node whose request to {@code computeNode} failed (see {@link SelccNode}'s lost grants): fences
+     * For a node whose request to {@code computeNode} failed (see {@link RemoteAcquire}'s lost grants): fences
      * another process's node (as {@link #fenceGone}); for a node of this process, true only once it crashed,
      * after fencing again, which returns once its verbs in flight are done ({@link #crash} sets the fence flag
      * before it waits for them). True: nothing of the node lands from now on.

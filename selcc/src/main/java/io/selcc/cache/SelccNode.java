@@ -1,33 +1,24 @@
 package io.selcc.cache;
 
-import io.selcc.cache.InvalidationMessages.Answer;
-import io.selcc.cache.InvalidationMessages.Cancel;
-import io.selcc.cache.InvalidationMessages.Invalidate;
 import io.selcc.fabric.Counter;
 import io.selcc.fabric.FabricEndpoint;
-import io.selcc.cache.GclLayout;
 import io.selcc.fabric.GlobalAddress;
-import io.selcc.cache.LatchWord;
 import io.selcc.fabric.MessageKind;
 import io.selcc.fabric.NodeCounters;
-import io.selcc.fabric.NodeFailedException;
 import io.selcc.fabric.OffHeap;
-import io.selcc.fabric.PendingReply;
 import io.selcc.fabric.VerbBatch;
 import io.selcc.threads.PerThread;
-import io.selcc.threads.Waits;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A compute node running the SELCC protocol (paper sections 4 and 5) over its compute-side cache. This
- * class is the lock path (local latches, leases, remote acquires and the invalidations they send) and
- * the frames' bookkeeping; {@link InvalidationHandler} serves the invalidations other nodes send, and
- * {@link Evictor} keeps frames free.
+ * class is the lock path (frame lookup, local latches, wait-die, handles) and the frames' bookkeeping;
+ * {@link Lease} takes a local latch while another node's request waits, {@link RemoteAcquire} takes the
+ * global latch (latch-word verbs, the invalidations they call for, retries), {@link InvalidationHandler}
+ * serves the invalidations other nodes send, and {@link Evictor} keeps frames free.
  *
  * <p>Threads: front-end threads call the {@link ComputeNode} API; invalidation handlers run on the
  * sender's thread (in-JVM fabric) or a handler thread (network fabric) and only try-lock frames; a
@@ -37,12 +28,6 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class SelccNode extends AbstractComputeNode {
     private static final int EXHAUSTED_ATTEMPTS = 1_000_000;
-    /** Cap of a no-wait acquire's inherited priority: far above any starvation threshold. */
-    private static final int MAX_TRY_AGE = 1 << 20;
-    /** A drainer waits for the local holders at most this many times pendingWaitNanos. */
-    private static final long DRAIN_WAIT_FACTOR = 10;
-    /** Between retries of a line a crashed node holds (see {@link #peerFailed}). */
-    private static final long PEER_FAILED_PAUSE_NANOS = 200_000;
 
     private final Arena arena = Arena.ofShared();
     /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
@@ -54,20 +39,16 @@ final class SelccNode extends AbstractComputeNode {
     final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
     /** Each thread's recently used frames by address (see {@link #frameOf}). */
     private final PerThread<RecentFrames> recentFrames = PerThread.withInitial(RecentFrames::new);
-    /** Per thread: set by {@link #peerFailed}, so the acquire lets go of its frame (see there). */
-    private final PerThread<boolean[]> peerFailedFlag = PerThread.withInitial(() -> new boolean[1]);
-    /** Per thread: {address, retries} of the last no-wait acquire that gave up (priority aging across attempts). */
-    private final PerThread<long[]> tryAges = PerThread.withInitial(() -> new long[] {GlobalAddress.NULL, 0});
-    /** Per thread: what the last wait-die attempt that gave up met (see {@link #waitOrDie}). */
-    private final PerThread<WaitDieVerdict> waitDieVerdicts = PerThread.withInitial(WaitDieVerdict::new);
-    /** Ids of the invalidations this node sends (a cancel names one). */
-    private final AtomicLong requestIds = new AtomicLong();
+    /** Each thread's acquire state: wait-die verdict, crashed holder met, no-wait priority aging. */
+    private final PerThread<AcquireState> acquireStates = PerThread.withInitial(AcquireState::new);
     /** Serves the invalidations other nodes send this one. */
     private final InvalidationHandler invalidations;
+    /** Takes local latches under the lease a pending request sets (5.3.1). */
+    private final Lease lease;
+    /** Takes global latches: the latch-word verbs, the invalidations, the retries (4.3, 4.4). */
+    private final RemoteAcquire remote;
     /** Keeps free frames: evicts on demand and in its worker's duty cycle. */
     final Evictor evictor;
-    /** How long a requester waits for the answer to a request it asked the receiver to cancel. */
-    private static final long ANSWER_AFTER_CANCEL_NANOS = 30_000_000_000L;
     final int copyLength;
     /**
      * Test seam: lets a test act at two points of a cached lock where races are otherwise rare (the
@@ -86,18 +67,6 @@ final class SelccNode extends AbstractComputeNode {
     private static final long WAIT_DIE_MIN_WAIT_NANOS = 1_000_000_000;
     /** Longest park between a wait-die acquire's attempts. */
     private static final long WAIT_DIE_MAX_PAUSE_NANOS = 100_000;
-
-    /** Why a wait-die attempt gave up: an older holder (die), or a busy latch it may wait for. */
-    private static final class WaitDieVerdict {
-        boolean die;
-        /** The local frame it would wait for, if the latch it could not take was local. */
-        CacheFrame waitFor;
-
-        void clear() {
-            die = false;
-            waitFor = null;
-        }
-    }
 
     /** See {@link #seam}. */
     interface LockSeam {
@@ -120,6 +89,8 @@ final class SelccNode extends AbstractComputeNode {
             free.push(frames[i]);
         }
         this.invalidations = new InvalidationHandler(this);
+        this.lease = new Lease(settings, counters, invalidations);
+        this.remote = new RemoteAcquire(this);
         this.evictor = new Evictor(this);
         endpoint.register(MessageKind.INVALIDATION, InvalidationMessages.CODEC, invalidations::onMessage);
     }
@@ -147,21 +118,6 @@ final class SelccNode extends AbstractComputeNode {
         return frame;
     }
 
-    /**
-     * A direct-mapped memo of frames by GCL address, per thread: 16,384 references (64 KiB), about
-     * TPC-C's ITEM pages and a good part of a warehouse's STOCK pages, whose rows every New-Order reads.
-     */
-    static final class RecentFrames {
-        private static final int BITS = 14;
-        final CacheFrame[] frames = new CacheFrame[1 << BITS];
-        /** Lookups this memo answered (tests check that it is used). */
-        long hits;
-
-        static int slot(long address) {
-            return (int) ((address * 0x9E3779B97F4A7C15L) >>> (64 - BITS));
-        }
-    }
-
     /** Lookups the calling thread's recent-frame memo answered on this node. */
     long recentFrameHits() {
         return recentFrames.get().hits;
@@ -186,10 +142,10 @@ final class SelccNode extends AbstractComputeNode {
      */
     @Override
     GclHandle waitOrDie(long address, boolean exclusive, long age) {
-        WaitDieVerdict verdict = waitDieVerdicts.get();
+        AcquireState verdict = acquireStates.get();
         long deadline = 0;
         for (int waits = 0; ; waits++) {
-            verdict.clear();
+            verdict.clearVerdict();
             GclHandle handle = lock(address, exclusive, true, age);
             if (handle != null) {
                 return handle;
@@ -238,7 +194,7 @@ final class SelccNode extends AbstractComputeNode {
         if (!WaitDie.mustDie(age, waiter)) {
             return false;
         }
-        waitDieVerdicts.get().die = true;
+        acquireStates.get().die = true;
         WaitDie.Seam seam = waitDieSeam;
         if (seam != null) {
             seam.dies(age, waiter, false);
@@ -270,7 +226,7 @@ final class SelccNode extends AbstractComputeNode {
         if (age == NO_AGE || frame.address != address) {
             return;
         }
-        WaitDieVerdict verdict = waitDieVerdicts.get();
+        AcquireState verdict = acquireStates.get();
         long holder = frame.agedHolders.oldest();
         verdict.die = WaitDie.mustDie(age, holder);
         verdict.waitFor = verdict.die ? null : frame;
@@ -289,113 +245,115 @@ final class SelccNode extends AbstractComputeNode {
         return handle;
     }
 
+    /**
+     * The lock path: a hit takes the local latch only; otherwise the frame (cached, or installed here) is
+     * latched X and the line acquired remotely. A remote acquire that fails lets go of the frame in one
+     * place ({@link #letGo}) whichever way the frame was found.
+     */
     private GclHandle lock(long address, boolean exclusive, boolean tryOnly, long age) {
         while (true) {
             CacheFrame frame = frameOf(address);
-            if (frame == null) {
+            boolean installed = frame == null; // by this attempt: a failed acquire returns it to the free list
+            long stamp; // the frame's X latch, held for the remote acquire
+            if (installed) {
                 frame = takeFreeFrame();
-                long stamp = frame.writeLock();
-                if (!install(frame, address)) {
-                    frame.unlockWrite(stamp);
-                    free.push(frame);
+                stamp = latchAndInstall(frame, address);
+                if (stamp == 0) {
                     continue;
                 }
                 counters.increment(Counter.CACHE_MISSES);
                 frame.agedHolders.add(age); // a holder while it acquires: a requester of this node compares against it
-                boolean acquired;
-                try {
-                    acquired = acquireRemote(frame, exclusive, tryOnly, age);
-                } catch (RuntimeException | Error e) {
-                    frame.agedHolders.remove(age);
-                    discard(frame, stamp); // never leave a latched frame in the table
-                    throw e;
+            } else {
+                LockSeam seam = this.seam;
+                if (seam != null) {
+                    seam.beforeLocalLatch(frame);
                 }
-                if (!acquired) {
-                    frame.agedHolders.remove(age);
-                    discard(frame, stamp);
-                    pauseAfterPeerFailure();
-                    if (!tryOnly) {
-                        continue; // a crashed holder: waited without the frame latched (see peerFailed)
-                    }
+                if (age != NO_AGE && olderWaiter(frame, age)) {
                     return null;
                 }
-                return aged(handle(frame, exclusive, stamp), age);
-            }
-            LockSeam seam = this.seam;
-            if (seam != null) {
-                seam.beforeLocalLatch(frame);
-            }
-            if (age != NO_AGE && olderWaiter(frame, age)) {
-                return null;
-            }
-            long stamp = tryOnly ? tryLatchLocal(frame, exclusive) : latchLocal(frame, exclusive);
-            if (stamp == 0) {
-                counters.increment(Counter.LATCH_GIVE_UPS);
-                judgeLocal(frame, address, age);
-                return null;
-            }
-            frame.agedHolders.add(age);
-            if (seam != null) {
-                seam.beforeAddressCheck(frame);
-            }
-            if (frame.address != address) {
-                frame.agedHolders.remove(age);
-                frame.unlock(stamp);
-                invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
-                continue;
-            }
-            if (frame.ownership().permits(exclusive)) {
-                counters.increment(Counter.CACHE_HITS);
-                return aged(handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp), age);
-            }
-            if (!exclusive) {
-                // A remote acquire needs the frame to itself.
-                long writeStamp = frame.tryConvertToWriteLock(stamp);
-                if (writeStamp == 0) {
-                    frame.agedHolders.remove(age);
-                    frame.unlockRead(stamp);
-                    writeStamp = tryOnly ? frame.tryWriteLock() : frame.writeLock();
-                    if (writeStamp == 0) {
-                        counters.increment(Counter.LATCH_GIVE_UPS);
-                        judgeLocal(frame, address, age);
-                        return null;
-                    }
-                    frame.agedHolders.add(age);
-                    if (frame.address != address) {
-                        frame.agedHolders.remove(age);
-                        frame.unlockWrite(writeStamp);
-                        invalidations.servePendingIfIdle(frame);
-                        continue;
-                    }
-                    if (frame.ownership().permits(false)) {
-                        counters.increment(Counter.CACHE_HITS);
-                        return aged(handle(frame, false, writeStamp), age);
-                    }
+                stamp = tryOnly ? lease.tryLatchLocal(frame, exclusive) : lease.latchLocal(frame, exclusive);
+                if (stamp == 0) {
+                    counters.increment(Counter.LATCH_GIVE_UPS);
+                    judgeLocal(frame, address, age);
+                    return null;
                 }
-                stamp = writeStamp;
-            } else if (frame.ownership() == Ownership.SHARED) {
-                counters.increment(Counter.UPGRADES);
+                frame.agedHolders.add(age);
+                if (seam != null) {
+                    seam.beforeAddressCheck(frame);
+                }
+                if (frame.address != address) {
+                    frame.agedHolders.remove(age);
+                    frame.unlock(stamp);
+                    invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
+                    continue;
+                }
+                if (frame.ownership().permits(exclusive)) {
+                    counters.increment(Counter.CACHE_HITS);
+                    return aged(handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp), age);
+                }
+                if (!exclusive) {
+                    // A remote acquire needs the frame to itself.
+                    long writeStamp = frame.tryConvertToWriteLock(stamp);
+                    if (writeStamp == 0) {
+                        frame.agedHolders.remove(age);
+                        frame.unlockRead(stamp);
+                        writeStamp = tryOnly ? frame.tryWriteLock() : frame.writeLock();
+                        if (writeStamp == 0) {
+                            counters.increment(Counter.LATCH_GIVE_UPS);
+                            judgeLocal(frame, address, age);
+                            return null;
+                        }
+                        frame.agedHolders.add(age);
+                        if (frame.address != address) {
+                            frame.agedHolders.remove(age);
+                            frame.unlockWrite(writeStamp);
+                            invalidations.servePendingIfIdle(frame);
+                            continue;
+                        }
+                        if (frame.ownership().permits(false)) {
+                            counters.increment(Counter.CACHE_HITS);
+                            return aged(handle(frame, false, writeStamp), age);
+                        }
+                    }
+                    stamp = writeStamp;
+                } else if (frame.ownership() == Ownership.SHARED) {
+                    counters.increment(Counter.UPGRADES);
+                }
+                counters.increment(Counter.CACHE_MISSES);
             }
-            counters.increment(Counter.CACHE_MISSES);
+            AcquireState state = acquireStates.get();
             boolean acquired;
             try {
-                acquired = acquireRemote(frame, exclusive, tryOnly, age);
+                acquired = remote.acquire(frame, exclusive, tryOnly, age, state);
             } catch (RuntimeException | Error e) {
-                frame.agedHolders.remove(age);
-                frame.unlockWrite(stamp); // never leave the frame latched for ever
+                letGo(frame, stamp, installed, age); // never leave the frame latched, nor a latched frame in the table
                 throw e;
             }
-            if (!acquired) {
-                frame.agedHolders.remove(age);
-                frame.unlockWrite(stamp);
-                invalidations.servePendingIfIdle(frame);
-                pauseAfterPeerFailure();
-                if (!tryOnly) {
-                    continue; // a crashed holder: waited without the frame latched (see peerFailed)
-                }
+            if (acquired) {
+                return aged(handle(frame, exclusive, stamp), age);
+            }
+            letGo(frame, stamp, installed, age);
+            if (!installed) {
+                invalidations.servePendingIfIdle(frame); // a request kept while it acquired: the frame stays cached, unheld
+            }
+            remote.pauseAfterPeerFailure(state);
+            if (tryOnly) {
                 return null;
             }
-            return aged(handle(frame, exclusive, stamp), age);
+            // A crashed holder: waited without the frame latched (see RemoteAcquire.peerFailed), now again.
+        }
+    }
+
+    /**
+     * After a remote acquire that failed or threw, for the frame it held in X: unlatched, and, if this
+     * acquire installed it, returned to the free list (it holds no ownership).
+     */
+    private void letGo(CacheFrame frame, long stamp, boolean installed, long age) {
+        frame.agedHolders.remove(age);
+        if (installed) {
+            discard(frame, stamp);
+        } else {
+            frame.unlockWrite(stamp);
         }
     }
 
@@ -407,27 +365,17 @@ final class SelccNode extends AbstractComputeNode {
     @Override
     GclHandle lockFresh(long address) {
         CacheFrame frame = takeFreeFrame();
-        long stamp = frame.writeLock();
-        if (!install(frame, address)) {
-            frame.unlockWrite(stamp);
-            free.push(frame);
+        long stamp = latchAndInstall(frame, address);
+        if (stamp == 0) {
             throw new IllegalStateException("a never-used GCL is already cached: " + GlobalAddress.toString(address));
         }
         counters.increment(Counter.CACHE_MISSES);
-        long previous;
         try {
-            previous = endpoint.remoteCas(latchOf(address), LatchWord.FREE, LatchWord.exclusive(nodeId));
+            remote.acquireFresh(frame);
         } catch (RuntimeException | Error e) {
             discard(frame, stamp);
             throw e;
         }
-        if (previous != LatchWord.FREE) {
-            discard(frame, stamp);
-            throw protocolViolation("a never-used GCL is latched", address, previous);
-        }
-        frame.copy.asSlice(GclLayout.COPY_OFFSET, copyLength).fill((byte) 0);
-        frame.clearDirty();
-        granted(frame, Ownership.MODIFIED, 0);
         return handle(frame, true, stamp);
     }
 
@@ -462,119 +410,6 @@ final class SelccNode extends AbstractComputeNode {
         return handle(frame, frame.copy, pool, poolOffset(frame.index), frame.address, exclusive, stamp);
     }
 
-    private static long tryLatch(CacheFrame frame, boolean exclusive) {
-        return exclusive ? frame.tryWriteLock() : frame.tryReadLock();
-    }
-
-    /**
-     * No-wait local latch. While a remote request is pending it counts toward the lease like any local
-     * acquisition, and it never barges past a drain or an expired lease: it gives up instead, so the
-     * current holders run out and the last release serves the request (no-wait 2PL and OCC use only
-     * this path, which would otherwise keep a remote writer waiting for ever).
-     */
-    private long tryLatchLocal(CacheFrame frame, boolean exclusive) {
-        if ((frame.pending() != null || frame.draining()) && !withinLease(frame, exclusive)) {
-            invalidations.servePendingIfIdle(frame); // nobody holds it right now: serve here rather than leave it waiting
-            return 0;
-        }
-        return tryLatch(frame, exclusive);
-    }
-
-    /** Counts one local acquisition against the pending request's lease; false once it expired or a drain runs. */
-    private boolean withinLease(CacheFrame frame, boolean exclusive) {
-        if (frame.draining()) {
-            return false;
-        }
-        InvalidationRequest waiting = frame.pending();
-        if (waiting == null) {
-            return true;
-        }
-        int reads = exclusive ? frame.localReads() : frame.countLocalRead();
-        int writes = exclusive ? frame.countLocalWrite() : frame.localWrites();
-        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (!leaseExpired(reads, writes, lease)) {
-            return true;
-        }
-        counters.increment(Counter.LEASE_REFUSALS);
-        return false;
-    }
-
-    /**
-     * Rc/P + Wc > lease, without the integer division: with it, P - 1 local reads would still pass a
-     * starving requester whose lease is 0.
-     */
-    private boolean leaseExpired(int reads, int writes, int lease) {
-        long threads = settings.threadsPerNode();
-        return reads + threads * writes > threads * lease;
-    }
-
-    /** Blocking local latch; while a remote request is pending the lease is enforced first. */
-    private long latchLocal(CacheFrame frame, boolean exclusive) {
-        if (frame.pending() != null || frame.draining()) {
-            enforceLease(frame, exclusive);
-        }
-        long stamp = tryLatch(frame, exclusive);
-        if (stamp != 0) {
-            return stamp;
-        }
-        return exclusive ? frame.writeLock() : frame.readLock();
-    }
-
-    /**
-     * The lease of paper 5.3.1. While another node's request is pending on this frame, every local
-     * acquisition is counted (readers never wait for each other, so counting only waits would let a
-     * stream of local readers keep the line forever); when Rc/P + Wc exceeds the lease, this thread
-     * drains the local holders, serves the pending request and resets the counters. Newcomers stand
-     * aside during the drain, because the local latch lets readers overtake a queued writer.
-     *
-     * <p>The drainer waits for the holders for a bounded time ({@link #DRAIN_WAIT_FACTOR} x
-     * {@code pendingWaitNanos}, by which the requester has given up anyway) and then lets go: two
-     * threads that each hold S on one line and ask for S on the other's, both leases expired, used to
-     * wait for each other for ever.
-     */
-    private void enforceLease(CacheFrame frame, boolean exclusive) {
-        frame.awaitDrainEnd();
-        InvalidationRequest waiting = frame.pending();
-        if (waiting == null) {
-            return;
-        }
-        int reads = exclusive ? frame.localReads() : frame.countLocalRead();
-        int writes = exclusive ? frame.countLocalWrite() : frame.localWrites();
-        // A starving requester (priority aging, 5.3.2) gets the line at the next local access.
-        int lease = waiting.priority >= settings.starvationPriority() ? 0 : settings.lease();
-        if (!leaseExpired(reads, writes, lease) || !frame.startDrain()) {
-            return;
-        }
-        try {
-            long writeStamp = tryWriteLockFor(frame, DRAIN_WAIT_FACTOR * settings.pendingWaitNanos());
-            if (writeStamp == 0) {
-                counters.increment(Counter.DRAIN_TIMEOUTS);
-                return; // the holders stayed (they may wait for this thread): the last release serves it
-            }
-            try {
-                InvalidationRequest request = frame.takePending();
-                if (request != null && request.claim()) {
-                    counters.increment(Counter.LEASE_EXPIRIES);
-                    invalidations.serve(frame, request);
-                }
-                frame.resetLease();
-            } finally {
-                frame.unlockWrite(writeStamp);
-            }
-        } finally {
-            frame.endDrain();
-        }
-    }
-
-    private static long tryWriteLockFor(CacheFrame frame, long nanos) {
-        try {
-            return frame.tryWriteLock(Math.max(1, nanos), java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 0;
-        }
-    }
-
     @Override
     void release(GclHandle handle) {
         CacheFrame frame = handle.frame;
@@ -599,10 +434,8 @@ final class SelccNode extends AbstractComputeNode {
             long stamp;
             if (frame == null) {
                 frame = takeFreeFrame();
-                stamp = frame.writeLock();
-                if (!install(frame, address)) {
-                    frame.unlockWrite(stamp);
-                    free.push(frame);
+                stamp = latchAndInstall(frame, address);
+                if (stamp == 0) {
                     continue;
                 }
             } else {
@@ -617,28 +450,12 @@ final class SelccNode extends AbstractComputeNode {
                         + GlobalAddress.toString(address) + " ownership=" + frame.ownership());
                 }
             }
-            long latch = latchOf(address);
             try {
-                // A CAS, not a blind FAA: a word that does not name the crashed node is left as it is.
-                long word = endpoint.remoteFaa(latch, 0);
-                while (true) {
-                    if (LatchWord.writer(word) != crashedNode) {
-                        throw protocolViolation("adopting a line the crashed node " + crashedNode + " does not hold",
-                            address, word);
-                    }
-                    long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(crashedNode, nodeId));
-                    if (seen == word) {
-                        break;
-                    }
-                    word = seen; // a survivor's reader bit came and went meanwhile
-                }
-                endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
+                remote.adopt(frame, crashedNode);
             } catch (RuntimeException | Error e) {
                 discard(frame, stamp);
                 throw e;
             }
-            frame.clearDirty();
-            granted(frame, Ownership.MODIFIED, 0);
             counters.increment(Counter.CACHE_MISSES);
             return handle(frame, true, stamp);
         }
@@ -664,385 +481,6 @@ final class SelccNode extends AbstractComputeNode {
         }
     }
 
-    // ================================================================ remote acquire (paper 4.3)
-
-    /**
-     * Acquires global ownership for a frame this thread holds in local X. One round trip when free:
-     * CAS+READ (X), FAA+READ (S) or CAS alone (upgrade of a shared copy). On conflict it sends the
-     * invalidation the latch word calls for (4.4) and retries after T = C x RTT / Nr.
-     *
-     * @return false only when {@code tryOnly} and the retries ran out
-     */
-    private boolean acquireRemote(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge) {
-        boolean won = acquireRemoteWithRetries(frame, exclusive, tryOnly, txAge);
-        if (won && tryOnly) {
-            long[] age = tryAges.get();
-            if (age[0] == frame.address) {
-                age[1] = 0; // the climb is over
-            }
-        }
-        return won;
-    }
-
-    /** {@code txAge}: the wait-die age of the acquiring transaction, {@link #NO_AGE} for none. */
-    private boolean acquireRemoteWithRetries(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge) {
-        long address = frame.address;
-        long latch = latchOf(address);
-        VerbBatch batch = batches.get();
-        int upgradeFailures = 0;
-        // A no-wait acquire gives up after a few retries; the caller (a no-wait transaction's retry)
-        // comes back for the same line. Its priority keeps climbing across those attempts, as a
-        // blocking acquire's would, or a starved writer's priority (5.3.2) would refuse it for ever.
-        // A wait-die acquire does not climb: a young transaction that dies again and again would
-        // otherwise outbid the older ones it dies for, whose pending requests it then replaces.
-        long[] age = tryOnly && txAge == NO_AGE ? tryAges.get() : null;
-        int inherited = age != null && age[0] == address ? (int) age[1] : 0;
-        for (int retries = 0; ; ) {
-            long conflict;
-            if (exclusive && frame.ownership() == Ownership.SHARED) {
-                long mine = LatchWord.readerBit(nodeId);
-                long previous = endpoint.remoteCas(latch, mine, LatchWord.exclusive(nodeId));
-                if (previous == mine) {
-                    granted(frame, Ownership.MODIFIED, retries);
-                    return true;
-                }
-                if (!LatchWord.isReader(previous, nodeId)) {
-                    throw protocolViolation("shared copy without its reader bit", address, previous);
-                }
-                conflict = previous & ~mine;
-                if (++upgradeFailures >= settings.upgradeAttempts()) {
-                    // Two upgraders block each other; fall back to release-then-acquire.
-                    endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
-                    frame.ownership(Ownership.INVALID);
-                }
-            } else if (exclusive) {
-                batch.clear();
-                int cas = batch.cas(latch, LatchWord.FREE, LatchWord.exclusive(nodeId));
-                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-                endpoint.post(batch);
-                long previous = batch.result(cas);
-                if (previous == LatchWord.FREE) {
-                    frame.clearDirty();
-                    granted(frame, Ownership.MODIFIED, retries);
-                    return true;
-                }
-                conflict = previous;
-            } else {
-                if (!awaitReaderHoldOff(frame, tryOnly)) {
-                    counters.increment(Counter.LATCH_GIVE_UPS);
-                    return false; // a no-wait acquire does not sit out a reader window holding the frame
-                }
-                batch.clear();
-                int faa = batch.faa(latch, LatchWord.readerBit(nodeId));
-                batch.read(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-                endpoint.post(batch);
-                long previous = batch.result(faa);
-                if (!LatchWord.hasWriter(previous)) {
-                    frame.clearDirty();
-                    granted(frame, Ownership.SHARED, retries);
-                    return true;
-                }
-                // A writer holds it: take our bit back, then ask the writer (4.3.2).
-                endpoint.remoteFaa(latch, LatchWord.releaseSharedDelta(nodeId));
-                conflict = previous;
-            }
-            retries++;
-            counters.increment(Counter.LATCH_RETRIES);
-            if (resolveConflict(frame, exclusive, conflict, retries + inherited, txAge)) {
-                return true;
-            }
-            if (txAge != NO_AGE && waitDieVerdicts.get().die) {
-                return false; // an older transaction holds the line on another node: no point retrying
-            }
-            boolean[] failed = peerFailedFlag.get();
-            if (failed[0]) {
-                return false; // the caller lets go of the frame, waits (pauseAfterPeerFailure) and, if blocking, comes back
-            }
-            if (tryOnly && retries > settings.tryLockRetries()) {
-                counters.increment(Counter.LATCH_GIVE_UPS);
-                if (age != null) {
-                    age[0] = address;
-                    age[1] = Math.min(inherited + retries, MAX_TRY_AGE);
-                }
-                return false;
-            }
-            pauseBeforeRetry(retries);
-        }
-    }
-
-    /**
-     * T = C x RTT / Nr between retries. With no latency model T is 0: a young requester yields the core
-     * (2-core machines), a starving one retries at once so it meets the readers' spin windows.
-     */
-    private void pauseBeforeRetry(int retries) {
-        long interval = settings.retryIntervalNanos(retries, endpoint.roundTripNanos());
-        if (interval > 0 || retries < settings.starvationPriority()) {
-            Backoff.pause(interval, settings.clock());
-        }
-    }
-
-    private void granted(CacheFrame frame, Ownership ownership, int retries) {
-        frame.ownership(ownership);
-        if (ownership == Ownership.MODIFIED) {
-            // Remember a starved writer's priority: readers below it are refused (priority matching, 5.3.2).
-            frame.ownerPriority = settings.fairness() && retries >= settings.starvationPriority() ? retries : 0;
-        }
-    }
-
-    /** Sends the invalidations a failed latch attempt calls for. True if ownership was handed to us. */
-    private boolean resolveConflict(CacheFrame frame, boolean exclusive, long conflict, int retries, long age) {
-        long address = frame.address;
-        if (LatchWord.hasWriter(conflict)) {
-            int writer = LatchWord.writer(conflict);
-            if (writer == nodeId) {
-                throw protocolViolation("latch names this node as writer but its frame is not modified", address, conflict);
-            }
-            InvalidationCase kind = exclusive ? InvalidationCase.WRITER_VS_MODIFIED : InvalidationCase.READER_VS_MODIFIED;
-            Invalidate request = new Invalidate(requestIds.incrementAndGet(), address, kind, retries, age);
-            counters.increment(kind.sentCounter);
-            Answer answer;
-            try {
-                answer = awaitAnswer(writer, request, endpoint.send(writer, MessageKind.INVALIDATION, request));
-            } catch (NodeFailedException e) {
-                if (e.node() == writer && writer != nodeId) {
-                    if (e.connectionLost() && endpoint.reconnect(writer)) {
-                        return settleLostAnswer(frame, exclusive, retries); // the writer lives: no fence, no repair
-                    }
-                    if (settleLostGrant(frame, exclusive, writer, retries)) {
-                        return true;
-                    }
-                }
-                return peerFailed(e);
-            }
-            if (answer.status() != Answer.Status.GRANTED) {
-                if (answer.status() == Answer.Status.DIE) {
-                    waitDieVerdicts.get().die = true;
-                }
-                return false;
-            }
-            byte[] copy = answer.copy();
-            if (copy == null || copy.length != copyLength) {
-                throw new IllegalStateException("protocol violation: a grant without the line: node=" + nodeId
-                    + " from=" + writer + " address=" + GlobalAddress.toString(address)
-                    + " bytes=" + (copy == null ? "none" : copy.length));
-            }
-            MemorySegment.copy(copy, 0, frame.copy, ValueLayout.JAVA_BYTE, GclLayout.COPY_OFFSET, copyLength);
-            frame.clearDirty();
-            if (exclusive && answer.dirtyLow() != CacheFrame.CLEAN) {
-                // The forwarded copy was never written back: we inherit its dirty range (4.4.1).
-                frame.markDirty(answer.dirtyLow(), answer.dirtyHigh());
-            }
-            granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
-            return true;
-        }
-        long others = LatchWord.readers(conflict) & ~LatchWord.readerBit(nodeId);
-        int count = Long.bitCount(others);
-        if (count == 0 || !exclusive) {
-            return false;
-        }
-        int[] targets = new int[count];
-        Object[] requests = new Object[count];
-        PendingReply[] replies = new PendingReply[count];
-        for (int i = 0; i < count; i++) {
-            targets[i] = Long.numberOfTrailingZeros(others);
-            others &= others - 1;
-            requests[i] = new Invalidate(requestIds.incrementAndGet(), address, InvalidationCase.WRITER_VS_SHARED, retries,
-                age);
-        }
-        counters.add(Counter.INVALIDATIONS_SENT_WRITER_VS_SHARED, count);
-        try {
-            endpoint.sendAll(targets, count, MessageKind.INVALIDATION, requests, replies);
-            long deadline = settings.clock().getAsLong() + settings.pendingWaitNanos(); // one wait for the whole wave
-            for (int i = 0; i < count; i++) {
-                if (awaitAnswer(targets[i], (Invalidate) requests[i], replies[i], deadline).status() == Answer.Status.DIE) {
-                    waitDieVerdicts.get().die = true; // the other readers released or kept theirs: all the same
-                }
-            }
-        } catch (NodeFailedException e) {
-            if (e.connectionLost() && e.node() != nodeId && endpoint.reconnect(e.node())) {
-                // A reader that lives: a release lost with its answer grants this node nothing, and the retry
-                // reads the word afresh. No fence, no repair.
-                counters.increment(Counter.LOST_ANSWERS);
-                return false;
-            }
-            return peerFailed(e);
-        }
-        return false;
-    }
-
-    /**
-     * The writer asked for the line lives, but the connection the request (or its cancel) went on was lost
-     * before the answer came, and the writer has since given that connection up ({@link FabricEndpoint#reconnect}):
-     * the request was answered into the lost connection or abandoned, never to be served, so the latch word
-     * is final for it. Called with the frame latched X and INVALID, so a bit or tag of this node there is the
-     * grant it never heard of (before, it fenced the writer as dead, or met its own tag on its next attempt:
-     * "latch names this node as writer"). Memory holds the line as granted: a downgrade's write-back precedes
-     * its FAA in one batch, and on a fabric whose connections can drop a handover writes back the same way
-     * ({@link InvalidationHandler}), so the bytes the lost answer carried are not needed.
-     *
-     * @return true if the word shows the grant: the line is this node's, read from memory
-     */
-    private boolean settleLostAnswer(CacheFrame frame, boolean exclusive, int retries) {
-        long address = frame.address;
-        long word = endpoint.remoteFaa(latchOf(address), 0);
-        counters.increment(Counter.LOST_ANSWERS); // once the word is read (a fault test waits for that)
-        boolean granted = exclusive ? LatchWord.writer(word) == nodeId
-            : !LatchWord.hasWriter(word) && LatchWord.isReader(word, nodeId);
-        if (!granted) {
-            return false; // the caller retries as after any refusal
-        }
-        if (exclusive && !endpoint.connectionsCanDrop()) {
-            throw protocolViolation("a fabric that reconnects must say its connections can drop (the handover's"
-                + " write-back depends on it)", address, word);
-        }
-        endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-        frame.clearDirty();
-        counters.increment(Counter.LOST_GRANTS_SETTLED);
-        granted(frame, exclusive ? Ownership.MODIFIED : Ownership.SHARED, retries);
-        return true;
-    }
-
-    /**
-     * The writer this node asked for the line failed before its answer came, and it may have granted first:
-     * {@link InvalidationHandler} applies a downgrade's or a handover's FAA, and waits for it, before the
-     * answer leaves. A process killed in between, or an answer lost with its connection, left the grant in
-     * the word with this node unaware of it: its reader bit there made its next shared FAA carry into the
-     * next bit (0x3 + 0x1 = 0x4, then "shared copy without its reader bit"); its writer tag there was a line
-     * nobody would release. Once the writer is fenced nothing of it lands any more, and the word says what
-     * happened. Called with the frame latched X and INVALID, so a bit or tag of this node on the line is
-     * that grant.
-     *
-     * @return true if it was a downgrade: the line is this node's shared copy, read from memory, which the
-     *         downgrade's write-back (in the same batch, before its FAA) made current
-     */
-    private boolean settleLostGrant(CacheFrame frame, boolean exclusive, int writer, int retries) {
-        if (!fenceFailedPeer.test(writer)) {
-            return false; // not known to be fenced: the word could still change
-        }
-        long address = frame.address;
-        long latch = latchOf(address);
-        long word = endpoint.remoteFaa(latch, 0);
-        if (!exclusive) {
-            if (LatchWord.hasWriter(word) || !LatchWord.isReader(word, nodeId)) {
-                return false; // nothing was granted
-            }
-            endpoint.remoteRead(address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, copyLength);
-            frame.clearDirty();
-            granted(frame, Ownership.SHARED, retries);
-            return true;
-        }
-        // A handover landed, but the bytes it forwarded (never written back) went with the answer: the line goes
-        // back to the failed node, whose repair restores it from the logs (or, failing, says why to whoever meets it).
-        while (LatchWord.writer(word) == nodeId) {
-            long seen = endpoint.remoteCas(latch, word, word + LatchWord.handoverDelta(nodeId, writer));
-            if (seen == word) {
-                break;
-            }
-            word = seen; // a reader's bit came and went meanwhile
-        }
-        return false;
-    }
-
-    /**
-     * A holder of the line crashed (its node is fenced): nothing is granted until the survivors' repair
-     * frees or takes over its latch bits. Reports it, then waits a little, so that a blocking acquire
-     * retries without burning the core the repair needs; a no-wait one gives up as for any busy line.
-     */
-    private boolean peerFailed(NodeFailedException e) {
-        if (e.node() == nodeId) {
-            throw e; // this node itself is fenced
-        }
-        String failedRepair = failedRepairs.get(e.node());
-        if (failedRepair != null) {
-            throw new RepairFailedException(e.node(), failedRepair, e); // the line will never be freed: fatal
-        }
-        peerFailures.accept(e.node());
-        // The caller lets go of its frame (the survivor that adopts the line may need it, on this node)
-        // and waits then, in pauseAfterPeerFailure.
-        peerFailedFlag.get()[0] = true;
-        return false;
-    }
-
-    /** After an acquire that met a crashed holder let go of its frame: a short wait before anything else. */
-    private void pauseAfterPeerFailure() {
-        boolean[] failed = peerFailedFlag.get();
-        if (failed[0]) {
-            failed[0] = false;
-            LockSupport.parkNanos(PEER_FAILED_PAUSE_NANOS);
-        }
-    }
-
-    /**
-     * Waits for the answer to an invalidation. One the receiver kept pending is waited for the
-     * configured time; then this node asks the receiver to cancel it, and the receiver decides: it
-     * answers CANCELLED, or (already serving it) its real answer, which this waits for.
-     */
-    private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply) {
-        return awaitAnswer(receiver, request, reply, settings.clock().getAsLong() + settings.pendingWaitNanos());
-    }
-
-    private Answer awaitAnswer(int receiver, Invalidate request, PendingReply reply, long deadline) {
-        while (true) {
-            long left = deadline - settings.clock().getAsLong();
-            Object answer = reply.await(Math.max(0, left));
-            if (answer != null) {
-                return answerOf(answer, request);
-            }
-            if (settings.clock().getAsLong() - deadline >= 0) {
-                break;
-            }
-        }
-        counters.increment(Counter.INVALIDATIONS_CANCELLED);
-        PendingReply ack = endpoint.send(receiver, MessageKind.INVALIDATION, new Cancel(request.requestId(), request.address()));
-        if (ack.await(ANSWER_AFTER_CANCEL_NANOS) == null) {
-            throw silent(receiver, "a cancel");
-        }
-        Object answer = reply.await(ANSWER_AFTER_CANCEL_NANOS);
-        if (answer == null) {
-            throw silent(receiver, "invalidation " + request.requestId());
-        }
-        return answerOf(answer, request);
-    }
-
-    /** A peer that answers neither a request nor its cancel is treated as failed (a network fabric's hang). */
-    private static NodeFailedException silent(int receiver, String what) {
-        return new NodeFailedException(receiver, "compute node " + receiver + " did not answer " + what + " in "
-            + ANSWER_AFTER_CANCEL_NANOS / 1_000_000_000L + " s");
-    }
-
-    private Answer answerOf(Object reply, Invalidate request) {
-        if (reply instanceof Answer answer && answer.requestId() == request.requestId()) {
-            return answer;
-        }
-        if (reply == io.selcc.fabric.MessageLost.REPLY) {
-            return Answer.of(request.requestId(), Answer.Status.DROPPED); // never a grant: a lost grant is a lost line
-        }
-        throw new IllegalStateException("protocol violation: not the answer to invalidation " + request.requestId()
-            + ": node=" + nodeId + " reply=" + reply);
-    }
-
-    /**
-     * A starving writer asked for a window (5.3.2): remote shared acquires wait it out; a no-wait one
-     * ({@code tryOnly}) gives up instead (false) and leaves the window for the next acquire.
-     */
-    private boolean awaitReaderHoldOff(CacheFrame frame, boolean tryOnly) {
-        if (!frame.readerHoldOff) {
-            return true;
-        }
-        long until = frame.readerHoldOffUntil;
-        if (until - settings.clock().getAsLong() <= 0) {
-            frame.readerHoldOff = false;
-            return true;
-        }
-        if (tryOnly) {
-            return false;
-        }
-        frame.readerHoldOff = false;
-        counters.increment(Counter.READER_SPIN_WAITS);
-        Waits.untilDeadlineGivingWay(until, settings.clock()); // the window is short; the writer may need this core
-        return true;
-    }
-
     /** Adds a WRITE of the frame's dirty bytes, if any, and counts the write-back. */
     void writeBackVerbs(VerbBatch batch, CacheFrame frame) {
         if (frame.isDirty()) {
@@ -1055,26 +493,33 @@ final class SelccNode extends AbstractComputeNode {
 
     // ================================================================ frames, eviction (5.2)
 
-    private boolean install(CacheFrame frame, long address) {
+    /**
+     * Latches a free frame X and installs it for {@code address}: its stamp, or 0 (the frame back on
+     * the free list) if another thread installed the address first.
+     */
+    private long latchAndInstall(CacheFrame frame, long address) {
+        long stamp = frame.writeLock(); // never 0
         FrameTable.Shard shard = table.shard(address);
         synchronized (shard) {
-            if (shard.get(address) != null) {
-                return false;
+            if (shard.get(address) == null) {
+                // A request that reached this frame while it was being evicted is stale now.
+                InvalidationRequest stale = frame.takePending();
+                if (stale != null) {
+                    stale.dropIfPending();
+                }
+                frame.address = address;
+                frame.ownership(Ownership.INVALID);
+                frame.clearDirty();
+                frame.resetLease();
+                frame.readerHoldOff = false;
+                frame.ownerPriority = 0;
+                shard.insert(address, frame);
+                return stamp;
             }
-            // A request that reached this frame while it was being evicted is stale now.
-            InvalidationRequest stale = frame.takePending();
-            if (stale != null) {
-                stale.dropIfPending();
-            }
-            frame.address = address;
-            frame.ownership(Ownership.INVALID);
-            frame.clearDirty();
-            frame.resetLease();
-            frame.readerHoldOff = false;
-            frame.ownerPriority = 0;
-            shard.insert(address, frame);
-            return true;
         }
+        frame.unlockWrite(stamp);
+        free.push(frame);
+        return 0;
     }
 
     /** Returns a frame whose remote acquire failed to the free list (it holds no ownership). */
@@ -1149,10 +594,5 @@ final class SelccNode extends AbstractComputeNode {
             flush();
         }
         arena.close();
-    }
-
-    private IllegalStateException protocolViolation(String what, long address, long latchWord) {
-        return new IllegalStateException("protocol violation: " + what + ": node=" + nodeId
-            + " address=" + GlobalAddress.toString(address) + " latch=" + LatchWord.toString(latchWord));
     }
 }
