@@ -234,7 +234,7 @@ public final class TpccRun {
             driver.reportDurableNewOrders();
         }
         if (partitioned != null) {
-            driver.partitioned(partitioned);
+            driver.partitioned(new TwoPhaseCommitExecution(partitioned));
         }
         ModeReport.Start[] measured = {null};
         driver.atMeasureStart(() -> measured[0] = ModeReport.Start.of(db, log.wal(), partitioned));

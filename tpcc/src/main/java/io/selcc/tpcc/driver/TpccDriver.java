@@ -82,8 +82,8 @@ public final class TpccDriver {
     private final Map<TxnType, LongAdder> liveAborts = new EnumMap<>(TxnType.class);
     /** Called once when the measured interval starts (after the warm-up), on the driver's thread. */
     private Runnable atMeasureStart = () -> { };
-    /** Partitioned mode: each node's terminals run in its partition and reach others through 2PC; null: shared. */
-    private io.selcc.twopc.PartitionedDatabase partitioned;
+    /** Partitioned mode: each node's terminals run in its partition and reach the others through it; null: shared. */
+    private io.selcc.tpcc.txn.PartitionedExecution partitioned;
 
     /**
      * Ends each progress line with {@code durable=N}: the New-Orders (rollbacks excluded) committed since
@@ -98,10 +98,10 @@ public final class TpccDriver {
     /**
      * Runs in partitioned mode over {@code partitions} (of this driver's database, loaded with one table
      * set per compute node): a terminal's home warehouse is one its node owns, its transactions begin
-     * there, and rows of another node's warehouses are reached through two-phase commit. Call before
-     * {@link #run}.
+     * there, and rows of another node's warehouses are reached through {@code partitions}' router (two-phase
+     * commit, in the baseline). Call before {@link #run}.
      */
-    public TpccDriver partitioned(io.selcc.twopc.PartitionedDatabase partitions) {
+    public TpccDriver partitioned(io.selcc.tpcc.txn.PartitionedExecution partitions) {
         if (partitions.database() != db) {
             throw new IllegalArgumentException("partitioned mode of another database");
         }
@@ -356,8 +356,8 @@ public final class TpccDriver {
         private final Mix.Deck deck;
         private final InputGenerator inputs;
         private final TpccTransactions transactions;
-        /** Partitioned mode: the node's router and its own compute node id; null and -1 in shared mode. */
-        private final io.selcc.tpcc.txn.PartitionRouter router;
+        /** Partitioned mode: what runs this terminal's transactions across partitions; null in shared mode. */
+        private final io.selcc.tpcc.txn.PartitionedExecution.Runner partitionedRunner;
         private final int nodeId;
         final Map<TxnType, TypeStats> stats = new EnumMap<>(TxnType.class);
         final InputShares shares = new InputShares();
@@ -386,10 +386,10 @@ public final class TpccDriver {
             }
             if (partitioned != null) {
                 this.transactions = new TpccTransactions(node, nodeId);
-                this.router = new io.selcc.tpcc.txn.PartitionRouter(nodes, nodeId);
+                this.partitionedRunner = partitioned.terminal(nodeId);
             } else {
                 this.transactions = new TpccTransactions(node);
-                this.router = null;
+                this.partitionedRunner = null;
             }
             for (TxnType type : TxnType.values()) {
                 stats.put(type, new TypeStats());
@@ -530,8 +530,8 @@ public final class TpccDriver {
          */
         private <T> TxnResult<T> run(java.util.function.BiFunction<io.selcc.engine.Transaction,
                                          io.selcc.tpcc.txn.WarehouseRouter, T> body) {
-            return partitioned == null ? node.run(config.retry(), tx -> body.apply(tx, null))
-                : partitioned.run(nodeId, config.retry(), tx -> body.apply(tx.local(), router.bind(tx)));
+            return partitionedRunner == null ? node.run(config.retry(), tx -> body.apply(tx, null))
+                : partitionedRunner.run(config.retry(), body);
         }
 
         /** What the last transaction (its retries included) counted of {@code counter} on this thread. */

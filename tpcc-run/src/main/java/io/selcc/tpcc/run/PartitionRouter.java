@@ -1,9 +1,10 @@
-package io.selcc.tpcc.txn;
+package io.selcc.tpcc.run;
 
 import io.selcc.engine.RowReader;
 import io.selcc.engine.RowVisitor;
 import io.selcc.storage.TupleView;
 import io.selcc.tpcc.TpccSchema;
+import io.selcc.tpcc.txn.WarehouseRouter;
 import io.selcc.twopc.DistributedTransaction;
 
 import java.util.function.Consumer;
@@ -14,13 +15,13 @@ import java.util.function.Consumer;
  * the current distributed transaction, which ships the work to that node's partition. One per terminal,
  * bound to each transaction in turn ({@link #bind}).
  */
-public final class PartitionRouter implements WarehouseRouter {
+final class PartitionRouter implements WarehouseRouter {
     private final int partitions;
     private final int home;
     private DistributedTransaction tx;
 
     /** A router for transactions whose home is compute node {@code home} of {@code partitions}. */
-    public PartitionRouter(int partitions, int home) {
+    PartitionRouter(int partitions, int home) {
         if (home < 0 || home >= partitions) {
             throw new IllegalArgumentException("home node " + home + " outside 0.." + (partitions - 1));
         }
@@ -29,7 +30,7 @@ public final class PartitionRouter implements WarehouseRouter {
     }
 
     /** Routes the work of {@code transaction} (begun on the home node) from now on. */
-    public PartitionRouter bind(DistributedTransaction transaction) {
+    PartitionRouter bind(DistributedTransaction transaction) {
         if (transaction.homeNode() != home) {
             throw new IllegalArgumentException("transaction of node " + transaction.homeNode() + ", router of " + home);
         }

@@ -1,5 +1,10 @@
-package io.selcc.tpcc.txn;
+package io.selcc.tpcc.run;
 
+import io.selcc.tpcc.txn.TpccTransactions;
+import io.selcc.tpcc.txn.InputGenerator;
+import io.selcc.tpcc.txn.NewOrderInput;
+import io.selcc.tpcc.txn.PaymentInput;
+import io.selcc.tpcc.txn.DeliveryInput;
 import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.Database;

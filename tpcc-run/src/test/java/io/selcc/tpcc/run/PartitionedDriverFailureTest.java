@@ -1,5 +1,9 @@
-package io.selcc.tpcc.driver;
+package io.selcc.tpcc.run;
 
+import io.selcc.tpcc.driver.DriverConfig;
+import io.selcc.tpcc.driver.TerminalPlacement;
+import io.selcc.tpcc.driver.Mix;
+import io.selcc.tpcc.driver.TpccDriver;
 import io.selcc.engine.Database;
 import io.selcc.engine.RetryPolicy;
 import io.selcc.tpcc.TpccRandom;
@@ -50,7 +54,7 @@ class PartitionedDriverFailureTest {
             DriverConfig.TerminalThreads.VIRTUAL, 600_000_000_000L, 0, 11, new Mix(50, 50, 0, 0, 0), false,
             constants, RetryPolicy.defaults(), 100);
         TpccDriver driver = new TpccDriver(db, config, null);
-        driver.partitioned(partitioned);
+        driver.partitioned(new TwoPhaseCommitExecution(partitioned));
         driver.giveUpOnTerminalsAfter(Duration.ofSeconds(2));
         IllegalStateException e = assertThrows(IllegalStateException.class, driver::run);
         List<Throwable> all = new ArrayList<>(List.of(e.getCause()));
