@@ -73,19 +73,27 @@ final class TpccReport {
         return row;
     }
 
-    /** The run's parameters, as its report and {@code tpcc compare}'s name them. */
-    static void parameters(JsonWriter json, RunOutcome outcome) {
+    /** What ran where: the algorithm, the access mode, the warehouses, the fabric, the nodes and the terminals. */
+    private static JsonWriter where(JsonWriter json, RunOutcome outcome) {
         RunSpec spec = outcome.spec();
         ClusterSpec cluster = spec.cluster();
         DriverConfig config = outcome.result().config();
-        json.field("cc", spec.cc())
+        return json.field("cc", spec.cc())
             .field("access", cluster.access().name().toLowerCase(Locale.ROOT))
             .field("warehouses", config.warehouses())
             .field("fabric", cluster.fabric().label())
             .field("processes", cluster.fabric().processes())
             .field("computeNodes", cluster.computeNodes())
             .field("memoryNodes", cluster.memoryNodes())
-            .field("terminalsPerWarehouse", config.terminalsPerWarehouse())
+            .field("terminalsPerWarehouse", config.terminalsPerWarehouse());
+    }
+
+    /** The run's parameters, as its report and {@code tpcc compare}'s name them. */
+    static void parameters(JsonWriter json, RunOutcome outcome) {
+        RunSpec spec = outcome.spec();
+        ClusterSpec cluster = spec.cluster();
+        DriverConfig config = outcome.result().config();
+        where(json, outcome)
             .field("placement", config.placement().label())
             .field("terminalThreads", config.terminalThreads().label())
             .field("lockWait", spec.lockWait().cliName())
@@ -110,15 +118,7 @@ final class TpccReport {
         CheckReport check = outcome.check();
         DriverConfig config = result.config();
         JsonWriter json = new JsonWriter().beginObject();
-        json.field("benchmark", "tpcc")
-            .field("cc", spec.cc())
-            .field("access", cluster.access().name().toLowerCase(Locale.ROOT))
-            .field("warehouses", config.warehouses())
-            .field("fabric", cluster.fabric().label())
-            .field("processes", cluster.fabric().processes())
-            .field("computeNodes", cluster.computeNodes())
-            .field("memoryNodes", cluster.memoryNodes())
-            .field("terminalsPerWarehouse", config.terminalsPerWarehouse())
+        where(json.field("benchmark", "tpcc"), outcome)
             .field("terminals", config.terminals(cluster.computeNodes()).terminals().size())
             .field("placement", config.placement().label())
             .field("terminalThreads", config.terminalThreads().label())

@@ -132,7 +132,7 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     /**
      * The run these flags ask for. Where a data directory keeps the database, its warehouses and mode are
-     * the run's unless given (a value given that differs is refused when the run opens it).
+     * the run's unless given (a value given that differs is refused).
      *
      * @throws picocli.CommandLine.ParameterException naming the flag on bad input (exit 2)
      */
