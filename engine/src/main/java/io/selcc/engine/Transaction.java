@@ -1,5 +1,6 @@
 package io.selcc.engine;
 
+import io.selcc.engine.PendingIndexChanges.IndexChange;
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.CommitOutcome;
@@ -14,7 +15,6 @@ import io.selcc.storage.TupleView;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -42,7 +42,8 @@ import java.util.function.Predicate;
  * (its absence was not covered).
  */
 public final class Transaction implements AutoCloseable {
-    private static final long NONE = 0;
+    /** No record id: a record id is never 0. */
+    static final long NONE = 0;
 
     private enum State { ACTIVE, COMMITTED, ABORTED }
 
@@ -53,12 +54,8 @@ public final class Transaction implements AutoCloseable {
     private final CounterSnapshot startCounters;
     /** The beginning thread's slot, which counts this transaction until it ends ({@link #end}). */
     private final CommitsInFlight.Slot runningOn;
-    /** Rows this transaction inserted: table -> primary key -> record id. */
-    private final Map<Table, SortedLongMap> inserted = new HashMap<>();
-    /** Rows this transaction deleted (that existed before it): table -> primary key -> record id. */
-    private final Map<Table, SortedLongMap> deleted = new HashMap<>();
-    /** Secondary index entries to add or remove at commit. */
-    private final List<IndexChange> secondaryChanges = new ArrayList<>();
+    /** The index entries this transaction's writes add and remove at commit. */
+    private final PendingIndexChanges pending = new PendingIndexChanges();
     private State state = State.ACTIVE;
     private CommitOutcome outcome;
     /** The changes for the commit log, from the first write on; null when nothing is logged or written. */
@@ -73,9 +70,6 @@ public final class Transaction implements AutoCloseable {
     private Throwable voteFailure;
     /** The record id of the row a scan is handing to its visitor (see {@link #visitingRecordId}). */
     private long visitingRecordId = NONE;
-
-    private record IndexChange(Index index, long key, long rid, boolean add) {
-    }
 
     private record Entry(long key, long rid) {
     }
@@ -157,7 +151,7 @@ public final class Transaction implements AutoCloseable {
      * caller reads the row with the key as the expected predicate and falls back to the index.
      */
     private long hint(Table table, long key) {
-        if (inserted.containsKey(table) || deleted.containsKey(table)) {
+        if (pending.changedRowsOf(table)) {
             return NONE;
         }
         long rid = table.ridHints().get(key);
@@ -275,23 +269,23 @@ public final class Transaction implements AutoCloseable {
         long localLow = forward || exhausted ? low : lastKey;
         long localHigh = !forward || exhausted ? high : lastKey;
         Table table = index.table();
-        if (!hasLocalChanges(index, table)) {
+        if (!pending.changesEntriesOf(index)) {
             return fromTree; // already in scan order: the tree orders by (key, record id)
         }
         List<Entry> result = new ArrayList<>(fromTree);
         if (index.isPrimary()) {
-            SortedLongMap gone = deleted.get(table);
+            SortedLongMap gone = pending.deletedRows(table);
             if (gone != null) {
                 result.removeIf(e -> gone.get(e.key(), NONE) == e.rid());
             }
-            SortedLongMap mine = inserted.get(table);
+            SortedLongMap mine = pending.insertedRows(table);
             if (mine != null) {
                 for (int i = mine.lowerBound(localLow); i < mine.size() && mine.keyAt(i) <= localHigh; i++) {
                     result.add(new Entry(mine.keyAt(i), mine.valueAt(i)));
                 }
             }
         } else {
-            for (IndexChange change : secondaryChanges) {
+            for (IndexChange change : pending.secondaryChanges()) {
                 if (change.index() != index) {
                     continue;
                 }
@@ -308,21 +302,6 @@ public final class Transaction implements AutoCloseable {
         Comparator<Entry> order = Comparator.comparingLong(Entry::key).thenComparingLong(Entry::rid);
         result.sort(forward ? order : order.reversed());
         return result;
-    }
-
-    /** Whether this transaction inserted or deleted rows of {@code table} that {@code index} covers. */
-    private boolean hasLocalChanges(Index index, Table table) {
-        if (index.isPrimary()) {
-            SortedLongMap gone = deleted.get(table);
-            SortedLongMap mine = inserted.get(table);
-            return (gone != null && !gone.isEmpty()) || (mine != null && !mine.isEmpty());
-        }
-        for (IndexChange change : secondaryChanges) {
-            if (change.index() == index) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** The entry's row as a view of the scratch copy, or null (no per-row buffer, predicate or lambda). */
@@ -378,12 +357,8 @@ public final class Transaction implements AutoCloseable {
                 abortQuietly(AbortReason.SHARED_MEMORY_FULL); // counted as what it was
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
-            inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
+            pending.inserted(table, key, rid, row);
             logChange(Redo.INSERT, table, key, rid, image);
-            Index[] secondaries = table.maintainedSecondaries();
-            for (int i = 0; i < secondaries.length; i++) {
-                secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(row), rid, true));
-            }
             return true;
         } finally {
             scratch.release();
@@ -459,8 +434,7 @@ public final class Transaction implements AutoCloseable {
                     throw ended(new AbortException(AbortReason.UNIQUE_KEY_TAKEN, "unique key taken: index="
                         + index.name() + " key=" + newKey + " (table=" + table.name() + " row=" + key + ")"));
                 }
-                secondaryChanges.add(new IndexChange(index, oldKey, rid, false));
-                secondaryChanges.add(new IndexChange(index, newKey, rid, true));
+                pending.keyChanged(index, oldKey, newKey, rid);
             }
         }
         return true;
@@ -499,16 +473,7 @@ public final class Transaction implements AutoCloseable {
         }
         TupleView oldRow = scratch.firstView;
         logChange(Redo.DELETE, table, key, rid, null);
-        SortedLongMap mine = inserted.get(table);
-        if (mine != null && mine.remove(key)) {
-            secondaryChanges.removeIf(c -> c.rid() == rid);
-        } else {
-            deleted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
-            Index[] secondaries = table.maintainedSecondaries();
-            for (int i = 0; i < secondaries.length; i++) {
-                secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(oldRow), rid, false));
-            }
-        }
+        pending.deleted(table, key, rid, oldRow);
         return true;
     }
 
@@ -690,15 +655,11 @@ public final class Transaction implements AutoCloseable {
 
     /** The record id of the row with primary key {@code key} as this transaction sees it; NONE if absent. */
     private long locate(Table table, long key) {
-        SortedLongMap gone = deleted.get(table);
-        SortedLongMap mine = inserted.get(table);
-        if (mine != null) {
-            long rid = mine.get(key, NONE);
-            if (rid != NONE) {
-                return rid;
-            }
+        long own = pending.insertedRow(table, key);
+        if (own != NONE) {
+            return own;
         }
-        if (gone != null && gone.containsKey(key)) {
+        if (pending.deletedRow(table, key)) {
             return NONE;
         }
         long rid = table.primaryIndex().tree().lookup(key, NONE, cc.leafGuard());
@@ -711,13 +672,11 @@ public final class Transaction implements AutoCloseable {
      * A row found through the index is read to confirm it (a stale entry aborts, as in {@link #get}).
      */
     private long locateToInsert(Table table, long key) {
-        SortedLongMap mine = inserted.get(table);
-        long own = mine != null ? mine.get(key, NONE) : NONE; // a record id is never NONE
+        long own = pending.insertedRow(table, key);
         if (own != NONE) {
             return own;
         }
-        SortedLongMap gone = deleted.get(table);
-        if (gone != null && gone.containsKey(key)) {
+        if (pending.deletedRow(table, key)) {
             return NONE;
         }
         long rid = table.primaryIndex().tree().lookupToInsert(key, NONE, cc.leafGuard());
@@ -742,16 +701,7 @@ public final class Transaction implements AutoCloseable {
      */
     private boolean uniqueKeyTaken(Index index, long key, long self) {
         long removed = NONE; // the row whose entry under the key this transaction removed, if any
-        Map<Long, Integer> net = null;
-        for (int i = 0; i < secondaryChanges.size(); i++) {
-            IndexChange c = secondaryChanges.get(i);
-            if (c.index() == index && c.key() == key) {
-                if (net == null) {
-                    net = new HashMap<>();
-                }
-                net.merge(c.rid(), c.add() ? 1 : -1, Integer::sum);
-            }
-        }
+        Map<Long, Integer> net = pending.netEntries(index, key);
         if (net != null) {
             for (Map.Entry<Long, Integer> e : net.entrySet()) {
                 if (e.getValue() > 0 && e.getKey() != self) {
@@ -883,35 +833,14 @@ public final class Transaction implements AutoCloseable {
 
         @Override
         public AbortReason beforeInstall() {
-            int total = secondaryChanges.size();
-            for (SortedLongMap rows : deleted.values()) {
-                total += rows.size();
-            }
-            for (SortedLongMap rows : inserted.values()) {
-                total += rows.size();
-            }
-            List<IndexChange> changes = new ArrayList<>(total);
-            changes.addAll(secondaryChanges.size() > 1 ? net(secondaryChanges) : secondaryChanges);
+            List<IndexChange> changes = pending.toApply();
             // Sized once: at most every change is done, then undone.
+            int total = changes.size();
             doneIndexes = new Index[total];
             doneKeys = new long[total];
             doneRids = new long[total];
             doneAdded = new boolean[total];
             doneCount = 0;
-            for (Map.Entry<Table, SortedLongMap> byTable : deleted.entrySet()) {
-                Index primary = byTable.getKey().primaryIndex();
-                SortedLongMap rows = byTable.getValue();
-                for (int i = 0; i < rows.size(); i++) {
-                    changes.add(new IndexChange(primary, rows.keyAt(i), rows.valueAt(i), false));
-                }
-            }
-            for (Map.Entry<Table, SortedLongMap> byTable : inserted.entrySet()) {
-                Index primary = byTable.getKey().primaryIndex();
-                SortedLongMap rows = byTable.getValue();
-                for (int i = 0; i < rows.size(); i++) {
-                    changes.add(new IndexChange(primary, rows.keyAt(i), rows.valueAt(i), true));
-                }
-            }
             changes.sort(ORDER);
             for (int i = 0; i < changes.size(); ) {
                 IndexChange change = changes.get(i);
@@ -933,29 +862,6 @@ public final class Transaction implements AutoCloseable {
                 }
             }
             return null;
-        }
-
-        /**
-         * The secondary index changes with those that cancel out removed: a row whose key a transaction
-         * changed more than once (or inserted and then changed) records an addition and a later removal of
-         * the same entry, which applied in index order would remove an entry not yet there.
-         */
-        private List<IndexChange> net(List<IndexChange> recorded) {
-            Map<IndexChange, Integer> count = new java.util.LinkedHashMap<>();
-            for (IndexChange change : recorded) {
-                count.merge(new IndexChange(change.index(), change.key(), change.rid(), true), change.add() ? 1 : -1,
-                    Integer::sum);
-            }
-            List<IndexChange> net = new ArrayList<>(count.size());
-            for (Map.Entry<IndexChange, Integer> e : count.entrySet()) {
-                IndexChange entry = e.getKey();
-                if (e.getValue() > 0) {
-                    net.add(entry);
-                } else if (e.getValue() < 0) {
-                    net.add(new IndexChange(entry.index(), entry.key(), entry.rid(), false));
-                }
-            }
-            return net;
         }
 
         /** Adds changes [from, to), all additions to {@code index} in its order, recording each as done. */
