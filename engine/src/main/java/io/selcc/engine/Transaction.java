@@ -7,8 +7,6 @@ import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.engine.cc.CommitHook;
-import io.selcc.engine.index.BLinkTree;
-import io.selcc.engine.index.InsertOutcome;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
@@ -512,7 +510,7 @@ public final class Transaction implements AutoCloseable {
         this.globalId = globalId;
         try {
             try {
-                outcome = cc.commit(new IndexMaintenance());
+                outcome = cc.commit(new IndexMaintenance(pending, cc, this));
             } catch (RuntimeException | Error e) {
                 // The algorithm failed (its cache exhausted, its node fenced): the transaction is over, rolled
                 // back as DatabaseNode.run rolls back a body that threw, so nothing keeps it open.
@@ -556,6 +554,54 @@ public final class Transaction implements AutoCloseable {
             }
             returnRedo();
         }
+    }
+
+    /**
+     * The commit point ({@link CommitHook#commitPoint}, through {@link IndexMaintenance}): a distributed
+     * branch votes, then the commit record goes to the log while every write latch is held.
+     */
+    AbortReason commitPoint() {
+        if (branchVote != null) {
+            boolean commit;
+            try {
+                commit = branchVote.prepared(redo);
+            } catch (RuntimeException | Error e) {
+                voteFailure = e; // rolled back below as for a no, then rethrown by commit
+                return AbortReason.GLOBAL_ABORT;
+            }
+            if (!commit) {
+                return AbortReason.GLOBAL_ABORT; // undone as a failed validation would be
+            }
+        }
+        CommitLog log = db.commitLog();
+        if (log == null || redo == null || redo.size() == 0) {
+            return null;
+        }
+        long sequence;
+        redo.globalId(globalId);
+        try {
+            sequence = log.append(redo);
+        } catch (RuntimeException e) {
+            sequence = CommitLog.FAILED; // a closed or broken log: the commit aborts like a failed append
+        } catch (Error e) {
+            db.commitsInFlight().done(); // a number may have been drawn: it must not hold checkpoints back
+            throw e;
+        }
+        if (sequence == CommitLog.OUTCOME_UNKNOWN) {
+            db.commitsInFlight().done();
+            // Neither abort (the undone writes would be committed upon, and the record replayed
+            // under them) nor commit: the node stops here, latches held, as a crash would.
+            throw db.failStop.apply("a log append failed after its record may have become complete (outcome unknown)");
+        }
+        if (sequence == CommitLog.FAILED) {
+            commitRecordLost = true;
+            db.commitsInFlight().done(); // a number drawn for a record the log could not take
+            // A branch decided to commit must: the other branches do. Its durability is the 2PC
+            // log's (prepare record and decision); the failed log stops the node's next local commit.
+            return branchVote != null ? null : AbortReason.LOG_FAILED;
+        }
+        commitSequence = sequence;
+        return null;
     }
 
     /** Records a change for the commit log (nothing when the database logs nothing). */
@@ -794,214 +840,6 @@ public final class Transaction implements AutoCloseable {
             return operation.getAsLong();
         } catch (AbortException e) {
             throw ended(e);
-        }
-    }
-
-    /**
-     * Applies this transaction's index changes from inside the algorithm's commit, in one global order:
-     * by index, then key (then record id where keys repeat), a key's removal before its addition. The
-     * order lets algorithms that wait for leaf latches at commit do so without deadlock (leaves are
-     * taken left to right in each tree, trees in a fixed order), and a unique key that moves between
-     * rows in one transaction is free again before it is added.
-     */
-    private final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
-        /** Written out: a chain of five key extractors was a tenth of a New-Order's commit. */
-        private static final Comparator<IndexChange> ORDER = (a, b) -> {
-            int c = Long.compare(a.index().tree().rootAddress(), b.index().tree().rootAddress());
-            if (c == 0) {
-                c = Long.compare(a.key(), b.key());
-            }
-            if (c == 0 && !a.index().isUnique()) {
-                c = Long.compare(a.rid(), b.rid());
-            }
-            if (c == 0) {
-                c = Boolean.compare(a.add(), b.add()); // false (removal) first
-            }
-            return c != 0 ? c : Long.compare(a.rid(), b.rid());
-        };
-
-        /** Done changes, to put back in reverse order (parallel arrays: no box or array per change). */
-        private Index[] doneIndexes;
-        private long[] doneKeys;
-        private long[] doneRids;
-        private boolean[] doneAdded;
-        private int doneCount;
-        /** A run of additions to one index ({@link #add}), made at the first run of two or more. */
-        private long[] runKeys;
-        private long[] runRids;
-        private Index runIndex;
-
-        @Override
-        public AbortReason beforeInstall() {
-            List<IndexChange> changes = pending.toApply();
-            // Sized once: at most every change is done, then undone.
-            int total = changes.size();
-            doneIndexes = new Index[total];
-            doneKeys = new long[total];
-            doneRids = new long[total];
-            doneAdded = new boolean[total];
-            doneCount = 0;
-            changes.sort(ORDER);
-            for (int i = 0; i < changes.size(); ) {
-                IndexChange change = changes.get(i);
-                AbortReason failed;
-                if (change.add()) {
-                    // Consecutive additions to one index are in its order: one run, one latch per leaf.
-                    int end = i + 1;
-                    while (end < changes.size() && changes.get(end).add() && changes.get(end).index() == change.index()) {
-                        end++;
-                    }
-                    failed = add(change.index(), changes, i, end);
-                    i = end;
-                } else {
-                    failed = remove(change.index(), change.key(), change.rid());
-                    i++;
-                }
-                if (failed != null) {
-                    return fail(failed);
-                }
-            }
-            return null;
-        }
-
-        /** Adds changes [from, to), all additions to {@code index} in its order, recording each as done. */
-        private AbortReason add(Index index, List<IndexChange> changes, int from, int to) {
-            int n = to - from;
-            if (n == 1) {
-                return add(index, changes.get(from).key(), changes.get(from).rid());
-            }
-            if (runKeys == null || runKeys.length < n) {
-                runKeys = new long[n];
-                runRids = new long[n];
-            }
-            for (int j = 0; j < n; j++) {
-                runKeys[j] = changes.get(from + j).key();
-                runRids[j] = changes.get(from + j).rid();
-            }
-            runIndex = index;
-            InsertOutcome outcome;
-            try {
-                outcome = index.tree().insertRun(runKeys, runRids, 0, n, cc.leafGuard(), this);
-            } catch (SharedMemoryFullException e) {
-                return fail(AbortReason.SHARED_MEMORY_FULL); // the entries before it are recorded: undone
-            }
-            if (outcome == InsertOutcome.REFUSED) {
-                return cc.indexRefusal();
-            }
-            if (outcome != InsertOutcome.INSERTED) {
-                return AbortReason.DUPLICATE_KEY;
-            }
-            return null;
-        }
-
-        private AbortReason add(Index index, long key, long rid) {
-            InsertOutcome outcome;
-            try {
-                outcome = index.tree().insert(key, rid, cc.leafGuard());
-            } catch (SharedMemoryFullException e) {
-                return fail(AbortReason.SHARED_MEMORY_FULL); // the tree changed nothing (see BLinkTree.insert)
-            }
-            if (outcome == InsertOutcome.REFUSED) {
-                return cc.indexRefusal();
-            }
-            if (outcome != InsertOutcome.INSERTED) {
-                return AbortReason.DUPLICATE_KEY;
-            }
-            recordDone(index, key, rid, true);
-            return null;
-        }
-
-        @Override
-        public AbortReason commitPoint() {
-            if (branchVote != null) {
-                boolean commit;
-                try {
-                    commit = branchVote.prepared(redo);
-                } catch (RuntimeException | Error e) {
-                    voteFailure = e; // rolled back below as for a no, then rethrown by commit
-                    return AbortReason.GLOBAL_ABORT;
-                }
-                if (!commit) {
-                    return AbortReason.GLOBAL_ABORT; // undone as a failed validation would be
-                }
-            }
-            CommitLog log = db.commitLog();
-            if (log == null || redo == null || redo.size() == 0) {
-                return null;
-            }
-            long sequence;
-            redo.globalId(globalId);
-            try {
-                sequence = log.append(redo);
-            } catch (RuntimeException e) {
-                sequence = CommitLog.FAILED; // a closed or broken log: the commit aborts like a failed append
-            } catch (Error e) {
-                db.commitsInFlight().done(); // a number may have been drawn: it must not hold checkpoints back
-                throw e;
-            }
-            if (sequence == CommitLog.OUTCOME_UNKNOWN) {
-                db.commitsInFlight().done();
-                // Neither abort (the undone writes would be committed upon, and the record replayed
-                // under them) nor commit: the node stops here, latches held, as a crash would.
-                throw db.failStop.apply("a log append failed after its record may have become complete (outcome unknown)");
-            }
-            if (sequence == CommitLog.FAILED) {
-                commitRecordLost = true;
-                db.commitsInFlight().done(); // a number drawn for a record the log could not take
-                // A branch decided to commit must: the other branches do. Its durability is the 2PC
-                // log's (prepare record and decision); the failed log stops the node's next local commit.
-                return branchVote != null ? null : AbortReason.LOG_FAILED;
-            }
-            commitSequence = sequence;
-            return null;
-        }
-
-        @Override
-        public void inserted(long key, long rid) {
-            recordDone(runIndex, key, rid, true);
-        }
-
-        private AbortReason remove(Index index, long key, long rid) {
-            if (index.tree().delete(key, rid, cc.leafGuard())) {
-                recordDone(index, key, rid, false);
-                return null;
-            }
-            // Refused, or absent: a concurrent commit removed it first (OCC validates only after index
-            // changes, so this is where it learns). Either way a conflict.
-            AbortReason refusal = cc.indexRefusal();
-            return refusal != null ? refusal : AbortReason.STALE_READ;
-        }
-
-        private void recordDone(Index index, long key, long rid, boolean added) {
-            doneIndexes[doneCount] = index;
-            doneKeys[doneCount] = key;
-            doneRids[doneCount] = rid;
-            doneAdded[doneCount] = added;
-            doneCount++;
-        }
-
-        private AbortReason fail(AbortReason reason) {
-            undo();
-            return reason;
-        }
-
-        @Override
-        public void undo() {
-            for (int i = doneCount - 1; i >= 0; i--) {
-                Index index = doneIndexes[i];
-                long key = doneKeys[i];
-                long rid = doneRids[i];
-                boolean undone = doneAdded[i]
-                    ? index.tree().delete(key, rid, cc.undoGuard())
-                    : index.tree().insert(key, rid, cc.undoGuard()) == InsertOutcome.INSERTED;
-                if (!undone) {
-                    // The leaves it changed are still protected by this commit: failing here is a bug,
-                    // and going on would leave an entry of an aborted transaction in the index.
-                    throw new IllegalStateException("index undo failed: index=" + index.name() + " key=" + key
-                        + " rid=" + rid + (cc.indexRefusal() != null ? " refused=" + cc.indexRefusal() : ""));
-                }
-            }
-            doneCount = 0;
         }
     }
 }
