@@ -11,9 +11,9 @@ import java.util.Map;
 /**
  * A transaction's index changes, waiting for its commit: the rows it inserted and the rows it deleted,
  * per table by primary key (the primary-index entries to add and remove), and the secondary-index
- * entries to add or remove. The transaction sees its own changes through them (its lookups and
- * scans); its commit makes them; an abort drops them with the transaction. One per transaction, used
- * by the transaction's thread only.
+ * entries to add or remove. The transaction sees its own changes through them (its lookups, and its
+ * scans through {@link OverlayingScan}); its commit makes them ({@link IndexMaintenance}); an abort
+ * drops them with the transaction. One per transaction, used by the transaction's thread only.
  */
 final class PendingIndexChanges {
     /** An entry to add to or remove from an index. */
