@@ -17,8 +17,8 @@ import java.util.List;
  * keys repeat), a key's removal before its addition. The order lets algorithms that wait for leaf
  * latches at commit do so without deadlock (leaves are taken left to right in each tree, trees in a
  * fixed order), and a unique key that moves between rows in one transaction is free again before it
- * is added. The commit point between (a branch's vote, the commit record's append) is the
- * transaction's. One per commit, run by the committing thread.
+ * is added. The commit point between (a branch's vote, the append) is the {@link CommitRecord}'s. One
+ * per commit, run by the committing thread.
  */
 final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
     /** Written out: a chain of five key extractors was a tenth of a New-Order's commit. */
@@ -38,7 +38,7 @@ final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
 
     private final PendingIndexChanges pending;
     private final CcTransaction cc;
-    private final Transaction transaction;
+    private final CommitRecord commitRecord;
     /** Done changes, to put back in reverse order (parallel arrays: no box or array per change). */
     private Index[] doneIndexes;
     private long[] doneKeys;
@@ -50,10 +50,10 @@ final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
     private long[] runRids;
     private Index runIndex;
 
-    IndexMaintenance(PendingIndexChanges pending, CcTransaction cc, Transaction transaction) {
+    IndexMaintenance(PendingIndexChanges pending, CcTransaction cc, CommitRecord commitRecord) {
         this.pending = pending;
         this.cc = cc;
-        this.transaction = transaction;
+        this.commitRecord = commitRecord;
     }
 
     @Override
@@ -136,10 +136,10 @@ final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
         return null;
     }
 
-    /** The transaction's: the vote of a distributed branch, then the commit record's append. */
+    /** The commit record's: the vote of a distributed branch, then the append to the commit log. */
     @Override
     public AbortReason commitPoint() {
-        return transaction.commitPoint();
+        return commitRecord.commitPoint();
     }
 
     @Override

@@ -5,7 +5,6 @@ import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.cc.CcTransaction;
-import io.selcc.engine.cc.CommitHook;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
@@ -40,8 +39,6 @@ public final class Transaction implements AutoCloseable {
     private enum State { ACTIVE, COMMITTED, ABORTED }
 
     private final DatabaseNode db;
-    /** A distributed branch committed as decided although the log could not take its record. */
-    private boolean commitRecordLost;
     private final CcTransaction cc;
     private final CounterSnapshot startCounters;
     /** The beginning thread's slot, which counts this transaction until it ends ({@link #end}). */
@@ -50,16 +47,8 @@ public final class Transaction implements AutoCloseable {
     private final PendingIndexChanges pending = new PendingIndexChanges();
     private State state = State.ACTIVE;
     private CommitOutcome outcome;
-    /** The changes for the commit log, from the first write on; null when nothing is logged or written. */
-    private Redo redo;
-    /** The commit sequence number the log gave this transaction at its commit point; 0 if none. */
-    private long commitSequence;
-    /** Set by {@link #commit(long, BranchVote)}: this transaction is one branch of a distributed transaction. */
-    private BranchVote branchVote;
-    /** The distributed transaction's global id, for this branch's commit record (0: a local transaction). */
-    private long globalId;
-    /** What the vote threw: the branch was rolled back, then it is rethrown to the committer. */
-    private Throwable voteFailure;
+    /** The changes this transaction's writes make, for the commit log, and their way there at commit. */
+    private final CommitRecord commitRecord;
     /** This transaction's scans, made at its first (many transactions scan nothing). */
     private OverlayingScan scan;
 
@@ -68,6 +57,7 @@ public final class Transaction implements AutoCloseable {
         this.cc = cc;
         this.startCounters = startCounters;
         this.runningOn = runningOn;
+        this.commitRecord = new CommitRecord(db);
     }
 
     // ================================================================ reads
@@ -225,7 +215,7 @@ public final class Transaction implements AutoCloseable {
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
             pending.inserted(table, key, rid, row);
-            logChange(Redo.INSERT, table, key, rid, image);
+            commitRecord.add(Redo.INSERT, table, key, rid, image);
             return true;
         } finally {
             scratch.release();
@@ -284,7 +274,7 @@ public final class Transaction implements AutoCloseable {
         }
         TupleView oldRow = scratch.firstView;
         TupleView newRow = scratch.secondView;
-        logChange(Redo.UPDATE, table, key, rid, after);
+        commitRecord.add(Redo.UPDATE, table, key, rid, after);
         if (table.primaryKey(newRow) != key) {
             abortQuietly();
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
@@ -339,7 +329,7 @@ public final class Transaction implements AutoCloseable {
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
-        logChange(Redo.DELETE, table, key, rid, null);
+        commitRecord.add(Redo.DELETE, table, key, rid, null);
         pending.deleted(table, key, rid, oldRow);
         return true;
     }
@@ -375,11 +365,10 @@ public final class Transaction implements AutoCloseable {
 
     private CommitOutcome commitAs(long globalId, BranchVote vote) {
         checkActive();
-        branchVote = vote;
-        this.globalId = globalId;
+        commitRecord.branchOf(globalId, vote);
         try {
             try {
-                outcome = cc.commit(new IndexMaintenance(pending, cc, this));
+                outcome = cc.commit(new IndexMaintenance(pending, cc, commitRecord));
             } catch (RuntimeException | Error e) {
                 // The algorithm failed (its cache exhausted, its node fenced): the transaction is over, rolled
                 // back as DatabaseNode.run rolls back a body that threw, so nothing keeps it open.
@@ -392,105 +381,15 @@ public final class Transaction implements AutoCloseable {
             }
             end(outcome.committed() ? State.COMMITTED : State.ABORTED);
             db.transactionCounts().ended(outcome);
-            if (voteFailure != null) {
-                if (voteFailure instanceof Error error) {
-                    throw error;
-                }
-                throw (RuntimeException) voteFailure;
-            }
-            if (commitSequence != 0) {
-                db.commitsInFlight().done(); // installed and released: a checkpoint need not replay it
-            }
-            CommitLog log = db.commitLog();
-            if (log != null && outcome.committed()) {
-                // Acknowledged only once durable, and never before what it read from (any node's).
-                boolean durable = false;
-                try {
-                    if (commitSequence != 0) {
-                        log.awaitDurable(commitSequence);
-                    } else {
-                        log.awaitAppendedDurable();
-                    }
-                    durable = true;
-                } finally {
-                    commitRecordLost |= !durable; // see commitRecordDurable: only a wait that returned counts
-                }
+            commitRecord.rethrowVoteFailure();
+            commitRecord.installed(); // installed and released: a checkpoint need not replay it
+            if (outcome.committed()) {
+                commitRecord.awaitDurable(); // acknowledged only once durable
             }
             return outcome;
         } finally {
-            if (commitSequence != 0) {
-                db.commitsInFlight().done(); // idempotent: also after a commit that threw
-            }
-            returnRedo();
-        }
-    }
-
-    /**
-     * The commit point ({@link CommitHook#commitPoint}, through {@link IndexMaintenance}): a distributed
-     * branch votes, then the commit record goes to the log while every write latch is held.
-     */
-    AbortReason commitPoint() {
-        if (branchVote != null) {
-            boolean commit;
-            try {
-                commit = branchVote.prepared(redo);
-            } catch (RuntimeException | Error e) {
-                voteFailure = e; // rolled back below as for a no, then rethrown by commit
-                return AbortReason.GLOBAL_ABORT;
-            }
-            if (!commit) {
-                return AbortReason.GLOBAL_ABORT; // undone as a failed validation would be
-            }
-        }
-        CommitLog log = db.commitLog();
-        if (log == null || redo == null || redo.size() == 0) {
-            return null;
-        }
-        long sequence;
-        redo.globalId(globalId);
-        try {
-            sequence = log.append(redo);
-        } catch (RuntimeException e) {
-            sequence = CommitLog.FAILED; // a closed or broken log: the commit aborts like a failed append
-        } catch (Error e) {
-            db.commitsInFlight().done(); // a number may have been drawn: it must not hold checkpoints back
-            throw e;
-        }
-        if (sequence == CommitLog.OUTCOME_UNKNOWN) {
-            db.commitsInFlight().done();
-            // Neither abort (the undone writes would be committed upon, and the record replayed
-            // under them) nor commit: the node stops here, latches held, as a crash would.
-            throw db.failStop.apply("a log append failed after its record may have become complete (outcome unknown)");
-        }
-        if (sequence == CommitLog.FAILED) {
-            commitRecordLost = true;
-            db.commitsInFlight().done(); // a number drawn for a record the log could not take
-            // A branch decided to commit must: the other branches do. Its durability is the 2PC
-            // log's (prepare record and decision); the failed log stops the node's next local commit.
-            return branchVote != null ? null : AbortReason.LOG_FAILED;
-        }
-        commitSequence = sequence;
-        return null;
-    }
-
-    /** Records a change for the commit log (nothing when the database logs nothing). */
-    private void logChange(byte kind, Table table, long key, long rid, TupleBuffer image) {
-        if (db.commitLog() == null) {
-            return;
-        }
-        if (redo == null) {
-            redo = db.takeRedo();
-        }
-        int at = redo.add(kind, table.heap().tableId(), key, rid, image == null ? 0 : image.rowBytes());
-        if (image != null) {
-            image.copyRowTo(redo.images(), at);
-        }
-    }
-
-    private void returnRedo() {
-        if (redo != null) {
-            db.returnRedo(redo);
-            redo = null;
+            commitRecord.installed(); // idempotent: also after a commit that threw
+            commitRecord.release();
         }
     }
 
@@ -502,7 +401,7 @@ public final class Transaction implements AutoCloseable {
      * decision is applied, or the coordinator would forget it.
      */
     public boolean commitRecordDurable() {
-        return state == State.COMMITTED && !commitRecordLost;
+        return state == State.COMMITTED && !commitRecord.lost();
     }
 
     /**
@@ -520,7 +419,7 @@ public final class Transaction implements AutoCloseable {
 
     /** Rolls back if still active, counting the end as {@code reason} (an abort the body threw itself). */
     void abortQuietly(AbortReason reason) {
-        returnRedo();
+        commitRecord.release();
         if (state == State.ACTIVE) {
             try {
                 cc.abort(AbortReason.USER_ABORT);
@@ -686,7 +585,7 @@ public final class Transaction implements AutoCloseable {
 
     /** The algorithm rolled back and threw: this transaction is over. */
     private AbortException ended(AbortException e) {
-        returnRedo();
+        commitRecord.release();
         boolean wasActive = state == State.ACTIVE;
         end(State.ABORTED);
         outcome = CommitOutcome.aborted(e.reason());
