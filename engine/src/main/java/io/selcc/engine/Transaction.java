@@ -264,7 +264,7 @@ public final class Transaction implements AutoCloseable {
         try {
             found = cc.update(table.heap(), rid, scratch.hasKey, updater, before, after);
         } catch (AbortException e) {
-            throw ended(e); // inline rather than guarded(lambda): no capture per update
+            throw ended(e); // caught inline: a wrapping lambda would capture per update
         }
         if (!found) {
             if (!fromIndex) {
@@ -497,7 +497,7 @@ public final class Transaction implements AutoCloseable {
         indexReadDone();
         if (rid != NONE) {
             TupleBuffer buffer = new TupleBuffer(table.schema());
-            if (!guarded(() -> cc.read(table.heap(), rid, row -> table.primaryKey(row) == key, buffer))) {
+            if (!readRow(table, rid, row -> table.primaryKey(row) == key, buffer)) {
                 throw staleEntry(table, key);
             }
         }
@@ -533,7 +533,7 @@ public final class Transaction implements AutoCloseable {
         }
         Table table = index.table();
         TupleBuffer buffer = new TupleBuffer(table.schema());
-        if (!guarded(() -> cc.read(table.heap(), holder, row -> index.keyOf(row) == key, buffer))) {
+        if (!readRow(table, holder, row -> index.keyOf(row) == key, buffer)) {
             cc.abort(AbortReason.STALE_READ);
             throw ended(new AbortException(AbortReason.STALE_READ, "row changed meanwhile: index=" + index.name()
                 + " key=" + key));
@@ -593,22 +593,5 @@ public final class Transaction implements AutoCloseable {
             db.transactionCounts().ended(outcome);
         }
         return e;
-    }
-
-    // One overload per result type, so record ids and flags are not boxed.
-    private boolean guarded(java.util.function.BooleanSupplier operation) {
-        try {
-            return operation.getAsBoolean();
-        } catch (AbortException e) {
-            throw ended(e);
-        }
-    }
-
-    private long guarded(java.util.function.LongSupplier operation) {
-        try {
-            return operation.getAsLong();
-        } catch (AbortException e) {
-            throw ended(e);
-        }
     }
 }
