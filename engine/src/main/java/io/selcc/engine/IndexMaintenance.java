@@ -39,6 +39,14 @@ final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
     private final PendingIndexChanges pending;
     private final CcTransaction cc;
     private final CommitRecord commitRecord;
+
+    IndexMaintenance(PendingIndexChanges pending, CcTransaction cc, CommitRecord commitRecord) {
+        this.pending = pending;
+        this.cc = cc;
+        this.commitRecord = commitRecord;
+    }
+
+    // The commit's own state, set from beforeInstall on.
     /** Done changes, to put back in reverse order (parallel arrays: no box or array per change). */
     private Index[] doneIndexes;
     private long[] doneKeys;
@@ -49,12 +57,6 @@ final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
     private long[] runKeys;
     private long[] runRids;
     private Index runIndex;
-
-    IndexMaintenance(PendingIndexChanges pending, CcTransaction cc, CommitRecord commitRecord) {
-        this.pending = pending;
-        this.cc = cc;
-        this.commitRecord = commitRecord;
-    }
 
     @Override
     public AbortReason beforeInstall() {
