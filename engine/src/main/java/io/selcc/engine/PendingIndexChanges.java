@@ -68,7 +68,7 @@ final class PendingIndexChanges {
         return inserted.containsKey(table) || deleted.containsKey(table);
     }
 
-    /** The record id of the row with primary key {@code key} this transaction inserted; {@link Transaction#NONE} if none. */
+    /** The record id of the row with primary key {@code key} this transaction inserted, or {@link Transaction#NONE}. */
     long insertedRow(Table table, long key) {
         SortedLongMap mine = inserted.get(table);
         return mine != null ? mine.get(key, Transaction.NONE) : Transaction.NONE;

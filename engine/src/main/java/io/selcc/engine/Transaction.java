@@ -5,6 +5,7 @@ import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.cc.CcTransaction;
+import io.selcc.engine.index.BLinkTree;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
@@ -469,16 +470,7 @@ public final class Transaction implements AutoCloseable {
 
     /** The record id of the row with primary key {@code key} as this transaction sees it; NONE if absent. */
     private long locate(Table table, long key) {
-        long own = pending.insertedRow(table, key);
-        if (own != NONE) {
-            return own;
-        }
-        if (pending.deletedRow(table, key)) {
-            return NONE;
-        }
-        long rid = table.primaryIndex().tree().lookup(key, NONE, cc.leafGuard());
-        indexReadDone();
-        return rid;
+        return locate(table, key, false);
     }
 
     /**
@@ -486,6 +478,11 @@ public final class Transaction implements AutoCloseable {
      * A row found through the index is read to confirm it (a stale entry aborts, as in {@link #get}).
      */
     private long locateToInsert(Table table, long key) {
+        return locate(table, key, true);
+    }
+
+    /** This transaction's own row or deletion first, then the primary index ({@code lookupToInsert} to insert). */
+    private long locate(Table table, long key, boolean toInsert) {
         long own = pending.insertedRow(table, key);
         if (own != NONE) {
             return own;
@@ -493,9 +490,10 @@ public final class Transaction implements AutoCloseable {
         if (pending.deletedRow(table, key)) {
             return NONE;
         }
-        long rid = table.primaryIndex().tree().lookupToInsert(key, NONE, cc.leafGuard());
+        BLinkTree tree = table.primaryIndex().tree();
+        long rid = toInsert ? tree.lookupToInsert(key, NONE, cc.leafGuard()) : tree.lookup(key, NONE, cc.leafGuard());
         indexReadDone();
-        if (rid != NONE) {
+        if (toInsert && rid != NONE) {
             TupleBuffer buffer = new TupleBuffer(table.schema());
             if (!readRow(table, rid, row -> table.primaryKey(row) == key, buffer)) {
                 throw staleEntry(table, key);
