@@ -46,10 +46,10 @@ public final class Transaction implements AutoCloseable {
     private final CommitsInFlight.Slot runningOn;
     /** The index entries this transaction's writes add and remove at commit. */
     private final PendingIndexChanges pending = new PendingIndexChanges();
-    private State state = State.ACTIVE;
-    private CommitOutcome outcome;
     /** The changes this transaction's writes make, for the commit log, and their way there at commit. */
     private final CommitRecord commitRecord;
+    private State state = State.ACTIVE;
+    private CommitOutcome outcome;
     /** This transaction's scans, made at its first (many transactions scan nothing). */
     private OverlayingScan scan;
 
