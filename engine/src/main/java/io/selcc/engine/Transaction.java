@@ -5,20 +5,12 @@ import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.cache.SharedMemoryFullException;
 import io.selcc.engine.cc.CcTransaction;
-import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.index.BLinkTree;
-import io.selcc.engine.index.InsertOutcome;
 import io.selcc.fabric.CounterSnapshot;
 import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.HashSet;
-import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 
@@ -42,49 +34,31 @@ import java.util.function.Predicate;
  * (its absence was not covered).
  */
 public final class Transaction implements AutoCloseable {
-    private static final long NONE = 0;
+    /** No record id: a record id is never 0. */
+    static final long NONE = 0;
 
     private enum State { ACTIVE, COMMITTED, ABORTED }
 
     private final DatabaseNode db;
-    /** A distributed branch committed as decided although the log could not take its record. */
-    private boolean commitRecordLost;
     private final CcTransaction cc;
     private final CounterSnapshot startCounters;
     /** The beginning thread's slot, which counts this transaction until it ends ({@link #end}). */
     private final CommitsInFlight.Slot runningOn;
-    /** Rows this transaction inserted: table -> primary key -> record id. */
-    private final Map<Table, SortedLongMap> inserted = new HashMap<>();
-    /** Rows this transaction deleted (that existed before it): table -> primary key -> record id. */
-    private final Map<Table, SortedLongMap> deleted = new HashMap<>();
-    /** Secondary index entries to add or remove at commit. */
-    private final List<IndexChange> secondaryChanges = new ArrayList<>();
+    /** The index entries this transaction's writes add and remove at commit. */
+    private final PendingIndexChanges pending = new PendingIndexChanges();
+    /** The changes this transaction's writes make, for the commit log, and their way there at commit. */
+    private final CommitRecord commitRecord;
     private State state = State.ACTIVE;
     private CommitOutcome outcome;
-    /** The changes for the commit log, from the first write on; null when nothing is logged or written. */
-    private Redo redo;
-    /** The commit sequence number the log gave this transaction at its commit point; 0 if none. */
-    private long commitSequence;
-    /** Set by {@link #commit(long, BranchVote)}: this transaction is one branch of a distributed transaction. */
-    private BranchVote branchVote;
-    /** The distributed transaction's global id, for this branch's commit record (0: a local transaction). */
-    private long globalId;
-    /** What the vote threw: the branch was rolled back, then it is rethrown to the committer. */
-    private Throwable voteFailure;
-    /** The record id of the row a scan is handing to its visitor (see {@link #visitingRecordId}). */
-    private long visitingRecordId = NONE;
-
-    private record IndexChange(Index index, long key, long rid, boolean add) {
-    }
-
-    private record Entry(long key, long rid) {
-    }
+    /** This transaction's scans, made at its first (many transactions scan nothing). */
+    private OverlayingScan scan;
 
     Transaction(DatabaseNode db, CcTransaction cc, CounterSnapshot startCounters, CommitsInFlight.Slot runningOn) {
         this.db = db;
         this.cc = cc;
         this.startCounters = startCounters;
         this.runningOn = runningOn;
+        this.commitRecord = new CommitRecord(db);
     }
 
     // ================================================================ reads
@@ -143,7 +117,7 @@ public final class Transaction implements AutoCloseable {
     }
 
     /** The algorithm's read, with its abort turned into the transaction's end (no lambda: hot path). */
-    private boolean readRow(Table table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+    boolean readRow(Table table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
         try {
             return cc.read(table.heap(), rid, expected, into);
         } catch (AbortException e) {
@@ -157,7 +131,7 @@ public final class Transaction implements AutoCloseable {
      * caller reads the row with the key as the expected predicate and falls back to the index.
      */
     private long hint(Table table, long key) {
-        if (inserted.containsKey(table) || deleted.containsKey(table)) {
+        if (pending.changedRowsOf(table)) {
             return NONE;
         }
         long rid = table.ridHints().get(key);
@@ -182,7 +156,7 @@ public final class Transaction implements AutoCloseable {
      * checkpoint records it, so a crashed node's heap pages can be restored from the checkpoint).
      */
     public long visitingRecordId() {
-        return visitingRecordId;
+        return scan == null ? NONE : scan.visitingRecordId();
     }
 
     /**
@@ -197,147 +171,10 @@ public final class Transaction implements AutoCloseable {
     private int scan(Index index, long low, long high, int limit, boolean forward, boolean keepRows,
                      RowVisitor visitor) {
         checkActive();
-        Table table = index.table();
-        if (!index.isPrimary() && table.secondariesDeferred()) {
-            throw new IllegalStateException("index " + index.name() + " is not built yet: its entries are deferred"
-                + " until DeferredIndexes.build (recovery builds them after the log replay)");
+        if (scan == null) {
+            scan = new OverlayingScan(this, cc, pending);
         }
-        if (limit <= 0 || low > high) {
-            return 0;
-        }
-        Table.Scratch scratch = keepRows ? null : table.scratch();
-        try {
-            return scan(index, low, high, limit, forward, scratch, visitor);
-        } finally {
-            if (scratch != null) {
-                scratch.release();
-            }
-        }
-    }
-
-    /** The scan's batches; rows are kept copies when {@code scratch} is null, else views of it. */
-    private int scan(Index index, long low, long high, int limit, boolean forward, Table.Scratch scratch,
-                     RowVisitor visitor) {
-        int delivered = 0;
-        int batch = Math.max(16, limit * 2);
-        long from = forward ? low : high;
-        Set<Entry> seenAtBoundary = Set.of();
-        Table table = index.table();
-        while (true) {
-            List<Entry> entries = new ArrayList<>();
-            long fromKey = from;
-            int fetched = forward
-                ? index.tree().scan(fromKey, high, batch, (k, v) -> entries.add(new Entry(k, v)), cc.leafGuard())
-                : index.tree().scanBackward(low, fromKey, batch, (k, v) -> entries.add(new Entry(k, v)), cc.leafGuard());
-            indexReadDone();
-            boolean exhausted = fetched < batch;
-            long lastKey = entries.isEmpty() ? from : entries.get(entries.size() - 1).key();
-            List<Entry> merged = mergeLocalChanges(index, entries, forward ? fromKey : low, forward ? high : fromKey,
-                exhausted, lastKey, forward);
-            for (Entry entry : merged) {
-                if (entry.key() == from && seenAtBoundary.contains(entry)) {
-                    continue; // delivered in the previous batch
-                }
-                TupleView row = scratch == null ? readByIndex(index, entry) : readByIndex(index, entry, scratch);
-                if (row == null) {
-                    continue;
-                }
-                // A row found by a scan is often read or written by key next (Delivery's new order and
-                // order lines, Payment's customer found by last name): the hint lets that skip the index.
-                table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid());
-                delivered++;
-                visitingRecordId = entry.rid();
-                if (!visitor.visit(row) || delivered >= limit) {
-                    return delivered;
-                }
-            }
-            if (exhausted) {
-                return delivered;
-            }
-            // Continue from the last key (inclusive: a non-unique key may continue); grow the batch so a
-            // key with many entries cannot stall the scan.
-            Set<Entry> boundary = new HashSet<>();
-            for (Entry entry : merged) {
-                if (entry.key() == lastKey) {
-                    boundary.add(entry);
-                }
-            }
-            seenAtBoundary = boundary;
-            from = lastKey;
-            batch *= 2;
-        }
-    }
-
-    /** Index entries in the fetched range, with this transaction's pending changes applied, in scan order. */
-    private List<Entry> mergeLocalChanges(Index index, List<Entry> fromTree, long low, long high, boolean exhausted,
-                                          long lastKey, boolean forward) {
-        // Local entries beyond the last fetched key belong to a later batch.
-        long localLow = forward || exhausted ? low : lastKey;
-        long localHigh = !forward || exhausted ? high : lastKey;
-        Table table = index.table();
-        if (!hasLocalChanges(index, table)) {
-            return fromTree; // already in scan order: the tree orders by (key, record id)
-        }
-        List<Entry> result = new ArrayList<>(fromTree);
-        if (index.isPrimary()) {
-            SortedLongMap gone = deleted.get(table);
-            if (gone != null) {
-                result.removeIf(e -> gone.get(e.key(), NONE) == e.rid());
-            }
-            SortedLongMap mine = inserted.get(table);
-            if (mine != null) {
-                for (int i = mine.lowerBound(localLow); i < mine.size() && mine.keyAt(i) <= localHigh; i++) {
-                    result.add(new Entry(mine.keyAt(i), mine.valueAt(i)));
-                }
-            }
-        } else {
-            for (IndexChange change : secondaryChanges) {
-                if (change.index() != index) {
-                    continue;
-                }
-                Entry entry = new Entry(change.key(), change.rid());
-                if (change.add()) {
-                    if (change.key() >= localLow && change.key() <= localHigh) {
-                        result.add(entry);
-                    }
-                } else {
-                    result.remove(entry);
-                }
-            }
-        }
-        Comparator<Entry> order = Comparator.comparingLong(Entry::key).thenComparingLong(Entry::rid);
-        result.sort(forward ? order : order.reversed());
-        return result;
-    }
-
-    /** Whether this transaction inserted or deleted rows of {@code table} that {@code index} covers. */
-    private boolean hasLocalChanges(Index index, Table table) {
-        if (index.isPrimary()) {
-            SortedLongMap gone = deleted.get(table);
-            SortedLongMap mine = inserted.get(table);
-            return (gone != null && !gone.isEmpty()) || (mine != null && !mine.isEmpty());
-        }
-        for (IndexChange change : secondaryChanges) {
-            if (change.index() == index) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** The entry's row as a view of the scratch copy, or null (no per-row buffer, predicate or lambda). */
-    private TupleView readByIndex(Index index, Entry entry, Table.Scratch scratch) {
-        Table.IndexKeyMatch match = scratch.hasIndexKey;
-        match.index = index;
-        match.key = entry.key();
-        return readRow(index.table(), entry.rid(), match, scratch.first) ? scratch.firstView : null;
-    }
-
-    private TupleView readByIndex(Index index, Entry entry) {
-        Table table = index.table();
-        TupleBuffer buffer = new TupleBuffer(table.schema());
-        boolean found = guarded(() -> cc.read(table.heap(), entry.rid(), row -> index.keyOf(row) == entry.key(), buffer));
-        return found ? new TupleView(table.schema()).wrap(buffer) : null;
+        return scan.run(index, low, high, limit, forward, keepRows, visitor);
     }
 
     // ================================================================ writes
@@ -378,12 +215,8 @@ public final class Transaction implements AutoCloseable {
                 abortQuietly(AbortReason.SHARED_MEMORY_FULL); // counted as what it was
                 throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
             }
-            inserted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
-            logChange(Redo.INSERT, table, key, rid, image);
-            Index[] secondaries = table.maintainedSecondaries();
-            for (int i = 0; i < secondaries.length; i++) {
-                secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(row), rid, true));
-            }
+            pending.inserted(table, key, rid, row);
+            commitRecord.add(Redo.INSERT, table, key, rid, image);
             return true;
         } finally {
             scratch.release();
@@ -432,7 +265,7 @@ public final class Transaction implements AutoCloseable {
         try {
             found = cc.update(table.heap(), rid, scratch.hasKey, updater, before, after);
         } catch (AbortException e) {
-            throw ended(e); // inline rather than guarded(lambda): no capture per update
+            throw ended(e); // caught inline: a wrapping lambda would capture per update
         }
         if (!found) {
             if (!fromIndex) {
@@ -442,7 +275,7 @@ public final class Transaction implements AutoCloseable {
         }
         TupleView oldRow = scratch.firstView;
         TupleView newRow = scratch.secondView;
-        logChange(Redo.UPDATE, table, key, rid, after);
+        commitRecord.add(Redo.UPDATE, table, key, rid, after);
         if (table.primaryKey(newRow) != key) {
             abortQuietly();
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
@@ -459,8 +292,7 @@ public final class Transaction implements AutoCloseable {
                     throw ended(new AbortException(AbortReason.UNIQUE_KEY_TAKEN, "unique key taken: index="
                         + index.name() + " key=" + newKey + " (table=" + table.name() + " row=" + key + ")"));
                 }
-                secondaryChanges.add(new IndexChange(index, oldKey, rid, false));
-                secondaryChanges.add(new IndexChange(index, newKey, rid, true));
+                pending.keyChanged(index, oldKey, newKey, rid);
             }
         }
         return true;
@@ -498,17 +330,8 @@ public final class Transaction implements AutoCloseable {
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
-        logChange(Redo.DELETE, table, key, rid, null);
-        SortedLongMap mine = inserted.get(table);
-        if (mine != null && mine.remove(key)) {
-            secondaryChanges.removeIf(c -> c.rid() == rid);
-        } else {
-            deleted.computeIfAbsent(table, t -> new SortedLongMap()).put(key, rid);
-            Index[] secondaries = table.maintainedSecondaries();
-            for (int i = 0; i < secondaries.length; i++) {
-                secondaryChanges.add(new IndexChange(secondaries[i], secondaries[i].keyOf(oldRow), rid, false));
-            }
-        }
+        commitRecord.add(Redo.DELETE, table, key, rid, null);
+        pending.deleted(table, key, rid, oldRow);
         return true;
     }
 
@@ -543,11 +366,10 @@ public final class Transaction implements AutoCloseable {
 
     private CommitOutcome commitAs(long globalId, BranchVote vote) {
         checkActive();
-        branchVote = vote;
-        this.globalId = globalId;
+        commitRecord.branchOf(globalId, vote);
         try {
             try {
-                outcome = cc.commit(new IndexMaintenance());
+                outcome = cc.commit(new IndexMaintenance(pending, cc, commitRecord));
             } catch (RuntimeException | Error e) {
                 // The algorithm failed (its cache exhausted, its node fenced): the transaction is over, rolled
                 // back as DatabaseNode.run rolls back a body that threw, so nothing keeps it open.
@@ -560,57 +382,15 @@ public final class Transaction implements AutoCloseable {
             }
             end(outcome.committed() ? State.COMMITTED : State.ABORTED);
             db.transactionCounts().ended(outcome);
-            if (voteFailure != null) {
-                if (voteFailure instanceof Error error) {
-                    throw error;
-                }
-                throw (RuntimeException) voteFailure;
-            }
-            if (commitSequence != 0) {
-                db.commitsInFlight().done(); // installed and released: a checkpoint need not replay it
-            }
-            CommitLog log = db.commitLog();
-            if (log != null && outcome.committed()) {
-                // Acknowledged only once durable, and never before what it read from (any node's).
-                boolean durable = false;
-                try {
-                    if (commitSequence != 0) {
-                        log.awaitDurable(commitSequence);
-                    } else {
-                        log.awaitAppendedDurable();
-                    }
-                    durable = true;
-                } finally {
-                    commitRecordLost |= !durable; // see commitRecordDurable: only a wait that returned counts
-                }
+            commitRecord.rethrowVoteFailure();
+            commitRecord.installed(); // installed and released: a checkpoint need not replay it
+            if (outcome.committed()) {
+                commitRecord.awaitDurable(); // acknowledged only once durable
             }
             return outcome;
         } finally {
-            if (commitSequence != 0) {
-                db.commitsInFlight().done(); // idempotent: also after a commit that threw
-            }
-            returnRedo();
-        }
-    }
-
-    /** Records a change for the commit log (nothing when the database logs nothing). */
-    private void logChange(byte kind, Table table, long key, long rid, TupleBuffer image) {
-        if (db.commitLog() == null) {
-            return;
-        }
-        if (redo == null) {
-            redo = db.takeRedo();
-        }
-        int at = redo.add(kind, table.heap().tableId(), key, rid, image == null ? 0 : image.rowBytes());
-        if (image != null) {
-            image.copyRowTo(redo.images(), at);
-        }
-    }
-
-    private void returnRedo() {
-        if (redo != null) {
-            db.returnRedo(redo);
-            redo = null;
+            commitRecord.installed(); // idempotent: also after a commit that threw
+            commitRecord.release();
         }
     }
 
@@ -622,7 +402,7 @@ public final class Transaction implements AutoCloseable {
      * decision is applied, or the coordinator would forget it.
      */
     public boolean commitRecordDurable() {
-        return state == State.COMMITTED && !commitRecordLost;
+        return state == State.COMMITTED && !commitRecord.lost();
     }
 
     /**
@@ -640,7 +420,7 @@ public final class Transaction implements AutoCloseable {
 
     /** Rolls back if still active, counting the end as {@code reason} (an abort the body threw itself). */
     void abortQuietly(AbortReason reason) {
-        returnRedo();
+        commitRecord.release();
         if (state == State.ACTIVE) {
             try {
                 cc.abort(AbortReason.USER_ABORT);
@@ -690,20 +470,7 @@ public final class Transaction implements AutoCloseable {
 
     /** The record id of the row with primary key {@code key} as this transaction sees it; NONE if absent. */
     private long locate(Table table, long key) {
-        SortedLongMap gone = deleted.get(table);
-        SortedLongMap mine = inserted.get(table);
-        if (mine != null) {
-            long rid = mine.get(key, NONE);
-            if (rid != NONE) {
-                return rid;
-            }
-        }
-        if (gone != null && gone.containsKey(key)) {
-            return NONE;
-        }
-        long rid = table.primaryIndex().tree().lookup(key, NONE, cc.leafGuard());
-        indexReadDone();
-        return rid;
+        return locate(table, key, false);
     }
 
     /**
@@ -711,20 +478,24 @@ public final class Transaction implements AutoCloseable {
      * A row found through the index is read to confirm it (a stale entry aborts, as in {@link #get}).
      */
     private long locateToInsert(Table table, long key) {
-        SortedLongMap mine = inserted.get(table);
-        long own = mine != null ? mine.get(key, NONE) : NONE; // a record id is never NONE
+        return locate(table, key, true);
+    }
+
+    /** This transaction's own row or deletion first, then the primary index ({@code lookupToInsert} to insert). */
+    private long locate(Table table, long key, boolean toInsert) {
+        long own = pending.insertedRow(table, key);
         if (own != NONE) {
             return own;
         }
-        SortedLongMap gone = deleted.get(table);
-        if (gone != null && gone.containsKey(key)) {
+        if (pending.deletedRow(table, key)) {
             return NONE;
         }
-        long rid = table.primaryIndex().tree().lookupToInsert(key, NONE, cc.leafGuard());
+        BLinkTree tree = table.primaryIndex().tree();
+        long rid = toInsert ? tree.lookupToInsert(key, NONE, cc.leafGuard()) : tree.lookup(key, NONE, cc.leafGuard());
         indexReadDone();
-        if (rid != NONE) {
+        if (toInsert && rid != NONE) {
             TupleBuffer buffer = new TupleBuffer(table.schema());
-            if (!guarded(() -> cc.read(table.heap(), rid, row -> table.primaryKey(row) == key, buffer))) {
+            if (!readRow(table, rid, row -> table.primaryKey(row) == key, buffer)) {
                 throw staleEntry(table, key);
             }
         }
@@ -742,16 +513,7 @@ public final class Transaction implements AutoCloseable {
      */
     private boolean uniqueKeyTaken(Index index, long key, long self) {
         long removed = NONE; // the row whose entry under the key this transaction removed, if any
-        Map<Long, Integer> net = null;
-        for (int i = 0; i < secondaryChanges.size(); i++) {
-            IndexChange c = secondaryChanges.get(i);
-            if (c.index() == index && c.key() == key) {
-                if (net == null) {
-                    net = new HashMap<>();
-                }
-                net.merge(c.rid(), c.add() ? 1 : -1, Integer::sum);
-            }
-        }
+        Map<Long, Integer> net = pending.netEntries(index, key);
         if (net != null) {
             for (Map.Entry<Long, Integer> e : net.entrySet()) {
                 if (e.getValue() > 0 && e.getKey() != self) {
@@ -769,7 +531,7 @@ public final class Transaction implements AutoCloseable {
         }
         Table table = index.table();
         TupleBuffer buffer = new TupleBuffer(table.schema());
-        if (!guarded(() -> cc.read(table.heap(), holder, row -> index.keyOf(row) == key, buffer))) {
+        if (!readRow(table, holder, row -> index.keyOf(row) == key, buffer)) {
             cc.abort(AbortReason.STALE_READ);
             throw ended(new AbortException(AbortReason.STALE_READ, "row changed meanwhile: index=" + index.name()
                 + " key=" + key));
@@ -777,7 +539,8 @@ public final class Transaction implements AutoCloseable {
         return true;
     }
 
-    private void indexReadDone() {
+    /** Tells the algorithm an index read is over, with its abort turned into the transaction's end. */
+    void indexReadDone() {
         try {
             cc.indexReadDone();
         } catch (AbortException e) {
@@ -820,7 +583,7 @@ public final class Transaction implements AutoCloseable {
 
     /** The algorithm rolled back and threw: this transaction is over. */
     private AbortException ended(AbortException e) {
-        returnRedo();
+        commitRecord.release();
         boolean wasActive = state == State.ACTIVE;
         end(State.ABORTED);
         outcome = CommitOutcome.aborted(e.reason());
@@ -828,274 +591,5 @@ public final class Transaction implements AutoCloseable {
             db.transactionCounts().ended(outcome);
         }
         return e;
-    }
-
-    // One overload per result type, so record ids and flags are not boxed.
-    private boolean guarded(java.util.function.BooleanSupplier operation) {
-        try {
-            return operation.getAsBoolean();
-        } catch (AbortException e) {
-            throw ended(e);
-        }
-    }
-
-    private long guarded(java.util.function.LongSupplier operation) {
-        try {
-            return operation.getAsLong();
-        } catch (AbortException e) {
-            throw ended(e);
-        }
-    }
-
-    /**
-     * Applies this transaction's index changes from inside the algorithm's commit, in one global order:
-     * by index, then key (then record id where keys repeat), a key's removal before its addition. The
-     * order lets algorithms that wait for leaf latches at commit do so without deadlock (leaves are
-     * taken left to right in each tree, trees in a fixed order), and a unique key that moves between
-     * rows in one transaction is free again before it is added.
-     */
-    private final class IndexMaintenance implements CommitHook, BLinkTree.InsertListener {
-        /** Written out: a chain of five key extractors was a tenth of a New-Order's commit. */
-        private static final Comparator<IndexChange> ORDER = (a, b) -> {
-            int c = Long.compare(a.index().tree().rootAddress(), b.index().tree().rootAddress());
-            if (c == 0) {
-                c = Long.compare(a.key(), b.key());
-            }
-            if (c == 0 && !a.index().isUnique()) {
-                c = Long.compare(a.rid(), b.rid());
-            }
-            if (c == 0) {
-                c = Boolean.compare(a.add(), b.add()); // false (removal) first
-            }
-            return c != 0 ? c : Long.compare(a.rid(), b.rid());
-        };
-
-        /** Done changes, to put back in reverse order (parallel arrays: no box or array per change). */
-        private Index[] doneIndexes;
-        private long[] doneKeys;
-        private long[] doneRids;
-        private boolean[] doneAdded;
-        private int doneCount;
-        /** A run of additions to one index ({@link #add}), made at the first run of two or more. */
-        private long[] runKeys;
-        private long[] runRids;
-        private Index runIndex;
-
-        @Override
-        public AbortReason beforeInstall() {
-            int total = secondaryChanges.size();
-            for (SortedLongMap rows : deleted.values()) {
-                total += rows.size();
-            }
-            for (SortedLongMap rows : inserted.values()) {
-                total += rows.size();
-            }
-            List<IndexChange> changes = new ArrayList<>(total);
-            changes.addAll(secondaryChanges.size() > 1 ? net(secondaryChanges) : secondaryChanges);
-            // Sized once: at most every change is done, then undone.
-            doneIndexes = new Index[total];
-            doneKeys = new long[total];
-            doneRids = new long[total];
-            doneAdded = new boolean[total];
-            doneCount = 0;
-            for (Map.Entry<Table, SortedLongMap> byTable : deleted.entrySet()) {
-                Index primary = byTable.getKey().primaryIndex();
-                SortedLongMap rows = byTable.getValue();
-                for (int i = 0; i < rows.size(); i++) {
-                    changes.add(new IndexChange(primary, rows.keyAt(i), rows.valueAt(i), false));
-                }
-            }
-            for (Map.Entry<Table, SortedLongMap> byTable : inserted.entrySet()) {
-                Index primary = byTable.getKey().primaryIndex();
-                SortedLongMap rows = byTable.getValue();
-                for (int i = 0; i < rows.size(); i++) {
-                    changes.add(new IndexChange(primary, rows.keyAt(i), rows.valueAt(i), true));
-                }
-            }
-            changes.sort(ORDER);
-            for (int i = 0; i < changes.size(); ) {
-                IndexChange change = changes.get(i);
-                AbortReason failed;
-                if (change.add()) {
-                    // Consecutive additions to one index are in its order: one run, one latch per leaf.
-                    int end = i + 1;
-                    while (end < changes.size() && changes.get(end).add() && changes.get(end).index() == change.index()) {
-                        end++;
-                    }
-                    failed = add(change.index(), changes, i, end);
-                    i = end;
-                } else {
-                    failed = remove(change.index(), change.key(), change.rid());
-                    i++;
-                }
-                if (failed != null) {
-                    return fail(failed);
-                }
-            }
-            return null;
-        }
-
-        /**
-         * The secondary index changes with those that cancel out removed: a row whose key a transaction
-         * changed more than once (or inserted and then changed) records an addition and a later removal of
-         * the same entry, which applied in index order would remove an entry not yet there.
-         */
-        private List<IndexChange> net(List<IndexChange> recorded) {
-            Map<IndexChange, Integer> count = new java.util.LinkedHashMap<>();
-            for (IndexChange change : recorded) {
-                count.merge(new IndexChange(change.index(), change.key(), change.rid(), true), change.add() ? 1 : -1,
-                    Integer::sum);
-            }
-            List<IndexChange> net = new ArrayList<>(count.size());
-            for (Map.Entry<IndexChange, Integer> e : count.entrySet()) {
-                IndexChange entry = e.getKey();
-                if (e.getValue() > 0) {
-                    net.add(entry);
-                } else if (e.getValue() < 0) {
-                    net.add(new IndexChange(entry.index(), entry.key(), entry.rid(), false));
-                }
-            }
-            return net;
-        }
-
-        /** Adds changes [from, to), all additions to {@code index} in its order, recording each as done. */
-        private AbortReason add(Index index, List<IndexChange> changes, int from, int to) {
-            int n = to - from;
-            if (n == 1) {
-                return add(index, changes.get(from).key(), changes.get(from).rid());
-            }
-            if (runKeys == null || runKeys.length < n) {
-                runKeys = new long[n];
-                runRids = new long[n];
-            }
-            for (int j = 0; j < n; j++) {
-                runKeys[j] = changes.get(from + j).key();
-                runRids[j] = changes.get(from + j).rid();
-            }
-            runIndex = index;
-            InsertOutcome outcome;
-            try {
-                outcome = index.tree().insertRun(runKeys, runRids, 0, n, cc.leafGuard(), this);
-            } catch (SharedMemoryFullException e) {
-                return fail(AbortReason.SHARED_MEMORY_FULL); // the entries before it are recorded: undone
-            }
-            if (outcome == InsertOutcome.REFUSED) {
-                return cc.indexRefusal();
-            }
-            if (outcome != InsertOutcome.INSERTED) {
-                return AbortReason.DUPLICATE_KEY;
-            }
-            return null;
-        }
-
-        private AbortReason add(Index index, long key, long rid) {
-            InsertOutcome outcome;
-            try {
-                outcome = index.tree().insert(key, rid, cc.leafGuard());
-            } catch (SharedMemoryFullException e) {
-                return fail(AbortReason.SHARED_MEMORY_FULL); // the tree changed nothing (see BLinkTree.insert)
-            }
-            if (outcome == InsertOutcome.REFUSED) {
-                return cc.indexRefusal();
-            }
-            if (outcome != InsertOutcome.INSERTED) {
-                return AbortReason.DUPLICATE_KEY;
-            }
-            recordDone(index, key, rid, true);
-            return null;
-        }
-
-        @Override
-        public AbortReason commitPoint() {
-            if (branchVote != null) {
-                boolean commit;
-                try {
-                    commit = branchVote.prepared(redo);
-                } catch (RuntimeException | Error e) {
-                    voteFailure = e; // rolled back below as for a no, then rethrown by commit
-                    return AbortReason.GLOBAL_ABORT;
-                }
-                if (!commit) {
-                    return AbortReason.GLOBAL_ABORT; // undone as a failed validation would be
-                }
-            }
-            CommitLog log = db.commitLog();
-            if (log == null || redo == null || redo.size() == 0) {
-                return null;
-            }
-            long sequence;
-            redo.globalId(globalId);
-            try {
-                sequence = log.append(redo);
-            } catch (RuntimeException e) {
-                sequence = CommitLog.FAILED; // a closed or broken log: the commit aborts like a failed append
-            } catch (Error e) {
-                db.commitsInFlight().done(); // a number may have been drawn: it must not hold checkpoints back
-                throw e;
-            }
-            if (sequence == CommitLog.OUTCOME_UNKNOWN) {
-                db.commitsInFlight().done();
-                // Neither abort (the undone writes would be committed upon, and the record replayed
-                // under them) nor commit: the node stops here, latches held, as a crash would.
-                throw db.failStop.apply("a log append failed after its record may have become complete (outcome unknown)");
-            }
-            if (sequence == CommitLog.FAILED) {
-                commitRecordLost = true;
-                db.commitsInFlight().done(); // a number drawn for a record the log could not take
-                // A branch decided to commit must: the other branches do. Its durability is the 2PC
-                // log's (prepare record and decision); the failed log stops the node's next local commit.
-                return branchVote != null ? null : AbortReason.LOG_FAILED;
-            }
-            commitSequence = sequence;
-            return null;
-        }
-
-        @Override
-        public void inserted(long key, long rid) {
-            recordDone(runIndex, key, rid, true);
-        }
-
-        private AbortReason remove(Index index, long key, long rid) {
-            if (index.tree().delete(key, rid, cc.leafGuard())) {
-                recordDone(index, key, rid, false);
-                return null;
-            }
-            // Refused, or absent: a concurrent commit removed it first (OCC validates only after index
-            // changes, so this is where it learns). Either way a conflict.
-            AbortReason refusal = cc.indexRefusal();
-            return refusal != null ? refusal : AbortReason.STALE_READ;
-        }
-
-        private void recordDone(Index index, long key, long rid, boolean added) {
-            doneIndexes[doneCount] = index;
-            doneKeys[doneCount] = key;
-            doneRids[doneCount] = rid;
-            doneAdded[doneCount] = added;
-            doneCount++;
-        }
-
-        private AbortReason fail(AbortReason reason) {
-            undo();
-            return reason;
-        }
-
-        @Override
-        public void undo() {
-            for (int i = doneCount - 1; i >= 0; i--) {
-                Index index = doneIndexes[i];
-                long key = doneKeys[i];
-                long rid = doneRids[i];
-                boolean undone = doneAdded[i]
-                    ? index.tree().delete(key, rid, cc.undoGuard())
-                    : index.tree().insert(key, rid, cc.undoGuard()) == InsertOutcome.INSERTED;
-                if (!undone) {
-                    // The leaves it changed are still protected by this commit: failing here is a bug,
-                    // and going on would leave an entry of an aborted transaction in the index.
-                    throw new IllegalStateException("index undo failed: index=" + index.name() + " key=" + key
-                        + " rid=" + rid + (cc.indexRefusal() != null ? " refused=" + cc.indexRefusal() : ""));
-                }
-            }
-            doneCount = 0;
-        }
     }
 }
