@@ -2,6 +2,10 @@ package io.selcc.cli.tpcc;
 
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.SelccCli;
+import io.selcc.tpcc.run.DataDir;
+import io.selcc.tpcc.run.RunSpec;
+import io.selcc.tpcc.run.TpccRun;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -16,27 +20,30 @@ public final class TpccCheckCommand extends TpccDatabaseCommand {
     private java.nio.file.Path json;
 
     @Override
-    Integer runLocked() {
-        if (tpcc.dataDir != null) {
-            io.selcc.tpcc.run.DataDir.Kept kept = hold(() -> io.selcc.tpcc.run.DataDir.open(tpcc.dataDir));
-            if (spec.commandLine().getParseResult().hasMatchedOption("--warehouses")) {
-                io.selcc.tpcc.run.RunSpec.Violation differing = io.selcc.tpcc.run.DataDir.differingWarehouses(
-                    tpcc.dataDir, kept.properties(), tpcc.warehouses);
-                TpccRunCommand.refuse(spec.commandLine(), differing == null ? java.util.List.of() : java.util.List.of(differing));
+    public Integer call() {
+        CommandLine cl = spec.commandLine();
+        java.util.Map<String, String> kept = tpcc.dataDir == null ? null : DataDir.peek(tpcc.dataDir);
+        RunSpec.Mode mode = RunSpec.Mode.SHARED;
+        if (kept != null) {
+            // The kept database's warehouses and mode; a --warehouses given that differs is refused.
+            if (cl.getParseResult().hasMatchedOption("--warehouses")) {
+                RunSpec.Violation differing = DataDir.differingWarehouses(tpcc.dataDir, kept, tpcc.warehouses);
+                TpccRunCommand.refuse(cl, differing == null ? java.util.List.of() : java.util.List.of(differing));
             }
-            tpcc.warehouses = kept.warehouses();
-            tpcc.partitions = kept.partitions();
-            tpcc.recoveredBytes = kept.recoveredBytes();
+            tpcc.warehouses = Integer.parseInt(kept.get(DataDir.WAREHOUSES));
+            mode = DataDir.mode(kept);
         }
         if (json != null) {
             String problem = io.selcc.cli.JsonFile.whyNotWritable(json);
-            io.selcc.cli.Flags.require(problem == null, spec.commandLine(), "--json", json, problem);
+            io.selcc.cli.Flags.require(problem == null, cl, "--json", json, problem);
         }
-        ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
+        ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, cl);
+        io.selcc.cli.Flags.require(json == null || tpcc.dataDir != null, cl, "--json", json, "needs --data-dir");
+        RunSpec check = TpccSetup.spec(cluster, tpcc, cl, seed, true, mode);
+        TpccRunCommand.refuse(cl, check.validate());
         if (tpcc.dataDir != null) {
-            return TpccSetup.recoverAndCheck(cluster, tpcc, json, spec.commandLine().getOut(), spec.commandLine().getErr());
+            return TpccSetup.recoverAndCheck(check, cl, json);
         }
-        io.selcc.cli.Flags.require(json == null, spec.commandLine(), "--json", json, "needs --data-dir");
-        return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, true, spec.commandLine().getOut());
+        return TpccSetup.refusingBadInput(cl, () -> TpccRun.load(check, cl.getOut())) ? 0 : 1;
     }
 }

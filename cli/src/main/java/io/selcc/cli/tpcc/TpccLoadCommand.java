@@ -2,6 +2,8 @@ package io.selcc.cli.tpcc;
 
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.SelccCli;
+import io.selcc.tpcc.run.RunSpec;
+import io.selcc.tpcc.run.TpccRun;
 import picocli.CommandLine.Command;
 
 /** {@code selcc tpcc load}: loads the initial population and reports rows, time and memory. */
@@ -17,23 +19,19 @@ public final class TpccLoadCommand extends TpccDatabaseCommand {
     private String mode;
 
     @Override
-    Integer runLocked() {
+    public Integer call() {
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
-        switch (mode) {
-            case "shared" -> tpcc.partitions = 0;
+        RunSpec.Mode loaded = switch (mode) {
+            case "shared" -> RunSpec.Mode.SHARED;
             case "partitioned" -> {
                 io.selcc.cli.Flags.require(!cluster.separateProcesses(), spec.commandLine(), "--mode", mode,
                     "is not loaded by compute nodes as processes (--cluster)");
-                io.selcc.cli.Flags.require(tpcc.warehouses >= cluster.computeNodes(), spec.commandLine(), "--mode", mode,
-                    "needs a warehouse per compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses "
-                        + tpcc.warehouses);
-                tpcc.partitions = cluster.computeNodes();
+                yield RunSpec.Mode.PARTITIONED;
             }
             default -> throw io.selcc.cli.Flags.invalid(spec.commandLine(), "--mode", mode, "must be shared or partitioned");
-        }
-        if (tpcc.dataDir != null) {
-            hold(() -> io.selcc.tpcc.run.DataDir.forLoad(tpcc.dataDir));
-        }
-        return TpccSetup.loadAndMaybeCheck(cluster, tpcc, seed, tpcc.check, spec.commandLine().getOut());
+        };
+        RunSpec load = TpccSetup.spec(cluster, tpcc, spec.commandLine(), seed, tpcc.check, loaded);
+        TpccRunCommand.refuse(spec.commandLine(), load.validate());
+        return TpccSetup.refusingBadInput(spec.commandLine(), () -> TpccRun.load(load, spec.commandLine().getOut())) ? 0 : 1;
     }
 }

@@ -27,11 +27,6 @@ public final class TpccOptions {
     String memory;
     /** Parsed --memory after {@link #validate}: bytes per memory node, 0 for the default. */
     long memoryPerNode;
-    /**
-     * With --data-dir, for run and check: the bytes of the newest checkpoint and the logs there, which
-     * the default --memory sizes for (a database grows past its initial population as it runs).
-     */
-    long recoveredBytes;
 
     @Option(names = "--data-dir", paramLabel = "DIR",
         description = "Keep the database in DIR: load writes a checkpoint there; run and check recover from it"
@@ -45,14 +40,6 @@ public final class TpccOptions {
         + " index/heap check at the end; exit code 1 if any fails.")
     boolean check;
 
-    /**
-     * Partitioned mode's table sets, one per compute node (0: fully shared): set by {@code tpcc load --mode},
-     * or from a data directory's checkpoint.
-     */
-    int partitions;
-
-    /** What 2PL does on a held lock: set by {@code tpcc run --lock-wait}, no-wait elsewhere. */
-    io.selcc.engine.cc.LockWaitPolicy lockWait = io.selcc.engine.cc.LockWaitPolicy.NO_WAIT;
 
     /** Bytes per memory node given with --memory, or 0 when absent. */
     long memoryBytes(CommandLine cl) {

@@ -1,13 +1,13 @@
 package io.selcc.cli.tpcc;
 
-import io.selcc.cli.CliFailure;
 import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
 import io.selcc.cli.Flags;
-import io.selcc.engine.Database;
 import io.selcc.tpcc.check.CheckReport;
 import io.selcc.tpcc.check.ConditionResult;
-import io.selcc.tpcc.run.DataDir;
+import io.selcc.tpcc.run.InvalidRunException;
+import io.selcc.tpcc.run.RunSpec;
+import io.selcc.tpcc.run.TpccRun;
 import io.selcc.tpcc.run.TpccDatabases;
 
 import picocli.CommandLine;
@@ -15,7 +15,7 @@ import picocli.CommandLine;
 import java.io.PrintWriter;
 import java.util.Locale;
 
-/** Builds the database for a tpcc command, loads it, and runs the checks. */
+/** What {@code tpcc load} and {@code check} share: their flags checked, and mapped to a spec the library runs. */
 final class TpccSetup {
     private TpccSetup() {
     }
@@ -33,99 +33,62 @@ final class TpccSetup {
         return cluster;
     }
 
-    /** Memory per memory node: --memory, or the default for the population (and a recovered database's size). */
-    static long memoryPerNode(ClusterSettings cluster, TpccOptions options) {
-        return options.memoryPerNode > 0 ? options.memoryPerNode
-            : TpccDatabases.memoryPerNode(cluster.toSpec(true), options.warehouses, options.recoveredBytes);
-    }
-
-    /** The database of a load or a check, with the loaders' threads and the options' table sets. */
-    static Database open(ClusterSettings cluster, TpccOptions options) {
-        return TpccDatabases.open(cluster.toSpec(true), options.cc, options.lockWait, cluster.threads(),
-            cluster.cacheFrames(), memoryPerNode(cluster, options), options.partitions);
-    }
-
     /**
-     * What {@code tpcc load} and {@code tpcc check} do: build, load, and check when asked. Returns the
-     * exit code: 1 if a check failed, else 0.
+     * The spec of a load or a check with these flags: one terminal per warehouse (a load has none; the
+     * cache it needs is the loaders'), {@code partitions} table sets when partitioned.
      */
-    static int loadAndMaybeCheck(ClusterSettings cluster, TpccOptions options, long seed, boolean check, PrintWriter out) {
-        try (Database db = open(cluster, options)) {
-            return onNodeZero(cluster, db, out, () -> TpccDatabases.loadAndKeep(db, options.warehouses,
-                cluster.threads(), seed, options.partitions, memoryPerNode(cluster, options), check, options.dataDir, out)
-                ? 0 : 1);
-        }
+    static RunSpec spec(ClusterSettings cluster, TpccOptions options, CommandLine cl, long seed, boolean check,
+                        RunSpec.Mode mode) {
+        return RunSpec.builder().cc(options.cc).warehouses(options.warehouses).mode(mode).dataDir(options.dataDir)
+            .check(check).cluster(cluster.toSpec(cl.getParseResult().hasMatchedOption("--cache")))
+            .terminalsPerWarehouse(1).seed(seed).memoryPerNode(options.memoryPerNode).build();
     }
 
-    /**
-     * {@code work}'s exit code. With compute nodes as processes ({@code --cluster}), node 0 does the work
-     * once every other node joined and then stops them (it loads into the shared memory nodes and checks
-     * from there); another node joins, waits for node 0's STOP and returns 0.
-     */
-    static int onNodeZero(ClusterSettings cluster, Database db, PrintWriter out, java.util.function.IntSupplier work) {
-        if (!cluster.separateProcesses()) {
-            return work.getAsInt();
-        }
-        io.selcc.fabric.tcp.ClusterRun control = io.selcc.fabric.tcp.ClusterRun.join(db.cluster().fabric().endpoint(cluster.node()),
-            cluster.computeNodes());
+    /** {@code work}'s result; what the library refuses is bad input naming its flag (exit 2). */
+    static <T> T refusingBadInput(CommandLine cl, java.util.function.Supplier<T> work) {
         try {
-            if (cluster.node() != 0) {
-                out.printf(Locale.ROOT, "compute node %d: joining compute node 0, which does the work%n", cluster.node());
-                out.flush();
-                control.sayReady();
-                io.selcc.fabric.tcp.ClusterRun.acknowledge(control.awaitStop());
-                return 0;
-            }
-            out.printf(Locale.ROOT, "compute node 0 of %d processes: waiting for compute nodes 1-%d%n",
-                cluster.processes(), cluster.computeNodes() - 1);
-            out.flush();
-            control.awaitOthers();
-            int exit = work.getAsInt();
-            control.stopOthers();
-            return exit;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CliFailure("interrupted while the compute nodes' processes worked together", e);
+            return work.get();
+        } catch (InvalidRunException e) {
+            TpccRunCommand.refuse(cl, e.violations());
+            throw e;
         }
     }
 
     /**
      * {@code tpcc check --data-dir}: recovers the database kept in the directory and runs the checks;
-     * reports New-Orders since the load. Returns the exit code.
+     * reports New-Orders since the load, and with {@code json} writes what it found. Returns the exit code.
      */
-    static int recoverAndCheck(ClusterSettings cluster, TpccOptions options, java.nio.file.Path json,
-                               PrintWriter out, PrintWriter err) {
-        try (Database db = open(cluster, options)) {
-            io.selcc.wal.Recovery.Summary recovered = DataDir.recover(db, options.dataDir, out, err);
-            CheckReport report = TpccDatabases.check(db, options.warehouses, options.partitions, out);
-            long since = DataDir.ordersSinceLoad(db, options.warehouses, options.partitions);
-            out.printf(Locale.ROOT, "ordersSinceLoad %d%n", since);
-            out.flush();
-            if (json != null) {
-                io.selcc.cli.JsonWriter w = new io.selcc.cli.JsonWriter().beginObject()
-                    .field("dataDir", options.dataDir.toString())
-                    .field("warehouses", options.warehouses)
-                    .field("ordersSinceLoad", since)
-                    .field("passed", report.passed())
-                    .field("checkpoint", recovered.checkpoint().getFileName().toString())
-                    .field("logRecordsRead", recovered.recordsRead())
-                    .field("transactionsReplayed", recovered.replayed())
-                    .field("lastReplayed", recovered.lastReplayed())
-                    .field("partitions", options.partitions)
-                    .field("decidedTransactions", recovered.decided())
-                    .field("branchesApplied", recovered.branchesApplied())
-                    .field("branchesDiscarded", recovered.branchesDiscarded())
-                    .field("recoverySeconds", recovered.seconds());
-                w.name("failures").beginArray();
-                for (ConditionResult failed : report.failures()) {
-                    w.value(failed.condition().label());
-                }
-                w.endArray().endObject();
-                io.selcc.cli.JsonFile.write(json, w.toString());
-                out.println("wrote " + json);
-                out.flush();
+    static int recoverAndCheck(RunSpec spec, CommandLine cl, java.nio.file.Path json) {
+        PrintWriter out = cl.getOut();
+        TpccRun.KeptCheck found = refusingBadInput(cl, () -> TpccRun.check(spec, out, cl.getErr()));
+        CheckReport report = found.report();
+        io.selcc.wal.Recovery.Summary recovered = found.recovered();
+        out.printf(Locale.ROOT, "ordersSinceLoad %d%n", found.ordersSinceLoad());
+        out.flush();
+        if (json != null) {
+            io.selcc.cli.JsonWriter w = new io.selcc.cli.JsonWriter().beginObject()
+                .field("dataDir", spec.dataDir().toString())
+                .field("warehouses", spec.warehouses())
+                .field("ordersSinceLoad", found.ordersSinceLoad())
+                .field("passed", report.passed())
+                .field("checkpoint", recovered.checkpoint().getFileName().toString())
+                .field("logRecordsRead", recovered.recordsRead())
+                .field("transactionsReplayed", recovered.replayed())
+                .field("lastReplayed", recovered.lastReplayed())
+                .field("partitions", spec.partitions())
+                .field("decidedTransactions", recovered.decided())
+                .field("branchesApplied", recovered.branchesApplied())
+                .field("branchesDiscarded", recovered.branchesDiscarded())
+                .field("recoverySeconds", recovered.seconds());
+            w.name("failures").beginArray();
+            for (ConditionResult failed : report.failures()) {
+                w.value(failed.condition().label());
             }
-            return report.passed() ? 0 : 1;
+            w.endArray().endObject();
+            io.selcc.cli.JsonFile.write(json, w.toString());
+            out.println("wrote " + json);
+            out.flush();
         }
+        return report.passed() ? 0 : 1;
     }
 }

@@ -276,28 +276,6 @@ class TpccCommandTest {
     }
 
     /**
-     * A kept database across commands: a run after the load recovers, logs, and checkpoints; a second run
-     * recovers what the first left (HISTORY ids continue); check finds the orders of both runs. Fails when
-     * a run's HISTORY ids restart at an earlier run's (duplicate key in the second run).
-     */
-    @Test
-    @Timeout(value = 180, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void aKeptDatabaseGrowsRunByRun(@TempDir Path dir) throws Exception {
-        Path db = dir.resolve("db");
-        assertEquals(0, CliRun.of("tpcc", "load", "--warehouses", "1", "--data-dir", db.toString()).exitCode());
-        long durable = 0;
-        for (int run = 1; run <= 2; run++) {
-            CliRun r = CliRun.of("tpcc", "run", "--data-dir", db.toString(), "--mix", "50,50,0,0,0", "--duration", "2s");
-            assertEquals(0, r.exitCode(), r.toString());
-            assertTrue(r.out().contains("recovered from checkpoint-"), r.out());
-            long last = KeptDatabaseCheck.lastDurable(r.out());
-            assertTrue(last > 0, "durable New-Orders reported: " + r.out());
-            durable += last;
-        }
-        KeptDatabaseCheck.assertCheckFinds(dir, db, durable, "after two runs");
-    }
-
-    /**
      * {@code run --checkpoint-every} with logs that roll a cycle file per second
      * ({@value io.selcc.wal.Wal#ROLL_CYCLE_PROPERTY}={@code TEST_SECONDLY}): the checkpoints taken while
      * the terminals run remove the log files they cover, and their lines say how many; check then finds

@@ -66,6 +66,39 @@ final class ClusterMember {
         }
     }
 
+    /**
+     * {@code work}'s result. With compute nodes as processes, node 0 does the work once every other node
+     * joined and then stops them (it loads into the shared memory nodes and checks from there); another
+     * node joins, waits for node 0's STOP and returns true. In one process: the work.
+     */
+    static boolean onNodeZero(RunSpec spec, Database db, PrintWriter out, java.util.function.BooleanSupplier work) {
+        ClusterSpec.Placement where = spec.cluster().fabric();
+        if (!where.separateProcesses()) {
+            return work.getAsBoolean();
+        }
+        int computeNodes = spec.cluster().computeNodes();
+        ClusterRun control = ClusterRun.join(db.cluster().fabric().endpoint(where.node()), computeNodes);
+        try {
+            if (where.node() != 0) {
+                out.printf(Locale.ROOT, "compute node %d: joining compute node 0, which does the work%n", where.node());
+                out.flush();
+                control.sayReady();
+                ClusterRun.acknowledge(control.awaitStop());
+                return true;
+            }
+            out.printf(Locale.ROOT, "compute node 0 of %d processes: waiting for compute nodes 1-%d%n",
+                where.processes(), computeNodes - 1);
+            out.flush();
+            control.awaitOthers();
+            boolean passed = work.getAsBoolean();
+            control.stopOthers();
+            return passed;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RunFailedException("interrupted while the compute nodes' processes worked together", e);
+        }
+    }
+
     /** The flags every process of one run must share: the spec but where this process runs and its output. */
     private String workload() {
         ClusterSpec.Placement anywhere = new ClusterSpec.Placement(spec.cluster().fabric().label(),

@@ -127,10 +127,8 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
             "must be at least 64MiB");
         check(v, !duration.isZero() && !duration.isNegative(), "--duration", duration, "must be > 0");
         check(v, !warmup.isNegative(), "--warmup", warmup, "must be >= 0");
-        check(v, maxAttempts >= 1, "--max-attempts", maxAttempts, "must be >= 1");
         modeChecks(v);
         processChecks(v);
-        terminalChecks(v);
         if (checkpointEvery != null) {
             check(v, dataDir != null, "--checkpoint-every", checkpointEvery, "needs --data-dir");
             check(v, !checkpointEvery.isZero() && !checkpointEvery.isNegative(), "--checkpoint-every", checkpointEvery,
@@ -138,6 +136,8 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
             // A checkpoint taken while transactions run is consistent only with the log replayed after it.
             check(v, log != LogMode.OFF, "--checkpoint-every", checkpointEvery, "needs a log (--wal async or sync)");
         }
+        terminalChecks(v);
+        warehouseChecks(v);
         if (crash != null) {
             check(v, crash.after() == null || !crash.after().isNegative(), "--crash-after", crash.after(), "must be >= 0");
             check(v, crash.node() >= 0 && crash.node() < cluster.computeNodes(), "--crash-node", crash.node(),
@@ -146,6 +146,7 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
                 "needs another compute node to repair it (--compute-nodes >= 2)");
             check(v, log != LogMode.OFF, "--crash-node", crash.node(), "needs a log to restore it from (--wal async or sync)");
         }
+        check(v, maxAttempts >= 1, "--max-attempts", maxAttempts, "must be >= 1");
         return v;
     }
 
@@ -156,9 +157,6 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
             check(v, share >= 0 && share <= 100, "--distribution", share, "must be a percentage, 0-100");
             check(v, share == 0 || cluster.computeNodes() >= 2, "--distribution", share,
                 "needs two or more compute nodes (--compute-nodes) to cross between");
-            check(v, warehouses >= cluster.computeNodes(), "--distribution", share,
-                "needs a warehouse per compute node: --warehouses " + warehouses + " < --compute-nodes "
-                    + cluster.computeNodes());
         }
         if (partitioned()) {
             check(v, "2pl".equals(cc), "--mode", mode.label(), "runs --cc 2pl only (a read-only branch releases at"
@@ -167,9 +165,16 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
                 + " (--checkpoint-every): its two-phase-commit logs are not truncated with the commit logs; it"
                 + " checkpoints at the end");
             check(v, crash == null, "--mode", mode.label(), "cannot be combined with --crash-node");
-            check(v, warehouses >= cluster.computeNodes(), "--mode", mode.label(), "needs a warehouse per compute node:"
-                + " --compute-nodes " + cluster.computeNodes() + " > --warehouses " + warehouses);
         }
+    }
+
+    /** What needs a warehouse per compute node: a cross-partition share, partitioned mode. */
+    private void warehouseChecks(List<Violation> v) {
+        distribution.ifPresent(share -> check(v, warehouses >= cluster.computeNodes(), "--distribution", share,
+            "needs a warehouse per compute node: --warehouses " + warehouses + " < --compute-nodes "
+                + cluster.computeNodes()));
+        check(v, !partitioned() || warehouses >= cluster.computeNodes(), "--mode", mode.label(), "needs a warehouse per"
+            + " compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses " + warehouses);
     }
 
     /** What compute nodes as processes do not run yet, and the shared log directory's rules. */

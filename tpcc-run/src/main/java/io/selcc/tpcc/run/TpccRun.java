@@ -47,10 +47,7 @@ public final class TpccRun {
      *                             compute node's process lost without a log to restore it from, ...)
      */
     public static RunOutcome run(RunSpec spec, PrintWriter out, PrintWriter err) throws InterruptedException {
-        List<RunSpec.Violation> violations = spec.validate();
-        if (!violations.isEmpty()) {
-            throw new InvalidRunException(violations);
-        }
+        refuseIfInvalid(spec);
         if (spec.cluster().fabric().separateProcesses()) {
             return new ClusterMember(spec, out, err).run();
         }
@@ -68,28 +65,71 @@ public final class TpccRun {
     /**
      * Loads {@code spec}'s population ({@link RunSpec#warehouses}, its mode's table sets, its seed) with
      * {@link ClusterSpec#loaderThreads} per compute node, checks it when the spec asks, and with a data
-     * directory keeps it there for later runs ({@code tpcc load}). Whether the checks passed.
+     * directory keeps it there for later runs ({@code tpcc load}). With compute nodes as processes, node 0
+     * loads into the shared memory nodes once every other node joined, and the others wait until it is done.
+     * Whether the checks passed.
      *
      * @throws InvalidRunException if the spec or the directory (not empty, in use) refuses it
      */
     public static boolean load(RunSpec spec, PrintWriter out) {
-        List<RunSpec.Violation> violations = spec.validate();
-        if (!violations.isEmpty()) {
-            throw new InvalidRunException(violations);
-        }
-        int frames = spec.cluster().cacheFrames() > 0 ? spec.cluster().cacheFrames()
-            : (int) TpccDatabases.defaultCacheFrames(spec.warehouses());
+        refuseIfInvalid(spec);
         long memory = spec.memoryPerNode() > 0 ? spec.memoryPerNode()
             : TpccDatabases.memoryPerNode(spec.cluster(), spec.warehouses(), 0);
         DataDir.Held held = spec.dataDir() == null ? null : DataDir.forLoad(spec.dataDir());
-        try (Database db = TpccDatabases.open(spec.cluster(), spec.cc(), spec.lockWait(), spec.cluster().loaderThreads(),
-                 frames, memory, spec.partitions())) {
-            return TpccDatabases.loadAndKeep(db, spec.warehouses(), spec.cluster().loaderThreads(), spec.seed(),
-                spec.partitions(), memory, spec.check(), spec.dataDir(), out);
+        try (Database db = openForLoad(spec, memory)) {
+            return ClusterMember.onNodeZero(spec, db, out, () -> TpccDatabases.loadAndKeep(db, spec.warehouses(),
+                spec.cluster().loaderThreads(), spec.seed(), spec.partitions(), memory, spec.check(), spec.dataDir(), out));
         } finally {
             if (held != null) {
                 held.close();
             }
+        }
+    }
+
+    /**
+     * What checking the database kept in a directory found: the consistency checks' report, the New-Orders
+     * committed since the load (count(ORDER) minus the load's), and what recovery did.
+     */
+    public record KeptCheck(CheckReport report, long ordersSinceLoad, Recovery.Summary recovered) {
+    }
+
+    /**
+     * Recovers the database kept in {@code spec}'s data directory (its warehouses and mode are the
+     * directory's) and runs the twelve consistency conditions and the index check on it ({@code tpcc check
+     * --data-dir}), printing what it did.
+     *
+     * @throws InvalidRunException if the spec has no data directory, or the directory refuses it
+     */
+    public static KeptCheck check(RunSpec spec, PrintWriter out, PrintWriter err) {
+        if (spec.dataDir() == null) {
+            throw new InvalidRunException(new RunSpec.Violation("--data-dir", "", "a kept database's check needs one"));
+        }
+        try (DataDir.Kept kept = DataDir.open(spec.dataDir())) {
+            RunSpec its = spec.toBuilder().warehouses(kept.warehouses())
+                .mode(DataDir.mode(kept.properties())).build();
+            refuseIfInvalid(its);
+            long memory = its.memoryPerNode() > 0 ? its.memoryPerNode()
+                : TpccDatabases.memoryPerNode(its.cluster(), its.warehouses(), kept.recoveredBytes());
+            try (Database db = openForLoad(its, memory)) {
+                Recovery.Summary recovered = DataDir.recover(db, kept.dir(), out, err);
+                CheckReport report = TpccDatabases.check(db, its.warehouses(), kept.partitions(), out);
+                return new KeptCheck(report, DataDir.ordersSinceLoad(db, its.warehouses(), kept.partitions()), recovered);
+            }
+        }
+    }
+
+    /** A database for a load or a check: the loaders' threads, the cache as given or the warehouses' default. */
+    private static Database openForLoad(RunSpec spec, long memoryPerNode) {
+        int frames = spec.cluster().cacheFrames() > 0 ? spec.cluster().cacheFrames()
+            : (int) TpccDatabases.defaultCacheFrames(spec.warehouses());
+        return TpccDatabases.open(spec.cluster(), spec.cc(), spec.lockWait(), spec.cluster().loaderThreads(), frames,
+            memoryPerNode, spec.partitions());
+    }
+
+    private static void refuseIfInvalid(RunSpec spec) {
+        List<RunSpec.Violation> violations = spec.validate();
+        if (!violations.isEmpty()) {
+            throw new InvalidRunException(violations);
         }
     }
 
