@@ -48,7 +48,7 @@ public final class SelccCli implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new SelccCli());
         cl.setParameterExceptionHandler(SelccCli::badInput);
-        cl.setExecutionExceptionHandler((ex, failed, parseResult) -> failure(ex, failed));
+        cl.setExecutionExceptionHandler((ex, failed, parseResult) -> reportFailure(ex, failed));
         return cl;
     }
 
@@ -60,7 +60,11 @@ public final class SelccCli implements Runnable {
         return ExitCode.USAGE;
     }
 
-    private static int failure(Exception ex, CommandLine failed) {
+    /**
+     * Reports {@code ex}, which ended the command {@code failed}: one line for an expected failure, with
+     * the trace for anything else (a bug); the exit code (1).
+     */
+    public static int reportFailure(Exception ex, CommandLine failed) {
         PrintWriter err = failed.getErr();
         Throwable lostMemory = ex;
         while (lostMemory != null && !(lostMemory instanceof io.selcc.fabric.tcp.MemoryNodeFailedException)) {

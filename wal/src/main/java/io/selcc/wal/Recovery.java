@@ -367,7 +367,7 @@ public final class Recovery {
     public static void deleteTree(Path tree) {
         try (Stream<Path> paths = Files.walk(tree)) {
             for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.delete(path);
+                Files.deleteIfExists(path); // gone meanwhile is gone
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove " + tree, e);

@@ -40,7 +40,7 @@ public final class TpccCheckCommand extends TpccDatabaseCommand {
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, cl);
         io.selcc.cli.Flags.require(json == null || tpcc.dataDir != null, cl, "--json", json, "needs --data-dir");
         RunSpec check = TpccSetup.spec(cluster, tpcc, cl, seed, true, mode);
-        TpccRunCommand.refuse(cl, check.validate());
+        TpccRunCommand.refuse(cl, check.validateLoad());
         if (tpcc.dataDir != null) {
             return TpccSetup.recoverAndCheck(check, cl, json);
         }

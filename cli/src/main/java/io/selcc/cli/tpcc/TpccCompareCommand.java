@@ -139,7 +139,11 @@ public final class TpccCompareCommand implements Callable<Integer> {
                         return lastExit;
                     }
                 }
-                Point p = runOnce(cl, modeSpec(base, mode, share, kept), mode, Integer.toString(share), share, log);
+                List<String> extra = new ArrayList<>(List.of("--mode", mode, "--distribution", Integer.toString(share)));
+                if (kept != null) {
+                    extra.addAll(List.of("--data-dir", kept.toString()));
+                }
+                Point p = runOnce(cl, modeSpec(base, mode, share, kept), extra, mode, Integer.toString(share), share, log);
                 if (p == null) {
                     return lastExit;
                 }
@@ -194,7 +198,7 @@ public final class TpccCompareCommand implements Callable<Integer> {
         for (int i = 0; i < algorithms.size(); i++) {
             String cc = algorithms.get(i);
             for (String access : i % 2 == 0 ? accesses : accesses.reversed()) {
-                Point p = runOnce(cl, accessSpec(base, cc, access), access, cc, -1,
+                Point p = runOnce(cl, accessSpec(base, cc, access), List.of("--cc", cc, "--access", access), access, cc, -1,
                     runs.resolve("access-" + cc + "-" + access + ".txt"));
                 if (p == null) {
                     return lastExit;
@@ -373,33 +377,43 @@ public final class TpccCompareCommand implements Callable<Integer> {
             access.equals("sel") ? io.selcc.cache.AccessMode.SEL : io.selcc.cache.AccessMode.SELCC));
     }
 
-    /** One run, its output into {@code log} and its report beside it; null (and {@link #lastExit} set) if it did not succeed. */
-    private Point runOnce(CommandLine cl, RunSpec run, String series, String x, int share, Path log)
+    /**
+     * One run, as {@code tpcc run} with the run arguments and {@code extra} would do it (compute nodes as
+     * processes with {@code --fabric tcp}, rows appended to {@code --csv}), its output into {@code log} and
+     * its report beside it; null (and {@link #lastExit} set) if it did not succeed.
+     */
+    private Point runOnce(CommandLine cl, RunSpec run, List<String> extra, String series, String x, int share, Path log)
             throws IOException, InterruptedException {
         // With --keep-data-dirs the load wrote its output into the file first.
         java.nio.file.OpenOption[] open = keepDataDirs
             ? new java.nio.file.OpenOption[] {java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND}
             : new java.nio.file.OpenOption[0];
-        RunOutcome outcome;
+        TpccRunCommand command = runLine.getCommand();
+        io.selcc.cli.RunSettings asked = command.outputs();
+        // Every parameter and figure of the run, beside its output.
+        Path report = log.resolveSibling(log.getFileName().toString().replaceFirst("\\.txt$", ".json"));
+        io.selcc.cli.RunSettings outputs = new io.selcc.cli.RunSettings(asked.durationNanos(), asked.warmupNanos(),
+            asked.seed(), report, asked.csv());
+        List<String> childArgs = new ArrayList<>(runArgs);
+        childArgs.addAll(extra);
+        RunOutcome outcome = null;
+        int exit;
         try (PrintWriter file = new PrintWriter(Files.newBufferedWriter(log, StandardCharsets.UTF_8, open))) {
             try {
-                outcome = TpccRunCommand.execute(runLine, run, file, cl.getErr());
-            } catch (io.selcc.tpcc.run.RunFailedException | CliFailure e) {
-                cl.getErr().println("selcc tpcc run: failed: " + e.getMessage());
-                outcome = null;
-            }
-            if (outcome != null) {
-                // Every parameter and figure of the run, beside its output.
-                String report = log.getFileName().toString().replaceFirst("\\.txt$", ".json");
-                JsonFile.write(log.resolveSibling(report), TpccReport.json(outcome));
-                file.println("wrote " + log.resolveSibling(report));
+                outcome = command.runAndReport(run, outputs, childArgs, file, cl.getErr());
+                exit = TpccRunCommand.exitCode(outcome, file, cl.getErr());
+            } catch (RuntimeException e) {
+                if (e instanceof CommandLine.ParameterException) {
+                    throw e; // bad input, named in one line as tpcc run names it
+                }
+                exit = SelccCli.reportFailure(e, runLine);
             }
         }
-        if (outcome == null || TpccRunCommand.exitCode(outcome, new PrintWriter(java.io.Writer.nullWriter()), cl.getErr()) != 0) {
-            cl.getErr().println("selcc tpcc compare: the run " + run.mode().label() + " " + x + " failed"
+        if (exit != 0) {
+            cl.getErr().println("selcc tpcc compare: the run " + String.join(" ", extra) + " failed"
                 + " (its output: " + log + ")");
             cl.getErr().flush();
-            lastExit = 1;
+            lastExit = exit;
             return null;
         }
         if (parameters == null) {

@@ -31,7 +31,7 @@ public final class TpccLoadCommand extends TpccDatabaseCommand {
             default -> throw io.selcc.cli.Flags.invalid(spec.commandLine(), "--mode", mode, "must be shared or partitioned");
         };
         RunSpec load = TpccSetup.spec(cluster, tpcc, spec.commandLine(), seed, tpcc.check, loaded);
-        TpccRunCommand.refuse(spec.commandLine(), load.validate());
+        TpccRunCommand.refuse(spec.commandLine(), load.validateLoad());
         return TpccSetup.refusingBadInput(spec.commandLine(), () -> TpccRun.load(load, spec.commandLine().getOut())) ? 0 : 1;
     }
 }

@@ -8,6 +8,7 @@ import io.selcc.cli.RunOptions;
 import io.selcc.cli.RunSettings;
 import io.selcc.cli.SelccCli;
 import io.selcc.tpcc.driver.Mix;
+import io.selcc.tpcc.run.ClusterSpec;
 import io.selcc.tpcc.run.DataDir;
 import io.selcc.tpcc.run.InvalidRunException;
 import io.selcc.tpcc.run.RunOutcome;
@@ -141,7 +142,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         var given = cl.getParseResult();
         Flags.require(!given.hasMatchedOption("--threads"), cl, "--threads", clusterOptions.threads(),
             "is not a tpcc run flag: terminals are placed per warehouse, use --terminals N (per warehouse)");
-        RunSpec.Mode runMode = parse(cl, "--mode", mode, RunSpec.Mode.class, "must be shared or partitioned");
+        RunSpec.Mode runMode = parse(cl, "--mode", mode, RunSpec.Mode.class, false, "must be shared or partitioned");
         java.util.Map<String, String> stored = tpcc.dataDir == null ? null : DataDir.peek(tpcc.dataDir);
         if (stored != null) {
             // A kept database's mode and warehouses are the run's; a value given that differs is refused first
@@ -159,7 +160,7 @@ public final class TpccRunCommand implements Callable<Integer> {
         RunSettings run = runOptions.settings(cl, TpccReport.CSV_HEADER);
         RunSpec.LogMode log = tpcc.dataDir != null && !given.hasMatchedOption("--wal")
             ? RunSpec.LogMode.SYNC // a kept database keeps what it acknowledged
-            : parse(cl, "--wal", wal, RunSpec.LogMode.class, "must be off, async or sync");
+            : parse(cl, "--wal", wal, RunSpec.LogMode.class, true, "must be off, async or sync");
         io.selcc.engine.cc.LockWaitPolicy lockWaitPolicy;
         try {
             lockWaitPolicy = io.selcc.engine.cc.LockWaitPolicy.byName(lockWait);
@@ -201,11 +202,12 @@ public final class TpccRunCommand implements Callable<Integer> {
         return violation == null ? java.util.List.of() : java.util.List.of(violation);
     }
 
-    /** {@code value} as the constant of {@code type} it names, in any case; else bad input. */
+    /** {@code value} as the constant of {@code type} it names (lower case, or in any case); else bad input. */
     private static <E extends Enum<E>> E parse(picocli.CommandLine cl, String flag, String value, Class<E> type,
-                                               String problem) {
+                                               boolean anyCase, String problem) {
         for (E constant : type.getEnumConstants()) {
-            if (constant.name().equalsIgnoreCase(value)) {
+            String name = constant.name().toLowerCase(Locale.ROOT);
+            if (anyCase ? name.equalsIgnoreCase(value) : name.equals(value)) {
                 return constant;
             }
         }
@@ -215,29 +217,43 @@ public final class TpccRunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         RunSpec runSpec = spec();
-        RunSettings run = runOptions.settings(spec.commandLine(), TpccReport.CSV_HEADER);
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        if (runSpec.cluster().fabric().label().equals("tcp") && !runSpec.cluster().fabric().separateProcesses()
-            && runSpec.inOneProcessBecause() == null) {
-            return launchProcesses(runSpec, out);
-        }
-        RunOutcome outcome = execute(spec.commandLine(), runSpec, out, err);
-        if (!outcome.reported()) {
-            return 0;
-        }
-        writeReports(run, outcome, out);
-        return exitCode(outcome, out, err);
+        java.util.List<String> args = new java.util.ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        RunOutcome outcome = runAndReport(runSpec, outputs(), args.subList(args.indexOf("run") + 1, args.size()),
+            spec.commandLine().getOut(), spec.commandLine().getErr());
+        return outcome.reported() ? exitCode(outcome, spec.commandLine().getOut(), spec.commandLine().getErr()) : 0;
+    }
+
+    /** Where this command's flags ask for the report ({@code --json}) and the rows ({@code --csv}). */
+    RunSettings outputs() {
+        return runOptions.settings(spec.commandLine(), TpccReport.CSV_HEADER);
     }
 
     /**
-     * Runs {@code runSpec}: a refusal is bad input naming its flag (exit 2); an expected failure is one
-     * line (exit 1).
+     * Runs {@code runSpec} as this command does and writes {@code outputs} once it is measured: with
+     * {@code --fabric tcp}, compute nodes 1..N-1 as processes started with {@code childArgs} where the run
+     * allows it, else in this process. A refusal is bad input naming its flag (exit 2).
      */
-    static RunOutcome execute(picocli.CommandLine cl, RunSpec runSpec, PrintWriter out, PrintWriter err)
-        throws InterruptedException {
+    RunOutcome runAndReport(RunSpec runSpec, RunSettings outputs, java.util.List<String> childArgs, PrintWriter out,
+                            PrintWriter err) throws InterruptedException {
+        if (runSpec.cluster().fabric().label().equals("tcp") && !runSpec.cluster().fabric().separateProcesses()
+            && runSpec.inOneProcessBecause() == null) {
+            return launchProcesses(runSpec, outputs, childArgs, out, err);
+        }
+        return execute(spec.commandLine(), runSpec, outputs, out, err);
+    }
+
+    /**
+     * Runs {@code runSpec}, writing {@code outputs} as soon as it is measured (before a kept database's
+     * final checkpoint); a refusal is bad input naming its flag (exit 2).
+     */
+    private static RunOutcome execute(picocli.CommandLine cl, RunSpec runSpec, RunSettings outputs, PrintWriter out,
+                                      PrintWriter err) throws InterruptedException {
         try {
-            return TpccRun.run(runSpec, out, err);
+            return TpccRun.run(runSpec, out, err, outcome -> {
+                if (outcome.reported()) {
+                    writeReports(outputs, outcome, out);
+                }
+            });
         } catch (InvalidRunException e) {
             refuse(cl, e.violations());
             throw e;
@@ -272,12 +288,11 @@ public final class TpccRunCommand implements Callable<Integer> {
 
     /**
      * {@code --fabric tcp}: starts the memory nodes and compute nodes 1..N-1 as processes on localhost
-     * (with a temporary shared log directory when logging) and runs as compute node 0.
+     * (with {@code childArgs}, and a temporary shared log directory when logging) and runs as compute node 0.
      */
-    private Integer launchProcesses(RunSpec runSpec, PrintWriter out) throws InterruptedException {
-        java.util.List<String> args = new java.util.ArrayList<>(spec.commandLine().getParseResult().originalArgs());
-        int at = args.indexOf("run");
-        args = new java.util.ArrayList<>(args.subList(at + 1, args.size()));
+    private RunOutcome launchProcesses(RunSpec runSpec, RunSettings outputs, java.util.List<String> childArgs,
+                                       PrintWriter out, PrintWriter err) throws InterruptedException {
+        java.util.List<String> args = new java.util.ArrayList<>(childArgs);
         java.nio.file.Path temporaryLogs = null;
         if (runSpec.log() != RunSpec.LogMode.OFF) {
             try {
@@ -288,16 +303,12 @@ public final class TpccRunCommand implements Callable<Integer> {
             args.addAll(java.util.List.of("--log-dir", temporaryLogs.toString()));
         }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
-        long memory = TpccRun.memoryPerNode(runSpec);
-        try (var processes = io.selcc.cli.FabricLauncher.launchCluster(cluster, memory, args,
+        try (var processes = io.selcc.cli.FabricLauncher.launchCluster(cluster, TpccRun.memoryPerNode(runSpec), args,
             java.util.List.of("tpcc", "run"))) {
-            ClusterSettings member = cluster.inCluster(processes.map(), 0);
-            RunSpec asNodeZero = runSpec.toBuilder().cluster(member.toSpec(runSpec.cluster().cacheFrames() > 0))
+            ClusterSpec.Placement nodeZero = cluster.inCluster(processes.map(), 0).toSpec(false).fabric();
+            RunSpec asNodeZero = runSpec.toBuilder().cluster(runSpec.cluster().withFabric(nodeZero))
                 .logDir(temporaryLogs).build();
-            RunSettings run = runOptions.settings(spec.commandLine(), TpccReport.CSV_HEADER);
-            RunOutcome outcome = execute(spec.commandLine(), asNodeZero, out, spec.commandLine().getErr());
-            writeReports(run, outcome, out);
-            return exitCode(outcome, out, spec.commandLine().getErr());
+            return execute(spec.commandLine(), asNodeZero, outputs, out, err);
         } finally {
             if (temporaryLogs != null) {
                 io.selcc.wal.Recovery.deleteTree(temporaryLogs);

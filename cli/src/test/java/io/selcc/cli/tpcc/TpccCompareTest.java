@@ -20,8 +20,9 @@ class TpccCompareTest {
     @Test
     void comparesBothModesAtEachShare(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("cmp");
+        Path sweep = dir.resolve("sweep.csv");
         CliRun run = CliRun.of("tpcc", "compare", "--distribution", "0,100", "--warehouses", "2", "--compute-nodes", "2",
-            "--mix", "100,0,0,0,0", "--duration", "1s", "--warmup", "0s", "--out", out.toString());
+            "--mix", "100,0,0,0,0", "--duration", "1s", "--warmup", "0s", "--csv", sweep.toString(), "--out", out.toString());
         assertEquals(0, run.exitCode(), run.toString());
         @SuppressWarnings("unchecked")
         Map<String, Object> report = (Map<String, Object>) MiniJson.parse(Files.readString(out.resolve("compare.json")));
@@ -45,6 +46,9 @@ class TpccCompareTest {
                 assertTrue(share == 0 ? distributed == 0 : distributed > 0, "cross-partition orders commit by 2PC: " + r);
             }
         }
+        // --csv goes to every run as tpcc run's: a header, then six rows per run (five types and all).
+        // Seen failing when compare ran the library without the command's outputs (the file was never written).
+        assertEquals(1 + 4 * 6, Files.readAllLines(sweep).size(), "rows of every run in " + sweep);
         List<String> csv = Files.readAllLines(out.resolve("compare.csv"));
         assertEquals(5, csv.size(), csv.toString());
         assertTrue(csv.get(0).startsWith("mode,distribution,txnPerSec"), csv.get(0));

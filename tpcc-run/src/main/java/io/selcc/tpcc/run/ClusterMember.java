@@ -103,11 +103,8 @@ final class ClusterMember {
     private String workload() {
         ClusterSpec.Placement anywhere = new ClusterSpec.Placement(spec.cluster().fabric().label(),
             spec.cluster().fabric().processes(), 0, null);
-        ClusterSpec cluster = spec.cluster();
-        return spec.toBuilder().cluster(new ClusterSpec(cluster.access(), cluster.computeNodes(), cluster.memoryNodes(),
-                cluster.loaderThreads(), cluster.gclSize(), cluster.cacheFrames(), cluster.rttNanos(), cluster.gbps(),
-                cluster.fairness(), anywhere))
-            .logDir(null).check(false).memoryPerNode(0).build().toString();
+        ClusterSpec cluster = spec.cluster().withFabric(anywhere).withCacheFrames(spec.cacheFrames()); // as it runs
+        return spec.toBuilder().cluster(cluster).logDir(null).check(false).memoryPerNode(0).build().toString();
     }
 
     private RunOutcome coordinate(Database db, ClusterRun control, RunLog log, DriverConfig config, long memoryPerNode)

@@ -63,6 +63,12 @@ public record ClusterSpec(AccessMode access, int computeNodes, int memoryNodes, 
             fairness, fabric);
     }
 
+    /** These settings with the nodes placed as {@code fabric} says. */
+    public ClusterSpec withFabric(Placement fabric) {
+        return new ClusterSpec(access, computeNodes, memoryNodes, loaderThreads, gclSize, cacheFrames, rttNanos, gbps,
+            fairness, fabric);
+    }
+
     /** These settings with {@code access} (SELCC's cache, or SEL without one). */
     public ClusterSpec withAccess(AccessMode access) {
         return new ClusterSpec(access, computeNodes, memoryNodes, loaderThreads, gclSize, cacheFrames, rttNanos, gbps,

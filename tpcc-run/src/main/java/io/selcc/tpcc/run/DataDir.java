@@ -118,6 +118,9 @@ public final class DataDir {
                 lock = channel.tryLock();
             } catch (java.nio.channels.OverlappingFileLockException e) {
                 lock = null; // held by another command running in this process
+            } catch (IOException e) {
+                channel.close();
+                throw e;
             }
             if (lock == null) {
                 channel.close();

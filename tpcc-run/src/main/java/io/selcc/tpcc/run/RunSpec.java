@@ -78,6 +78,20 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         }
     }
 
+    public RunSpec {
+        java.util.Objects.requireNonNull(cc, "cc");
+        java.util.Objects.requireNonNull(mode, "mode");
+        java.util.Objects.requireNonNull(log, "log");
+        java.util.Objects.requireNonNull(cluster, "cluster");
+        java.util.Objects.requireNonNull(placement, "placement");
+        java.util.Objects.requireNonNull(terminalThreads, "terminalThreads");
+        java.util.Objects.requireNonNull(lockWait, "lockWait");
+        java.util.Objects.requireNonNull(duration, "duration");
+        java.util.Objects.requireNonNull(warmup, "warmup");
+        java.util.Objects.requireNonNull(mix, "mix");
+        java.util.Objects.requireNonNull(distribution, "distribution");
+    }
+
     /** Whether the run has one table set per compute node, with two-phase commit between them. */
     public boolean partitioned() {
         return mode == Mode.PARTITIONED;
@@ -119,12 +133,7 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
      */
     public List<Violation> validate() {
         List<Violation> v = new ArrayList<>();
-        check(v, ConcurrencyControls.available().contains(cc), "--cc", cc,
-            "unknown concurrency control; available: " + ConcurrencyControls.available());
-        check(v, warehouses >= 1 && warehouses <= TpccSchema.MAX_WAREHOUSES, "--warehouses", warehouses,
-            "must be in [1, " + TpccSchema.MAX_WAREHOUSES + "]");
-        check(v, memoryPerNode == 0 || memoryPerNode >= MIN_MEMORY_BYTES, "--memory", memoryPerNode + " bytes",
-            "must be at least 64MiB");
+        populationChecks(v);
         check(v, !duration.isZero() && !duration.isNegative(), "--duration", duration, "must be > 0");
         check(v, !warmup.isNegative(), "--warmup", warmup, "must be >= 0");
         modeChecks(v);
@@ -148,6 +157,47 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         }
         check(v, maxAttempts >= 1, "--max-attempts", maxAttempts, "must be >= 1");
         return v;
+    }
+
+    /**
+     * What a load refuses ({@code TpccRun.load}, {@code tpcc load}): the algorithm, the warehouses, the
+     * memory, the cluster, the loaders' cache, a partitioned population without a warehouse per node, a data
+     * directory with compute nodes as processes. Empty: it can start.
+     */
+    public List<Violation> validateLoad() {
+        List<Violation> v = new ArrayList<>();
+        populationChecks(v);
+        long needed = (long) TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL * cluster.loaderThreads();
+        check(v, cluster.cacheFrames() == 0 || cluster.cacheFrames() >= needed, "--cache", cluster.cacheFrames()
+            + " frames", "TPC-C needs at least " + TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL + " frames per terminal"
+            + " (--threads " + cluster.loaderThreads() + " = " + needed + "): a transaction holds latches on up to a few"
+            + " hundred pages");
+        check(v, !cluster.fabric().separateProcesses() || dataDir == null, "--data-dir", dataDir,
+            "is not kept with compute nodes as processes (--cluster) yet");
+        check(v, !partitioned() || warehouses >= cluster.computeNodes(), "--mode", mode.label(), "needs a warehouse per"
+            + " compute node: --compute-nodes " + cluster.computeNodes() + " > --warehouses " + warehouses);
+        return v;
+    }
+
+    /** The algorithm, the warehouses, the memory and the cluster: what a load and a run both need. */
+    private void populationChecks(List<Violation> v) {
+        check(v, ConcurrencyControls.available().contains(cc), "--cc", cc,
+            "unknown concurrency control; available: " + ConcurrencyControls.available());
+        check(v, warehouses >= 1 && warehouses <= TpccSchema.MAX_WAREHOUSES, "--warehouses", warehouses,
+            "must be in [1, " + TpccSchema.MAX_WAREHOUSES + "]");
+        check(v, memoryPerNode == 0 || memoryPerNode >= MIN_MEMORY_BYTES, "--memory", memoryPerNode + " bytes",
+            "must be at least 64MiB");
+        String nodes = io.selcc.cache.SelccCluster.computeNodesProblem(cluster.computeNodes());
+        check(v, nodes == null, "--compute-nodes", cluster.computeNodes(), nodes);
+        String memoryNodes = io.selcc.cache.SelccCluster.memoryNodesProblem(cluster.memoryNodes());
+        check(v, memoryNodes == null, "--memory-nodes", cluster.memoryNodes(), memoryNodes);
+        String gcl = io.selcc.cache.SelccCluster.gclSizeProblem(cluster.gclSize());
+        check(v, gcl == null, "--gcl-size", cluster.gclSize(), gcl);
+        check(v, cluster.loaderThreads() >= 1, "--threads", cluster.loaderThreads(), "must be >= 1");
+        check(v, cluster.cacheFrames() >= 0, "--cache", cluster.cacheFrames(), "must be >= 0 (0: the default)");
+        check(v, cluster.rttNanos() >= 0, "--rtt", cluster.rttNanos() + "ns", "must be >= 0");
+        check(v, Double.isFinite(cluster.gbps()) && cluster.gbps() >= 0, "--gbps", cluster.gbps(),
+            "must be a number >= 0; 0 = unlimited");
     }
 
     /** --mode and --distribution against the cluster and the warehouses. */
@@ -223,7 +273,8 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
             "--placement", placement.label(), "partitioned mode and --distribution run each terminal on its"
                 + " warehouse's node: use home");
         if (terminalsPerWarehouse < 1 || terminalsPerWarehouse > MAX_TERMINALS_PER_WAREHOUSE || warehouses < 1
-            || cluster.computeNodes() < 1) {
+            || warehouses > TpccSchema.MAX_WAREHOUSES
+            || io.selcc.cache.SelccCluster.computeNodesProblem(cluster.computeNodes()) != null) {
             return; // the placement below needs sane counts
         }
         int busiest = busiestNode();
@@ -338,6 +389,22 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         public Builder crash(CrashPlan crash) { this.crash = crash; return this; }
         public Builder memoryPerNode(long bytes) { this.memoryPerNode = bytes; return this; }
         public Builder logDir(Path logDir) { this.logDir = logDir; return this; }
+
+        /**
+         * Runs the database kept in {@code dir} as {@code tpcc run --data-dir} does: its warehouses and its
+         * mode (one table set per compute node: partitioned), logged with sync; a directory without a
+         * readable checkpoint is refused when the run opens it.
+         */
+        public Builder keptDatabase(Path dir) {
+            this.dataDir = dir;
+            this.log = LogMode.SYNC;
+            java.util.Map<String, String> kept = DataDir.peek(dir);
+            if (kept != null) {
+                this.warehouses = Integer.parseInt(kept.get(DataDir.WAREHOUSES));
+                this.mode = DataDir.mode(kept);
+            }
+            return this;
+        }
 
         public RunSpec build() {
             return new RunSpec(cc, warehouses, mode, log, dataDir, check, cluster, terminalsPerWarehouse, placement,

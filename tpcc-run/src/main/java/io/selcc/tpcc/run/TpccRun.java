@@ -47,16 +47,28 @@ public final class TpccRun {
      *                             compute node's process lost without a log to restore it from, ...)
      */
     public static RunOutcome run(RunSpec spec, PrintWriter out, PrintWriter err) throws InterruptedException {
+        return run(spec, out, err, outcome -> { });
+    }
+
+    /**
+     * {@link #run(RunSpec, PrintWriter, PrintWriter)}, handing the outcome to {@code measured} as soon as
+     * it is final: before a kept database's final checkpoint, so that a report written there survives a
+     * checkpoint that fails (a full disk).
+     */
+    public static RunOutcome run(RunSpec spec, PrintWriter out, PrintWriter err,
+                                 java.util.function.Consumer<RunOutcome> measured) throws InterruptedException {
         refuseIfInvalid(spec);
         if (spec.cluster().fabric().separateProcesses()) {
-            return new ClusterMember(spec, out, err).run();
+            RunOutcome outcome = new ClusterMember(spec, out, err).run();
+            measured.accept(outcome);
+            return outcome;
         }
         if (spec.dataDir() == null) {
-            return inProcess(spec, null, out, err);
+            return inProcess(spec, null, out, err, measured);
         }
         try (DataDir.Kept kept = DataDir.open(spec.dataDir())) {
             refuseWhatTheDirectorySaysAgainst(spec, kept);
-            RunOutcome outcome = inProcess(spec, kept, out, err);
+            RunOutcome outcome = inProcess(spec, kept, out, err, measured);
             Recovery.removeLogs(spec.dataDir()); // the log is closed, the final checkpoint covers it
             return outcome;
         }
@@ -72,7 +84,10 @@ public final class TpccRun {
      * @throws InvalidRunException if the spec or the directory (not empty, in use) refuses it
      */
     public static boolean load(RunSpec spec, PrintWriter out) {
-        refuseIfInvalid(spec);
+        List<RunSpec.Violation> violations = spec.validateLoad();
+        if (!violations.isEmpty()) {
+            throw new InvalidRunException(violations);
+        }
         long memory = spec.memoryPerNode() > 0 ? spec.memoryPerNode()
             : TpccDatabases.memoryPerNode(spec.cluster(), spec.warehouses(), 0);
         DataDir.Held held = spec.dataDir() == null ? null : DataDir.forLoad(spec.dataDir());
@@ -107,7 +122,10 @@ public final class TpccRun {
         try (DataDir.Kept kept = DataDir.open(spec.dataDir())) {
             RunSpec its = spec.toBuilder().warehouses(kept.warehouses())
                 .mode(DataDir.mode(kept.properties())).build();
-            refuseIfInvalid(its);
+            List<RunSpec.Violation> violations = its.validateLoad();
+            if (!violations.isEmpty()) {
+                throw new InvalidRunException(violations);
+            }
             long memory = its.memoryPerNode() > 0 ? its.memoryPerNode()
                 : TpccDatabases.memoryPerNode(its.cluster(), its.warehouses(), kept.recoveredBytes());
             try (Database db = openForLoad(its, memory)) {
@@ -118,10 +136,14 @@ public final class TpccRun {
         }
     }
 
-    /** A database for a load or a check: the loaders' threads, the cache as given or the warehouses' default. */
+    /**
+     * A database for a load or a check: the loaders' threads, the cache as given or the warehouses' default
+     * (raised to what the loaders need, as a run's is to what its terminals need).
+     */
     private static Database openForLoad(RunSpec spec, long memoryPerNode) {
         int frames = spec.cluster().cacheFrames() > 0 ? spec.cluster().cacheFrames()
-            : (int) TpccDatabases.defaultCacheFrames(spec.warehouses());
+            : (int) Math.min(Integer.MAX_VALUE, Math.max(TpccDatabases.defaultCacheFrames(spec.warehouses()),
+                (long) TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL * spec.cluster().loaderThreads()));
         return TpccDatabases.open(spec.cluster(), spec.cc(), spec.lockWait(), spec.cluster().loaderThreads(), frames,
             memoryPerNode, spec.partitions());
     }
@@ -182,8 +204,8 @@ public final class TpccRun {
             spec.cacheFrames(), memoryPerNode, spec.partitions());
     }
 
-    private static RunOutcome inProcess(RunSpec spec, DataDir.Kept kept, PrintWriter out, PrintWriter err)
-        throws InterruptedException {
+    private static RunOutcome inProcess(RunSpec spec, DataDir.Kept kept, PrintWriter out, PrintWriter err,
+                                        java.util.function.Consumer<RunOutcome> measured) throws InterruptedException {
         warnIfCpuBound(spec, err);
         long memoryPerNode = memoryPerNode(spec, kept == null ? 0 : kept.recoveredBytes());
         TpccRandom.Constants constants = kept != null ? kept.constants() : TpccRandom.Constants.random(spec.seed());
@@ -204,7 +226,7 @@ public final class TpccRun {
             CrashAgent crash = spec.crash() == null ? null : crashAgent(spec, db);
             PartitionedDatabase partitioned = spec.partitioned() ? partitioned(db, log, partitions, out) : null;
             try {
-                return drive(spec, db, log, config, kept, crash, partitioned, memoryPerNode, out, err);
+                return drive(spec, db, log, config, kept, crash, partitioned, memoryPerNode, out, err, measured);
             } catch (RuntimeException | Error e) {
                 if (partitioned != null) {
                     try {
@@ -262,7 +284,8 @@ public final class TpccRun {
     /** The terminals' run, its report, the check and a kept database's final checkpoint. */
     private static RunOutcome drive(RunSpec spec, Database db, RunLog log, DriverConfig config, DataDir.Kept kept,
                                     CrashAgent crash, PartitionedDatabase partitioned, long memoryPerNode,
-                                    PrintWriter out, PrintWriter err) throws InterruptedException {
+                                    PrintWriter out, PrintWriter err, java.util.function.Consumer<RunOutcome> measured)
+        throws InterruptedException {
         db.cluster().resetCounters();
         out.printf("running %s for %.1f s after %.1f s of warm-up, mix %s%s%n",
             RunReport.terminalsLine(config, spec.cluster().computeNodes()), spec.duration().toNanos() / 1e9,
@@ -276,8 +299,8 @@ public final class TpccRun {
         if (partitioned != null) {
             driver.partitioned(new TwoPhaseCommitExecution(partitioned));
         }
-        ModeReport.Start[] measured = {null};
-        driver.atMeasureStart(() -> measured[0] = ModeReport.Start.of(db, log.wal(), partitioned));
+        ModeReport.Start[] measureStart = {null};
+        driver.atMeasureStart(() -> measureStart[0] = ModeReport.Start.of(db, log.wal(), partitioned));
         DriverResult result;
         if (crash != null) {
             crash.start();
@@ -309,20 +332,22 @@ public final class TpccRun {
         RunReport.print(out, result);
         log.report(out, spec.wholeRun().toNanos() / 1e9);
         ModeReport modeReport = ModeReport.of(db, log.wal(), partitioned, spec.mode().label(), distribution(spec),
-            measured[0] != null ? measured[0] : ModeReport.Start.of(db, log.wal(), partitioned), result.committed());
+            measureStart[0] != null ? measureStart[0] : ModeReport.Start.of(db, log.wal(), partitioned), result.committed());
         if (partitioned != null) {
             partitioned.close(); // every branch ended: the check reads a quiet database
         }
         modeReport.print(out);
         CheckReport check = spec.check() ? TpccDatabases.check(db, spec.warehouses(), spec.partitions(), out) : null;
+        RunOutcome outcome = new RunOutcome(spec, result, modeReport, log.figures(), check, Set.of(), null,
+            spec.cacheFrames(), memoryPerNode, true);
+        measured.accept(outcome);
         if (kept != null) {
             if (partitioned != null) {
                 partitioned.closeAndRemoveLogs(); // before the checkpoint truncates the commit logs: see there
             }
             DataDir.checkpoint(db, kept.dir(), log.wal(), kept.properties(), out);
         }
-        return new RunOutcome(spec, result, modeReport, log.figures(), check, Set.of(), null, spec.cacheFrames(),
-            memoryPerNode, true);
+        return outcome;
     }
 
     /** The spec's distribution as the mode report names it (null: the spec's remote lines). */

@@ -57,6 +57,9 @@ class KeptDatabaseTest {
         Path db = dir.resolve("db");
         RunSpec spec = RunSpec.builder().dataDir(db).log(RunSpec.LogMode.SYNC).build();
         assertTrue(TpccRun.load(spec, print));
+        RunSpec its = RunSpec.builder().warehouses(3).keptDatabase(db).build();
+        assertEquals(1, its.warehouses(), "the kept database's warehouses");
+        assertEquals(RunSpec.LogMode.SYNC, its.log(), "a kept database keeps what it acknowledged");
         InvalidRunException more = assertThrows(InvalidRunException.class,
             () -> TpccRun.run(spec.toBuilder().warehouses(2).build(), print, print));
         assertEquals("--warehouses", more.violations().get(0).flag(), more.toString());
