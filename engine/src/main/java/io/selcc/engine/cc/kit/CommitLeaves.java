@@ -1,7 +1,8 @@
-package io.selcc.engine.cc;
+package io.selcc.engine.cc.kit;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
+import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.engine.index.LeafView;
 
