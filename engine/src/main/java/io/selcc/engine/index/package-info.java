@@ -4,12 +4,15 @@
  * compute nodes' cached copies coherent, so the tree is written as if against shared memory under
  * S/X latches.
  *
- * <p>Public surface: {@link io.selcc.engine.index.BLinkTree} (create, open, insert, delete, lookup,
- * scans), {@link io.selcc.engine.index.InsertOutcome}, {@link io.selcc.engine.index.EntryVisitor},
- * {@link io.selcc.engine.index.KeyComposer} (order-preserving keys from several columns), the
+ * <p>Public surface, most of it for the engine itself ({@link io.selcc.engine}) and the benchmarks:
+ * {@link io.selcc.engine.index.BLinkTree} (create, open, insert, delete, lookup, scans) with
+ * {@link io.selcc.engine.index.InsertOutcome} and {@link io.selcc.engine.index.EntryVisitor} (also what
+ * {@code Index.forEachEntry} hands out), and for crash repair only
+ * {@link io.selcc.engine.index.BLinkTreeRepair}. User API here is only
+ * {@link io.selcc.engine.index.KeyComposer} (order-preserving keys from several columns). The
  * concurrency control's hooks {@link io.selcc.engine.index.LeafGuard} and
- * {@link io.selcc.engine.index.LeafView}, and for crash repair only
- * {@link io.selcc.engine.index.BLinkTreeRepair}.
+ * {@link io.selcc.engine.index.LeafView} are for concurrency-control implementations, like
+ * {@link io.selcc.engine.cc.kit}: not user API, and they may change.
  *
  * <p>Package-private parts of the tree: the node layout ({@code BLinkNodeLayout}) and its flyweight
  * ({@code BLinkNode}); {@code Descent}, which finds a key's node (with {@code OptimisticRead} for

@@ -1,6 +1,11 @@
-package io.selcc.engine.cc;
+package io.selcc.engine.cc.kit;
 
 import io.selcc.cache.ComputeNode;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.engine.cc.CcTransaction;
+import io.selcc.engine.cc.CommitHook;
+import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;

@@ -1,4 +1,4 @@
-package io.selcc.engine.cc;
+package io.selcc.engine.cc.kit;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
@@ -22,7 +22,7 @@ import java.util.function.Predicate;
  */
 public final class WriteSet {
     /** What a buffered write does. DROP: inserted by this transaction, then deleted by it. */
-    public enum Kind { UPDATE, DELETE, INSERT, DROP }
+    enum Kind { UPDATE, DELETE, INSERT, DROP }
 
     /** One buffered write. */
     public static final class Entry {
@@ -45,10 +45,6 @@ public final class WriteSet {
         /** The buffered row (null for a delete); for tests. */
         TupleBuffer image() {
             return image;
-        }
-
-        public Kind kind() {
-            return kind;
         }
 
         /** The slot's incarnation when the row was read (a reused slot holds another row). */
@@ -79,7 +75,7 @@ public final class WriteSet {
     private final LongMap<HeapTable> inserted = new LongMap<>();
     private LatchedPages lastLatched = LatchedPages.NONE;
 
-    public WriteSet(ComputeNode node) {
+    WriteSet(ComputeNode node) {
         this.node = node;
     }
 
@@ -88,7 +84,7 @@ public final class WriteSet {
     }
 
     /** This transaction's own version of a row: null if it has not written it. */
-    public Entry get(long rid) {
+    Entry get(long rid) {
         return entries.get(rid);
     }
 
@@ -96,7 +92,7 @@ public final class WriteSet {
      * Reads a row this transaction wrote into {@code into}: false if it deleted it or the row is not
      * {@code expected}.
      */
-    public boolean readOwn(Entry own, Predicate<TupleView> expected, TupleBuffer into) {
+    boolean readOwn(Entry own, Predicate<TupleView> expected, TupleBuffer into) {
         if (own.kind == Kind.DELETE || own.kind == Kind.DROP) {
             return false;
         }
@@ -109,7 +105,7 @@ public final class WriteSet {
     }
 
     /** Buffers {@code next} as the row's new columns; {@code before} is the row as read (with its header). */
-    public void update(HeapTable table, long rid, TupleBuffer before, TupleView next) {
+    void update(HeapTable table, long rid, TupleBuffer before, TupleView next) {
         Entry own = entries.get(rid);
         if (own != null) {
             own.image.view().copyColumnsFrom(next);
@@ -121,7 +117,7 @@ public final class WriteSet {
     }
 
     /** Buffers the deletion of a row read into {@code before}. */
-    public void delete(HeapTable table, long rid, TupleBuffer before) {
+    void delete(HeapTable table, long rid, TupleBuffer before) {
         Entry own = entries.get(rid);
         if (own == null) {
             put(rid, new Entry(table, Kind.DELETE, null, incarnation(table, before)));
@@ -131,7 +127,7 @@ public final class WriteSet {
     }
 
     /** Writes the row's columns into a new slot, invisible until commit, and returns its record id. */
-    public long insert(HeapTable table, TupleBuffer row) {
+    long insert(HeapTable table, TupleBuffer row) {
         TupleView source = row.view();
         long rid = table.insertCopy(source);
         int incarnation = table.lastInsertIncarnation();
@@ -154,7 +150,7 @@ public final class WriteSet {
      * the write set is empty afterwards. Call it once the transaction is over (committed, or rolled back),
      * when nothing reads its images any more.
      */
-    public void recycle() {
+    void recycle() {
         Map<HeapTable, ArrayDeque<TupleBuffer>> pool = IMAGES.get();
         for (int i = 0; i < entries.size(); i++) {
             Entry entry = entries.valueAt(i);
@@ -176,7 +172,7 @@ public final class WriteSet {
      * X-latches every page this write set touches, in global address order (committers cannot deadlock).
      * If a latch throws, those taken so far are remembered; {@link #releaseLatched()} releases them.
      */
-    public LatchedPages latchPages() {
+    LatchedPages latchPages() {
         long[] pages = new long[entries.size()];
         for (int i = 0; i < pages.length; i++) {
             pages[i] = entries.valueAt(i).table.pageOf(entries.keyAt(i));
@@ -203,7 +199,7 @@ public final class WriteSet {
     }
 
     /** Installs every write; a written row's version becomes {@code newVersion(old)}. */
-    public void install(LatchedPages latched, LongUnaryOperator newVersion) {
+    void install(LatchedPages latched, LongUnaryOperator newVersion) {
         for (int i = 0; i < entries.size(); i++) {
             long rid = entries.keyAt(i);
             Entry entry = entries.valueAt(i);
@@ -230,7 +226,7 @@ public final class WriteSet {
     }
 
     /** Frees this transaction's inserted slots in pages it holds latched (a commit that failed). */
-    public void freeInserts(LatchedPages latched) {
+    void freeInserts(LatchedPages latched) {
         for (int i = 0; i < inserted.size(); i++) {
             HeapTable table = inserted.valueAt(i);
             long rid = inserted.keyAt(i);
@@ -269,7 +265,7 @@ public final class WriteSet {
     }
 
     /** Frees this transaction's inserted slots, latching each page briefly (an abort before commit). */
-    public void freeInserts() {
+    void freeInserts() {
         for (int i = 0; i < inserted.size(); i++) {
             HeapTable table = inserted.valueAt(i);
             long rid = inserted.keyAt(i);
@@ -287,14 +283,14 @@ public final class WriteSet {
      * Releases the latches the last {@link #latchPages()} took (also when it threw part way) and
      * forgets them, so a second call releases nothing.
      */
-    public void releaseLatched() {
+    void releaseLatched() {
         LatchedPages latched = lastLatched;
         lastLatched = LatchedPages.NONE;
         release(latched);
     }
 
     /** Releases the latches of {@link #latchPages()} (any that were taken). */
-    public void release(LatchedPages latched) {
+    void release(LatchedPages latched) {
         for (int i = 0; i < latched.size(); i++) {
             GclHandle handle = latched.handleAt(i);
             if (handle != null) {

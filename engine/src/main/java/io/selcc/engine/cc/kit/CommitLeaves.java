@@ -1,7 +1,8 @@
-package io.selcc.engine.cc;
+package io.selcc.engine.cc.kit;
 
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
+import io.selcc.engine.cc.CommitHook;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.engine.index.LeafView;
 
@@ -27,7 +28,7 @@ public final class CommitLeaves implements LeafGuard {
     private final LeafGuard rules;
     private final Map<Long, GclHandle> held = new HashMap<>();
 
-    public CommitLeaves(LeafGuard rules) {
+    CommitLeaves(LeafGuard rules) {
         this.rules = rules;
     }
 
@@ -36,13 +37,8 @@ public final class CommitLeaves implements LeafGuard {
         return held.get(address);
     }
 
-    /** Number of leaves held. */
-    public int heldCount() {
-        return held.size();
-    }
-
     /** Releases every leaf; the commit is over. */
-    public void releaseAll(ComputeNode node) {
+    void releaseAll(ComputeNode node) {
         for (GclHandle h : held.values()) {
             node.unlock(h);
         }

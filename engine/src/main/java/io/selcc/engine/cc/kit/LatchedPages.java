@@ -1,4 +1,4 @@
-package io.selcc.engine.cc;
+package io.selcc.engine.cc.kit;
 
 import io.selcc.cache.GclHandle;
 
