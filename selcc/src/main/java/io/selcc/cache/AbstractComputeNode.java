@@ -20,6 +20,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@linkplain #catalogRoot() catalog root}, never allocated. Freed GCLs go to this node's
  * local free list and are reused by this node only. Each GCL's allocation state lives in its header, so
  * a double free is caught even across nodes.
+ *
+ * <p>Over 600 lines on purpose: it is the one home of what SELCC and SEL must do identically (the
+ * public latch API, snapshots and settling after a peer's crash, the atomics, the allocator, the address
+ * checks), so the two modes cannot drift apart.
  */
 abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNode, SelNode {
     final Settings settings;

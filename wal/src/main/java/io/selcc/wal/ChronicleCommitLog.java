@@ -52,6 +52,9 @@ import java.util.zip.CRC32C;
  * has not reported released ({@link StoreFileListener#onReleased}): the appender releases a cycle's
  * store when it rolls to the next, so a released file is one Chronicle no longer writes. Files that
  * were in the directory before this log opened are not known here and are never removed by it.
+ *
+ * <p>Over 600 lines on purpose: appending, forcing, publishing and truncating all decide from the same
+ * per-file sequence bounds, and a rule split from the others would be the first to be broken.
  */
 final class ChronicleCommitLog implements CommitLog {
     private static final System.Logger LOG = System.getLogger(ChronicleCommitLog.class.getName());

@@ -36,6 +36,9 @@ import java.util.function.Predicate;
  * transaction ends, so no other transaction can insert into or delete from that range, or split it,
  * meanwhile; an index change at commit takes the leaf in X (no-wait, upgrading this transaction's own
  * S latch) and keeps it until the end. Other index nodes are latched briefly, as the tree always does.
+ *
+ * <p>Over 600 lines on purpose: reads, upgrades, inserts, predicate latches and the wait-die variant all
+ * act on the one set of held latches, whose release rules must be read together.
  */
 final class TwoPhaseLockingTransaction implements CcTransaction {
     private final ComputeNode node;

@@ -38,6 +38,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * throws {@link NodeFailedException} to whoever sends it a message, and so does a lost connection to one
  * ({@link NodeFailedException#connectionLost()}): the next message, or {@link FabricEndpoint#reconnect},
  * opens a fresh one, which the node accepts once it has given up the lost one (see {@link ComputeNodeServer}).
+ *
+ * <p>Over 600 lines on purpose: connecting, fencing and reconnecting memory and compute nodes share one
+ * failure model, which reads best in one place; framing, links and servers are classes of their own.
  */
 public final class TcpFabric implements Fabric {
     /** The largest message (or reply) one frame carries, in encoded bytes. */

@@ -52,6 +52,9 @@ import java.util.function.Consumer;
  * origin = {@code nodeId << 12 | instance}, always below {@link History#LOADER_ORIGIN_BASE} (the loader's
  * origins start there), and a per-instance sequence; at most 4,096 instances per compute node and 1,024
  * compute nodes.
+ *
+ * <p>Over 600 lines on purpose: the five profiles of clause 2, each a page of the spec, side by side so
+ * that one can be checked against the spec's text.
  */
 public final class TpccTransactions {
     /** Stock-Level looks at the orders D_NEXT_O_ID − 20 .. D_NEXT_O_ID − 1 ([SPEC] 2.8.2.2). */
