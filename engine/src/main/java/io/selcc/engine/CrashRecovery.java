@@ -3,6 +3,7 @@ package io.selcc.engine;
 import io.selcc.cache.ComputeNode;
 import io.selcc.cache.GclHandle;
 import io.selcc.engine.index.BLinkTreeRepair;
+import io.selcc.storage.HeapPageRepair;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.RecordId;
 import io.selcc.storage.TupleBuffer;
@@ -141,7 +142,7 @@ public final class CrashRecovery {
         List<Long> others = new ArrayList<>();
         for (GclHandle snapshot : cn.snapshots(lost)) {
             long address = snapshot.address();
-            int tableId = HeapTable.heapPageTableId(snapshot);
+            int tableId = HeapPageRepair.heapPageTableId(snapshot);
             if (tableId >= 1 && tableId <= tables.size()) {
                 heapPages.put(address, tables.get(tableId - 1));
             } else if (BLinkTreeRepair.nodeLevel(snapshot) == 0) {
@@ -223,7 +224,7 @@ public final class CrashRecovery {
                     // only in the checkpoint): every slot starts as the checkpoint has it.
                     byte[][] base = pageBase.get(e.getKey());
                     for (int slot = 0; slot < heap.slotsPerPage(); slot++) {
-                        heap.restoreSlot(page, slot, base == null ? null : base[slot], restamp);
+                        HeapPageRepair.restoreSlot(heap, page, slot, base == null ? null : base[slot], restamp);
                     }
                 }
                 for (int slot = 0; changes != null && slot < changes.length; slot++) {
@@ -232,12 +233,12 @@ public final class CrashRecovery {
                         continue;
                     }
                     if (last.image != null && last.deleted) {
-                        heap.restoreSlot(page, slot, null, restamp); // freed on the way: the next tuple is a new incarnation
+                        HeapPageRepair.restoreSlot(heap, page, slot, null, restamp); // freed on the way: the next tuple is a new incarnation
                     }
-                    heap.restoreSlot(page, slot, last.image, restamp);
+                    HeapPageRepair.restoreSlot(heap, page, slot, last.image, restamp);
                     slotChanges++;
                 }
-                slotsFreed += heap.finishRestore(page, restamp);
+                slotsFreed += HeapPageRepair.finishRestore(heap, page, restamp);
             } finally {
                 cn.unlock(page);
             }
@@ -304,10 +305,10 @@ public final class CrashRecovery {
             Map<Integer, TableChanges> byTableId = new HashMap<>();
             byTable.values().forEach(changes -> byTableId.put(changes.table.heap().tableId(), changes));
             if (!byTableId.isEmpty()) {
-                db.cluster().forEachGclInMemory(cn.nodeId(), image -> byTableId.containsKey(HeapTable.heapPageTableId(image)),
+                db.cluster().forEachGclInMemory(cn.nodeId(), image -> byTableId.containsKey(HeapPageRepair.heapPageTableId(image)),
                     page -> {
-                        TableChanges changes = byTableId.get(HeapTable.heapPageTableId(page));
-                        changes.table.heap().visibleRowsOf(page, changes::baseRow);
+                        TableChanges changes = byTableId.get(HeapPageRepair.heapPageTableId(page));
+                        HeapPageRepair.visibleRowsOf(changes.table.heap(), page, changes::baseRow);
                     });
             }
         }
