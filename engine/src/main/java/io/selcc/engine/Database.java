@@ -610,7 +610,7 @@ public final class Database implements AutoCloseable {
         if (survivor < 0) {
             throw new IllegalStateException("no compute node left to repair compute node " + computeNode);
         }
-        return CrashRecovery.run(this, commitLog(), opened[survivor], computeNode,
+        return CrashRecovery.run(cluster, commitLog(), opened[survivor], computeNode,
             stage -> repairReached(computeNode, stage, null));
     }
 
