@@ -82,22 +82,8 @@ public final class Wal implements CommitLog.Factory {
     private final ReentrantLock lock = new ReentrantLock();
     /** W and what commits wait for. */
     private final DurableWatermark watermark;
-    /** The settled number the first log opened with: a repair reads only records above it. */
-    private volatile long loggingFrom = -1;
-    /** Guards the repair base, the repairs reading, and truncation. */
-    private final Object repairLock = new Object();
-    /** The newest checkpoint of this run ({@link #checkpointPublished}), a crashed node's repair base; null before. */
-    private Path baseCheckpoint;
-    /** {@link #baseCheckpoint}'s replay start. */
-    private long baseReplayFrom;
-    /** Repair sources open: while any is, a checkpoint published removes neither older checkpoints nor log files. */
-    private int repairsOpen;
-    /** The highest replay start a {@link #truncate} that removed files was given: records up to it may be gone. */
-    private long truncatedThrough = -1;
-    /** Bulk loads into the database so far ({@link #bulkLoaded}); guarded by {@link #repairLock}. */
-    private long bulkLoads;
-    /** {@link #bulkLoads} when the base checkpoint's scan began: another load since makes the base incomplete. */
-    private long baseBulkLoads;
+    /** What a crashed node's repair reads from, and the truncation it holds off. */
+    private final RepairBase repairBase;
     /** No log opens any more; guarded by {@link #lock}. */
     private boolean closing;
     /** Tests: logs opened from now on start their flusher only when the test says ({@link ChronicleCommitLog#startFlusher}). */
@@ -115,6 +101,7 @@ public final class Wal implements CommitLog.Factory {
         this.tuning = tuning;
         this.fileForcing = Objects.requireNonNull(fileForcing, "fileForcing");
         this.watermark = new DurableWatermark(directory);
+        this.repairBase = new RepairBase(directory, () -> logs);
     }
 
     /**
@@ -260,9 +247,7 @@ public final class Wal implements CommitLog.Factory {
                 throw new IllegalStateException("wal closed: directory=" + directory);
             }
             watermark.startAfter(settledThrough);
-            if (loggingFrom < 0) {
-                loggingFrom = settledThrough;
-            }
+            repairBase.loggingStarts(settledThrough);
             ChronicleCommitLog[] current = logs;
             if (sharing && Arrays.stream(current).anyMatch(java.util.Objects::nonNull)) {
                 throw new IllegalStateException("a log group that shares its watermark across processes holds one log:"
@@ -386,40 +371,18 @@ public final class Wal implements CommitLog.Factory {
      * @return the log files removed
      */
     public int checkpointPublished(Path checkpoint, long replayFrom, long bulkLoadsBefore, Runnable removeOlder) {
-        Objects.requireNonNull(checkpoint, "checkpoint");
-        synchronized (repairLock) {
-            if (baseCheckpoint != null && replayFrom < baseReplayFrom) {
-                // Published after a newer one (two writers at once): removing "the others" would remove the
-                // newer, and the newer one's truncation already went past this one's replay start.
-                return 0;
-            }
-            // A checkpoint of changes from before logging started cannot be repaired from: those are in no log.
-            if (loggingFrom >= 0 && replayFrom >= loggingFrom) {
-                baseCheckpoint = checkpoint;
-                baseReplayFrom = replayFrom;
-                baseBulkLoads = bulkLoadsBefore;
-            }
-            if (repairsOpen > 0) {
-                return 0;
-            }
-            removeOlder.run();
-            return truncate(replayFrom);
-        }
+        return repairBase.checkpointPublished(checkpoint, replayFrom, bulkLoadsBefore, removeOlder);
     }
 
     /** How many bulk loads went into the database so far: {@link Checkpoint#write} reads it before its scan. */
     public long bulkLoads() {
-        synchronized (repairLock) {
-            return bulkLoads;
-        }
+        return repairBase.bulkLoads();
     }
 
     /** See {@link CommitLog.Factory#bulkLoaded}. */
     @Override
     public void bulkLoaded() {
-        synchronized (repairLock) {
-            bulkLoads++;
-        }
+        repairBase.bulkLoaded();
     }
 
     /**
@@ -432,21 +395,29 @@ public final class Wal implements CommitLog.Factory {
      * @return the files removed
      */
     public int truncate(long replayFrom) {
-        synchronized (repairLock) {
-            if (repairsOpen > 0) {
-                return 0;
-            }
-            int removed = 0;
-            for (ChronicleCommitLog log : logs) {
-                if (log != null) {
-                    removed += log.truncate(replayFrom);
-                }
-            }
-            if (removed > 0) {
-                truncatedThrough = Math.max(truncatedThrough, replayFrom);
-            }
-            return removed;
-        }
+        return repairBase.truncate(replayFrom);
+    }
+
+    /**
+     * True while the logs hold every record after the repair base: the newest checkpoint of this run
+     * ({@link #checkpointPublished}), or where logging started before the first. False once files were
+     * removed past it ({@link #truncate} called directly, not through a checkpoint).
+     */
+    @Override
+    public boolean canReadBack() {
+        return repairBase.canReadBack();
+    }
+
+    /**
+     * The base (the newest checkpoint of this run, else memory when logging started) and every node's
+     * log after it (what has been appended so far); until the source is closed no checkpoint or log
+     * file is removed.
+     *
+     * @throws IllegalStateException if log files past the base were removed ({@link #canReadBack} false)
+     */
+    @Override
+    public CommitLog.RepairSource openRepair() {
+        return repairBase.openRepair();
     }
 
     /** Cycle files {@link #truncate} removed since the logs opened. */
@@ -480,35 +451,6 @@ public final class Wal implements CommitLog.Factory {
         watermark.close();
     }
 
-    /**
-     * True while the logs hold every record after the repair base: the newest checkpoint of this run
-     * ({@link #checkpointPublished}), or where logging started before the first. False once files were
-     * removed past it ({@link #truncate} called directly, not through a checkpoint).
-     */
-    @Override
-    public boolean canReadBack() {
-        synchronized (repairLock) {
-            return whyNotReadable() == null;
-        }
-    }
-
-    /** Why a repair cannot start now, or null; guarded by {@link #repairLock}. */
-    private String whyNotReadable() {
-        long from = repairFrom();
-        if (truncatedThrough > from) {
-            return "cannot read the logs back from " + from + ": log files through " + truncatedThrough
-                + " were removed (directory=" + directory + ")";
-        }
-        if (baseCheckpoint != null && bulkLoads != baseBulkLoads) {
-            return "rows were bulk-loaded after checkpoint " + baseCheckpoint.getFileName()
-                + " began, and are in no log: take a checkpoint first";
-        }
-        if (baseCheckpoint != null && !Files.isRegularFile(baseCheckpoint)) {
-            return "the repair's base checkpoint is gone: file=" + baseCheckpoint;
-        }
-        return null;
-    }
-
     @Override
     public void seal(int computeNode) {
         ChronicleCommitLog[] current = logs;
@@ -516,104 +458,6 @@ public final class Wal implements CommitLog.Factory {
             return; // it never logged: nothing to seal
         }
         current[computeNode].seal();
-    }
-
-    /**
-     * The base (the newest checkpoint of this run, else memory when logging started) and every node's
-     * log after it (what has been appended so far); until the source is closed no checkpoint or log
-     * file is removed.
-     *
-     * @throws IllegalStateException if log files past the base were removed ({@link #canReadBack} false)
-     */
-    @Override
-    public CommitLog.RepairSource openRepair() {
-        synchronized (repairLock) {
-            String why = whyNotReadable();
-            if (why != null) {
-                throw new IllegalStateException(why);
-            }
-            repairsOpen++;
-            return new RepairSource(baseCheckpoint, repairFrom());
-        }
-    }
-
-    /** Guarded by {@link #repairLock}. */
-    private long repairFrom() {
-        return baseCheckpoint != null ? baseReplayFrom : loggingFrom;
-    }
-
-    /** See {@link #openRepair}. */
-    private final class RepairSource implements CommitLog.RepairSource {
-        private final Path checkpoint;
-        private final long from;
-        private boolean closed;
-
-        RepairSource(Path checkpoint, long from) {
-            this.checkpoint = checkpoint;
-            this.from = from;
-        }
-
-        @Override
-        public boolean baseIsCheckpoint() {
-            return checkpoint != null;
-        }
-
-        @Override
-        public void forEachBaseRow(CommitLog.BaseRowVisitor visitor) {
-            if (checkpoint == null) {
-                throw new IllegalStateException("the repair's base is memory, not a checkpoint");
-            }
-            try (Checkpoint.Reader reader = Checkpoint.open(checkpoint)) {
-                reader.forEachRow(visitor::row);
-            }
-        }
-
-        /**
-         * Streams every node's log under the directory, one node after another, each in its log's order;
-         * only records above the base, and of a node another process repaired ({@link RepairMarker}) only
-         * those that repair took (a later one was appended by a fenced process after the repair read its
-         * log: it never committed for anyone).
-         *
-         * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work)
-         */
-        @Override
-        public void forEachChange(CommitLog.ChangeVisitor visitor) {
-            java.util.Map<Integer, RepairMarker> markers = RepairMarker.readAll(directory);
-            for (Path nodeDirectory : SharedWatermark.nodeDirectories(directory)) {
-                RepairMarker repaired = markers.get(RepairMarker.nodeOf(nodeDirectory));
-                String warning = LogReader.forEach(nodeDirectory, record -> {
-                    if (record.sequence() <= from) {
-                        return; // in the base, or an earlier run's (its record ids name another run's memory)
-                    }
-                    if (repaired != null && repaired.late(record.sequence())) {
-                        return;
-                    }
-                    for (LogRecord.Entry entry : record.entries()) {
-                        visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
-                            entry.image());
-                    }
-                });
-                if (warning != null) {
-                    throw new IllegalStateException("cannot read the logs back: " + warning);
-                }
-            }
-        }
-
-        @Override
-        public String describeBase() {
-            return checkpoint != null ? "checkpoint " + checkpoint.getFileName() + " (replay from " + from + ")"
-                : "memory when logging started (sequence " + from + ")";
-        }
-
-        @Override
-        public void close() {
-            synchronized (repairLock) {
-                if (!closed) {
-                    closed = true;
-                    repairsOpen--;
-                }
-            }
-        }
     }
 
     // ------------------------------------------------------------------ the logs' side
