@@ -1,7 +1,7 @@
 package io.selcc.engine;
 
 import io.selcc.engine.index.BLinkTree;
-import io.selcc.storage.HeapTable;
+import io.selcc.storage.HeapAppender;
 import io.selcc.storage.TupleView;
 
 import java.util.IdentityHashMap;
@@ -11,7 +11,7 @@ import java.util.function.Consumer;
 /**
  * Loads rows without transactions, for filling a database before its workload starts: rows go
  * straight into fresh heap pages, each filled privately, written to memory a run of pages per round
- * trip ({@link HeapTable.Appender}), and index
+ * trip ({@link HeapAppender}), and index
  * entries are gathered per index, sorted, and put into the trees a batch at a time
  * ({@link BLinkTree#insertSorted}: one latch per leaf rather than a descent per entry). A transaction
  * per batch of rows, the other way to load, spends most of its time on what a load does not need:
@@ -134,7 +134,7 @@ public final class BulkLoad implements AutoCloseable {
     /** One table's appender and the entries gathered for each of its indexes. */
     private static final class TableLoad {
         final Table table;
-        final HeapTable.Appender appender;
+        final HeapAppender appender;
         final Index[] indexes;
         final IndexBatch[] batches;
         /** The current row's key in each index, computed before any is filed. */
@@ -142,7 +142,7 @@ public final class BulkLoad implements AutoCloseable {
 
         TableLoad(Table table) {
             this.table = table;
-            this.appender = table.heap().appender();
+            this.appender = new HeapAppender(table.heap());
             Index[] secondaries = table.maintainedSecondaries(); // none while deferred
             this.indexes = new Index[1 + secondaries.length];
             indexes[0] = table.primaryIndex();

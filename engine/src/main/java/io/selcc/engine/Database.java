@@ -26,7 +26,6 @@ import java.util.Map;
  * }</pre>
  */
 public final class Database implements AutoCloseable {
-    private static final System.Logger LOG = System.getLogger(Database.class.getName());
     private final SelccCluster cluster;
     private final ConcurrencyControlProvider cc;
     /** What 2PL does on a held lock ({@link Builder#lockWait}). */
@@ -45,18 +44,8 @@ public final class Database implements AutoCloseable {
     private volatile boolean loadedSinceWriteBack;
     /** Set by {@link #close} once it closes (it may refuse: transactions open). Guarded by this. */
     private boolean closed;
-    /** Whether a crash repair may be running: read by every retry (see {@link #awaitRunningRepairs}). */
-    private volatile boolean repairsRunning;
-    /**
-     * Completed (and replaced) whenever a crash repair released lines or ended: a retry that waits for a
-     * running repair waits for this, at most {@link #REPAIR_WAIT_NANOS} (see {@link #awaitRunningRepairs}).
-     */
-    private volatile java.util.concurrent.CompletableFuture<Void> repairProgress = new java.util.concurrent.CompletableFuture<>();
-    /** Told when a repair reaches a stage (see {@link #onRepairProgress}). */
-    private final List<RepairListener> repairListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
-    /** Repairs of crashed nodes, by node: started once each. Guarded by itself. */
-    private final Map<Integer, java.util.concurrent.CompletableFuture<CrashRecovery.Report>> crashRepairs =
-        new LinkedHashMap<>();
+    /** The crash and repair coordination ({@link #crash}, {@link #recoverCrashedNode}, ...). */
+    private final CrashRepairs repairs;
 
     private Database(Builder builder, SelccCluster cluster, ConcurrencyControlProvider cc) {
         this.cluster = cluster;
@@ -67,7 +56,8 @@ public final class Database implements AutoCloseable {
         this.commitLogs = builder.commitLogs;
         this.nodes = new DatabaseNode[cluster.computeNodeCount()];
         this.opened = nodes.clone();
-        cluster.onPeerFailure(this::peerFailed);
+        this.repairs = new CrashRepairs(this, cluster);
+        cluster.onPeerFailure(repairs::peerFailed);
     }
 
     public static Builder builder() {
@@ -92,7 +82,7 @@ public final class Database implements AutoCloseable {
                     logs.bulkLoaded();
                 }
             };
-            nodes[computeNode].awaitRepairs = this::awaitRunningRepairs;
+            nodes[computeNode].awaitRepairs = repairs::awaitRunningRepairs;
             nodes[computeNode].failStop = reason -> failStop(computeNode, reason);
             opened = nodes.clone();
             if (commitLogs != null) {
@@ -253,7 +243,7 @@ public final class Database implements AutoCloseable {
         cluster.flushCaches();
     }
 
-    // ---------------------------------------------------------------- a compute node that crashes
+    // ---------------------------------------------------------------- a compute node that crashes (see CrashRepairs)
 
     /**
      * Crashes compute node {@code computeNode} abruptly, for fault tests: it is fenced off the fabric,
@@ -267,14 +257,7 @@ public final class Database implements AutoCloseable {
      *                               no other node is open, or the node crashed already
      */
     public void crash(int computeNode) {
-        DatabaseNode victim = node(computeNode);
-        String refusal = crashRefusal(computeNode);
-        if (refusal != null) {
-            throw new IllegalStateException(refusal);
-        }
-        cluster.crash(computeNode);
-        victim.crashed = true;
-        commitLog().seal(computeNode); // a commit of it in flight fails from here on; what it appended stays
+        repairs.crash(computeNode);
     }
 
     /**
@@ -285,17 +268,7 @@ public final class Database implements AutoCloseable {
      * one of its lines fails naming why. Returns what the calling thread of that node throws.
      */
     synchronized io.selcc.fabric.NodeFailedException failStop(int computeNode, String reason) {
-        DatabaseNode victim = node(computeNode);
-        String message = "compute node " + computeNode + " stopped: " + reason;
-        if (!victim.crashed) {
-            String unrepairable = repairRefusal(computeNode);
-            LOG.log(System.Logger.Level.ERROR, message + (unrepairable == null ? "; a survivor repairs it"
-                : "; it cannot be repaired while the database runs: " + unrepairable));
-            cluster.stop(computeNode); // any access mode: crash() refuses SEL, whose latches no repair can read
-            victim.crashed = true;
-            commitLog().seal(computeNode);
-        }
-        return new io.selcc.fabric.NodeFailedException(computeNode, message);
+        return repairs.failStop(computeNode, reason);
     }
 
     /**
@@ -304,44 +277,7 @@ public final class Database implements AutoCloseable {
      * nodes may take over, no other open node, or it crashed already.
      */
     public String crashRefusal(int computeNode) {
-        DatabaseNode victim = node(computeNode);
-        String refusal = repairRefusal(computeNode);
-        if (refusal != null) {
-            return refusal;
-        }
-        if (victim.crashed) {
-            return "compute node " + computeNode + " crashed already";
-        }
-        return null;
-    }
-
-    /** Why a crash of {@code computeNode} could not be repaired now (see {@link #crashRefusal}), or null. */
-    private String repairRefusal(int computeNode) {
-        if (cluster.accessMode() != io.selcc.cache.AccessMode.SELCC) {
-            return "a crashed compute node can be repaired only in SELCC mode (SEL's latch words count readers,"
-                + " they do not name them)";
-        }
-        if (commitLog() == null) {
-            return "a crashed compute node's committed work is restored from the logs: this database logs nothing"
-                + " (start logging first)";
-        }
-        if (!commitLog().canReadBack()) {
-            return "this database's commit log cannot be read back from a base a repair can start from: log files past"
-                + " it were removed, or rows were bulk-loaded since the newest checkpoint began (take a checkpoint)";
-        }
-        if (loadedSinceWriteBack) {
-            return "rows were bulk-loaded since the caches were last written back, and are in no log: call"
-                + " writeBackCaches() after loading";
-        }
-        if (!cc.survivesCrashedNodes()) {
-            return "concurrency control " + cc.name() + " does not say it survives a crashed node"
-                + " (ConcurrencyControlProvider.survivesCrashedNodes): uncommitted state it keeps on lines another"
-                + " node may take over would be lost under a live transaction";
-        }
-        if (survivorOf(computeNode) < 0) {
-            return "no other compute node is open to repair compute node " + computeNode;
-        }
-        return null;
+        return repairs.crashRefusal(computeNode);
     }
 
     /**
@@ -352,57 +288,12 @@ public final class Database implements AutoCloseable {
      * have their nodes open; {@link #stopWatchingPeers} before an orderly end, when processes leave.
      */
     public void watchPeers() {
-        cluster.fabric().watchComputeNodes(this::peerFailed);
+        repairs.watchPeers();
     }
 
     /** Stops {@link #watchPeers}: compute nodes of other processes that go away from now on are not repaired for it. */
     public void stopWatchingPeers() {
-        cluster.fabric().watchComputeNodes(null);
-    }
-
-    /** A node learnt that {@code computeNode} cannot be reached: the first report starts its repair. */
-    private void peerFailed(int computeNode) {
-        if (cluster.hosts(computeNode) && !cluster.crashed(computeNode)) {
-            return;
-        }
-        startRepair(computeNode);
-    }
-
-    /**
-     * Starts, once per node and on a thread of its own, the repair of {@code computeNode}: a crashed node
-     * of this process ({@link #repairNow}), or one of another process that cannot be reached (its process
-     * died, or its connection broke; {@link #repairGone}): fenced first (so nothing it may still send
-     * lands), then repaired by the first process whose survivor claims it in shared memory (a CAS on the
-     * node's repair claim word, see {@link CatalogLayout}); every other process waits until the claim
-     * says done (its survivors meanwhile wait for the lines, which the repairer releases as it goes) or
-     * failed. A repair that fails (nothing logged, say) fails every survivor here that meets one of its
-     * lines, naming why.
-     */
-    private void startRepair(int computeNode) {
-        boolean remote = !cluster.hosts(computeNode);
-        synchronized (crashRepairs) {
-            if (crashRepairs.containsKey(computeNode)) {
-                return;
-            }
-            java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair = new java.util.concurrent.CompletableFuture<>();
-            crashRepairs.put(computeNode, repair);
-            repairsRunning = true;
-            io.selcc.threads.EngineThread.start("crash-repair-node-" + computeNode, true, () -> {
-                CrashRecovery.Report report;
-                try {
-                    report = remote ? repairGone(computeNode) : repairNow(computeNode);
-                } catch (Throwable t) {
-                    // Survivors stop waiting for its lines.
-                    cluster.repairFailed(computeNode, remote && t instanceof IllegalStateException ? t.getMessage()
-                        : String.valueOf(t));
-                    repair.completeExceptionally(t);
-                    repairProgressed();
-                    return;
-                }
-                repair.complete(report);
-                repairReached(computeNode, CrashRecovery.Stage.DONE, report);
-            });
-        }
+        repairs.stopWatchingPeers();
     }
 
     /**
@@ -426,67 +317,7 @@ public final class Database implements AutoCloseable {
      * its survivors went on.
      */
     public void onRepairProgress(RepairListener listener) {
-        repairListeners.add(java.util.Objects.requireNonNull(listener, "listener"));
-    }
-
-    private void repairReached(int computeNode, CrashRecovery.Stage stage, CrashRecovery.Report report) {
-        repairProgressed();
-        for (RepairListener listener : repairListeners) {
-            try {
-                listener.reached(computeNode, stage, report);
-            } catch (RuntimeException e) { // a listener's bug must not fail the repair the survivors wait for
-                LOG.log(System.Logger.Level.ERROR, "a repair listener failed at " + stage + " of compute node "
-                    + computeNode + "'s repair", e);
-            }
-        }
-    }
-
-    /** Wakes the retries waiting for a repair's progress (see {@link #awaitRunningRepairs}). */
-    private void repairProgressed() {
-        java.util.concurrent.CompletableFuture<Void> reached = repairProgress;
-        repairProgress = new java.util.concurrent.CompletableFuture<>();
-        reached.complete(null);
-    }
-
-    /** Between two reads of another process's repair claim: that process's progress has no signal here. */
-    private static final long REPAIR_POLL_NANOS = 20_000_000L;
-
-    /** {@link #startRepair}'s work for another process's node: fence, claim, repair here or wait for the process that claimed it. */
-    private CrashRecovery.Report repairGone(int computeNode) {
-        long start = System.nanoTime();
-        cluster.fenceGone(computeNode);
-        String refusal = repairRefusal(computeNode);
-        if (refusal != null) {
-            throw new IllegalStateException(refusal);
-        }
-        DatabaseNode here = opened[survivorOf(computeNode)];
-        long found = here.claimRepair(computeNode);
-        if (found == 0) {
-            boolean repaired = false;
-            try {
-                // Before the repair reads the logs: what the node drew is settled, and the other
-                // processes' logs stop waiting for its durability word.
-                commitLog().settleCrashed(computeNode);
-                CrashRecovery.Report report = repairNow(computeNode);
-                repaired = true;
-                return report;
-            } finally {
-                here.finishRepair(computeNode, repaired);
-            }
-        }
-        while (true) {
-            int repairer = CatalogLayout.repairer(found);
-            long state = CatalogLayout.repairState(found);
-            if (state == CatalogLayout.REPAIR_DONE) {
-                return CrashRecovery.Report.elsewhere(computeNode, repairer, (System.nanoTime() - start) / 1e9);
-            }
-            if (state == CatalogLayout.REPAIR_FAILED) {
-                throw new IllegalStateException("compute node " + repairer + "'s process could not repair compute node "
-                    + computeNode + " (its output says why)");
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(REPAIR_POLL_NANOS);
-            found = here.repairClaim(computeNode);
-        }
+        repairs.onRepairProgress(listener);
     }
 
     /**
@@ -497,11 +328,7 @@ public final class Database implements AutoCloseable {
      * @throws IllegalStateException    if it could not be repaired (the message says why)
      */
     public CrashRecovery.Report peerGone(int computeNode) {
-        if (computeNode < 0 || computeNode >= nodes.length || cluster.hosts(computeNode)) {
-            throw new IllegalArgumentException("not a compute node of another process: computeNode=" + computeNode);
-        }
-        startRepair(computeNode);
-        return recoverCrashedNode(computeNode);
+        return repairs.peerGone(computeNode);
     }
 
     /**
@@ -511,125 +338,27 @@ public final class Database implements AutoCloseable {
      * @throws IllegalStateException if the node has not crashed, or the repair failed
      */
     public CrashRecovery.Report recoverCrashedNode(int computeNode) {
-        java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair;
-        boolean mine = false;
-        synchronized (crashRepairs) {
-            repair = crashRepairs.get(computeNode);
-            if (repair == null && !cluster.crashed(computeNode)) {
-                throw new IllegalStateException("compute node " + computeNode + " has not crashed");
-            }
-            if (repair == null && !cluster.hosts(computeNode)) {
-                startRepair(computeNode); // another process's node: fenced and repaired as a gone one is
-                repair = crashRepairs.get(computeNode);
-            }
-            if (repair == null) {
-                repair = new java.util.concurrent.CompletableFuture<>();
-                crashRepairs.put(computeNode, repair);
-                repairsRunning = true;
-                mine = true;
-            }
-        }
-        if (mine) {
-            CrashRecovery.Report report = null;
-            try {
-                report = repairNow(computeNode);
-            } catch (RuntimeException | Error e) {
-                cluster.repairFailed(computeNode, String.valueOf(e));
-                repair.completeExceptionally(e);
-                repairProgressed();
-            }
-            if (report != null) {
-                repair.complete(report);
-                repairReached(computeNode, CrashRecovery.Stage.DONE, report);
-            }
-        }
-        try {
-            return repair.join();
-        } catch (java.util.concurrent.CompletionException e) {
-            throw new io.selcc.cache.RepairFailedException(computeNode, String.valueOf(e.getCause()), e.getCause());
-        }
-    }
-
-    /**
-     * The longest a retry waits for a running repair's progress before it tries again: lines the repair
-     * already released, or that the transaction does not need, are not waited for longer.
-     */
-    static final long REPAIR_WAIT_NANOS = 20_000_000L;
-
-    /**
-     * If a crash repair is running: waits until it releases lines (or ends), at most
-     * {@link #REPAIR_WAIT_NANOS}, and returns true (the retry that called it does not count the attempt:
-     * it met one of the crashed node's lines, most likely). Before, a retry waited for the whole repair,
-     * so every survivor that aborted once while a repair ran (for any reason) stood still until its end:
-     * seconds, and over a network fabric the rest of a run.
-     */
-    private boolean awaitRunningRepairs() {
-        if (!repairsRunning) {
-            return false;
-        }
-        java.util.concurrent.CompletableFuture<Void> progress = repairProgress; // before the look: no wake-up is missed
-        boolean running = false;
-        synchronized (crashRepairs) {
-            for (java.util.concurrent.CompletableFuture<CrashRecovery.Report> repair : crashRepairs.values()) {
-                running |= !repair.isDone();
-            }
-            if (!running) {
-                repairsRunning = false; // set again, under this lock, when a repair starts
-            }
-        }
-        if (!running) {
-            return false;
-        }
-        try {
-            progress.get(REPAIR_WAIT_NANOS, java.util.concurrent.TimeUnit.NANOSECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
-            // nothing released meanwhile: the transaction tries again
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (java.util.concurrent.ExecutionException e) {
-            throw new IllegalStateException("repair progress never fails", e);
-        }
-        return true;
+        return repairs.recoverCrashedNode(computeNode);
     }
 
     /** Waits for every repair started so far and returns their reports (see {@link #recoverCrashedNode}). */
     public List<CrashRecovery.Report> awaitCrashRepairs() {
-        List<Integer> crashed;
-        synchronized (crashRepairs) {
-            crashed = new ArrayList<>(crashRepairs.keySet());
-        }
-        List<CrashRecovery.Report> reports = new ArrayList<>();
-        for (int node : crashed) {
-            reports.add(recoverCrashedNode(node));
-        }
-        return reports;
+        return repairs.awaitCrashRepairs();
     }
 
-    private CrashRecovery.Report repairNow(int computeNode) {
-        int survivor = survivorOf(computeNode);
-        if (survivor < 0) {
-            throw new IllegalStateException("no compute node left to repair compute node " + computeNode);
-        }
-        return CrashRecovery.run(this, commitLog(), opened[survivor], computeNode,
-            stage -> repairReached(computeNode, stage, null));
-    }
-
-    /**
-     * The lowest open node other than {@code computeNode} that has not crashed, or -1. Without the
-     * monitor: a node being opened may hold it while it waits for a crashed node's line.
-     */
-    private int survivorOf(int computeNode) {
-        DatabaseNode[] open = opened;
-        for (int i = 0; i < open.length; i++) {
-            if (i != computeNode && open[i] != null && !open[i].crashed) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
-    private CommitLog.Factory commitLog() {
+    /** The commit logs, or null: nothing is logged. */
+    CommitLog.Factory commitLog() {
         return commitLogs;
+    }
+
+    /** Whether rows were bulk-loaded since the caches were last written back ({@link #writeBackCaches}). */
+    boolean loadedSinceWriteBack() {
+        return loadedSinceWriteBack;
+    }
+
+    /** The nodes opened so far, indexed by compute node (null: not open), read without the monitor. */
+    DatabaseNode[] opened() {
+        return opened;
     }
 
     public int computeNodeCount() {

@@ -1,6 +1,5 @@
 package io.selcc.engine;
 
-import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -86,26 +85,17 @@ public final class DeferredIndexes {
 
     /** One index's (key, record id) pairs, growing as the heap scan finds rows. */
     private static final class Entries {
-        long[] keys = new long[1_024];
-        long[] rids = new long[1_024];
-        int size;
+        final LongPairs pairs = new LongPairs(1_024, "rows in one table to index");
 
         void add(long key, long rid) {
-            if (size == keys.length) {
-                int grown = Math.toIntExact(Math.min((long) size * 2, Integer.MAX_VALUE - 8));
-                if (grown == size) {
-                    throw new IllegalStateException("more than " + size + " rows in one table to index");
-                }
-                keys = Arrays.copyOf(keys, grown);
-                rids = Arrays.copyOf(rids, grown);
-            }
-            keys[size] = key;
-            rids[size] = rid;
-            size++;
+            pairs.add(key, rid);
         }
 
         long file(Index index) {
-            PairSort.sort(keys, rids, size);
+            pairs.sort();
+            long[] keys = pairs.keys;
+            long[] rids = pairs.values;
+            int size = pairs.size;
             int stopped = index.tree().insertSorted(keys, rids, 0, size);
             if (stopped < size) {
                 // The tree was empty and the pairs are sorted: the entry it refused repeats the one before it.

@@ -18,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link HeapTable.Appender}: loaders on two compute nodes fill one table at once; every row is in the
+ * {@link HeapAppender}: loaders on two compute nodes fill one table at once; every row is in the
  * chain, visible, once, with the values written, and the root's page count matches the chain.
  *
  * <p>Planted bug this was shown to catch: a run linked without pointing its oldest page at the old first
@@ -53,7 +53,7 @@ class HeapTableAppenderTest {
             HeapTable table = tables[t];
             int first = t * perNode;
             loaders[t] = new Thread(() -> {
-                try (HeapTable.Appender appender = table.appender()) {
+                try (HeapAppender appender = new HeapAppender(table)) {
                     for (int id = first; id < first + perNode; id++) {
                         int value = id;
                         long rid = appender.append(row -> {
@@ -92,7 +92,7 @@ class HeapTableAppenderTest {
             a.unlock(h);
         }
         assertEquals(onA.pageCount(), chained, "the root's count and the chain agree");
-        assertTrue(chained > 2 * HeapTable.LINK_RUN, "several runs were linked: " + chained + " pages");
+        assertTrue(chained > 2 * HeapAppender.LINK_RUN, "several runs were linked: " + chained + " pages");
     }
 
     /**
@@ -103,7 +103,7 @@ class HeapTableAppenderTest {
     @Test
     void aFailedWriterLeavesNoRow() {
         HeapTable table = HeapTable.create(cluster.node(0), 7, "item", HeapTableTest.ITEM, false);
-        try (HeapTable.Appender appender = table.appender()) {
+        try (HeapAppender appender = new HeapAppender(table)) {
             appender.append(row -> row.setInt(0, 1));
             appender.append(row -> row.setInt(0, 2));
             appender.discardLast();
@@ -117,7 +117,7 @@ class HeapTableAppenderTest {
         Map<Integer, Long> seen = new HashMap<>();
         table.scan((rid, row) -> seen.put(row.getInt(0), rid));
         assertEquals(java.util.Set.of(1, 3), seen.keySet());
-        HeapTable.Appender empty = table.appender();
+        HeapAppender empty = new HeapAppender(table);
         assertThrows(IllegalStateException.class, empty::discardLast);
         empty.close();
     }
@@ -125,7 +125,7 @@ class HeapTableAppenderTest {
     @Test
     void anEmptyAppenderLinksNothing() {
         HeapTable table = HeapTable.create(cluster.node(0), 7, "item", HeapTableTest.ITEM, false);
-        table.appender().close();
+        new HeapAppender(table).close();
         assertEquals(0, table.pageCount());
         assertEquals(0, table.firstPage());
     }
@@ -144,7 +144,7 @@ class HeapTableAppenderTest {
         table.firstPage(); // the root is cached from here on
         int rows = 20_000;
         long before = node.counters().threadSnapshot().get(io.selcc.fabric.Counter.ROUND_TRIPS);
-        try (HeapTable.Appender appender = table.appender()) {
+        try (HeapAppender appender = new HeapAppender(table)) {
             for (int id = 0; id < rows; id++) {
                 int value = id;
                 appender.append(row -> row.setInt(0, value));
@@ -152,8 +152,8 @@ class HeapTableAppenderTest {
         }
         long roundTrips = node.counters().threadSnapshot().get(io.selcc.fabric.Counter.ROUND_TRIPS) - before;
         long pages = table.pageCount();
-        long runs = (pages + HeapTable.LINK_RUN - 1) / HeapTable.LINK_RUN;
-        assertTrue(pages > 4 * HeapTable.LINK_RUN, "the load fills several runs: pages=" + pages);
+        long runs = (pages + HeapAppender.LINK_RUN - 1) / HeapAppender.LINK_RUN;
+        assertTrue(pages > 4 * HeapAppender.LINK_RUN, "the load fills several runs: pages=" + pages);
         long chunks = (pages + 63) / 64; // the builder's default allocationChunk: an FAA per 64 GCLs
         // a publish per run, an allocation FAA per chunk, and one more chunk if the table's root began one
         assertTrue(roundTrips <= runs + chunks + 1, "round trips=" + roundTrips + " pages=" + pages + " runs=" + runs

@@ -144,10 +144,10 @@ class HeapTableTest {
         TupleView v = new TupleView(ITEM);
         long version0 = v.wrap(h, table.slotOf(r0)).version();
         int incarnationFree = v.wrap(h, freeSlot).incarnation();
-        table.restoreSlot(h, table.slotOf(r0), image, Restamp.CHANGE_COUNT);   // an update
-        table.restoreSlot(h, table.slotOf(r1), null, Restamp.CHANGE_COUNT);    // a delete
-        table.restoreSlot(h, freeSlot, image, Restamp.CHANGE_COUNT);           // an insert into a free slot
-        assertEquals(1, table.finishRestore(h, Restamp.CHANGE_COUNT), "the uncommitted insert is freed");
+        HeapPageRepair.restoreSlot(table, h, table.slotOf(r0), image, Restamp.CHANGE_COUNT);   // an update
+        HeapPageRepair.restoreSlot(table, h, table.slotOf(r1), null, Restamp.CHANGE_COUNT);    // a delete
+        HeapPageRepair.restoreSlot(table, h, freeSlot, image, Restamp.CHANGE_COUNT);           // an insert into a free slot
+        assertEquals(1, HeapPageRepair.finishRestore(table, h, Restamp.CHANGE_COUNT), "the uncommitted insert is freed");
         v.wrap(h, table.slotOf(r0));
         assertTrue(v.isVisible());
         assertEquals(41, v.getInt(0));
@@ -161,7 +161,7 @@ class HeapTableTest {
         a.unlock(h);
         assertEquals(2, countUsed(table, page), "used count follows the slots");
         GclHandle again = a.sLock(page);
-        assertTrue(v.wrap(again, table.slotOf(uncommitted)).incarnation() >= HeapTable.RESTORE_INCARNATION_JUMP,
+        assertTrue(v.wrap(again, table.slotOf(uncommitted)).incarnation() >= HeapPageRepair.RESTORE_INCARNATION_JUMP,
             "a free slot's incarnation jumped: " + freedIncarnation);
         a.unlock(again);
     }
@@ -199,8 +199,8 @@ class HeapTableTest {
         v.wrap(h, table.slotOf(untouched)).writeIntent(true);
         byte[] image = new byte[v.rowBytes()];
         v.wrap(h, table.slotOf(touched)).copyRowTo(image, 0);
-        table.restoreSlot(h, table.slotOf(touched), image, timestamps);
-        assertEquals(0, table.finishRestore(h, timestamps));
+        HeapPageRepair.restoreSlot(table, h, table.slotOf(touched), image, timestamps);
+        assertEquals(0, HeapPageRepair.finishRestore(table, h, timestamps));
         assertEquals(now, v.wrap(h, table.slotOf(touched)).version(), "a restored slot's version");
         assertEquals(now, v.readTimestamp());
         assertEquals(now, v.wrap(h, table.slotOf(untouched)).readTimestamp(), "an untouched slot's read timestamp");

@@ -723,6 +723,6 @@ final class ChronicleCommitLog implements CommitLog {
                 LOG.log(System.Logger.Level.ERROR, message, cause); // a bug: keep the trace
             }
         }
-        group.lost(sequence, because);
+        group.watermark().lost(sequence, because);
     }
 }

@@ -65,7 +65,7 @@ final class LogFlusher implements Runnable {
             }
             SharedWatermark shared = group.shared();
             if (shared != null) {
-                shared.closeOut(group.lostFrom()); // everything appended is forced: the others stop counting this node
+                shared.closeOut(group.watermark().lostFrom()); // everything appended is forced: the others stop counting this node
             }
         } catch (IOException | RuntimeException | Error e) {
             // Nothing this batch covered, nor anything appended after it, can be trusted to the disk.
@@ -73,7 +73,7 @@ final class LogFlusher implements Runnable {
             SharedWatermark shared = group.shared();
             if (shared != null) {
                 // The other processes would otherwise wait for ever for this node's word (found in review).
-                shared.flusherFailed(group.lostFrom(), e);
+                shared.flusherFailed(group.watermark().lostFrom(), e);
             }
         } finally {
             closeChannel();
@@ -97,7 +97,7 @@ final class LogFlusher implements Runnable {
         group.published(batch.sequences, batch.count);
         SharedWatermark shared = group.shared();
         if (shared != null) {
-            shared.afterBatch(log, group.lostFrom());
+            shared.afterBatch(log, group.watermark().lostFrom());
         }
         return batch.count;
     }

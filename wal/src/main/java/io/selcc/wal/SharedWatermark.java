@@ -130,7 +130,7 @@ final class SharedWatermark {
             // This node fenced, or its memory gone: nothing more is published; what waits here cannot be confirmed.
             broken = "the durability words cannot be reached: " + e;
             LOG.log(System.Logger.Level.WARNING, "compute node " + words.computeNode() + ": " + broken);
-            group.sharedBroken(broken);
+            group.watermark().sharedBroken(broken);
             endExchange(-1);
             return;
         }
@@ -150,7 +150,7 @@ final class SharedWatermark {
             }
         }
         long before = group.durable();
-        group.sharedAdvanced(minimum == Long.MAX_VALUE ? 0 : minimum, lostFrom,
+        group.watermark().sharedAdvanced(minimum == Long.MAX_VALUE ? 0 : minimum, lostFrom,
             lostBy < 0 ? null : "compute node " + lostBy + " lost sequence " + lostFrom + " (its durability word: "
                 + DurabilityWord.describe(seen[lostBy]) + ")");
         waitingPause = group.durable() > before ? POLL_WAITING_NANOS : Math.min(2 * waitingPause, POLL_IDLE_NANOS);

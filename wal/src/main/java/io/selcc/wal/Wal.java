@@ -11,7 +11,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Objects;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
@@ -25,11 +24,12 @@ import java.util.function.UnaryOperator;
  * may have read from any of them), so the group keeps a <b>durable watermark</b> W: the largest s
  * such that every sequence number 1..s has been forced in some log. Each log's flusher agent forces
  * its log once per duty cycle, covering every append made before the force began, and publishes the
- * sequence numbers it covered; W advances over them and wakes the waiters it passes.
+ * sequence numbers it covered; W advances over them and wakes the waiters it passes
+ * ({@link DurableWatermark} keeps W and what commits wait for).
  *
  * <p>A sequence number that was drawn but whose record was lost (its append threw, or the force that
  * covered it failed) is a gap W can never pass: from then on, waiting for it or any later sequence
- * number throws {@link IllegalStateException} naming the failed log; earlier ones still become
+ * number throws {@link CommitLog.NotDurableException} naming the failed log; earlier ones still become
  * durable as their logs force.
  *
  * <p>In {@link Mode#ASYNC} each append publishes its own number, W is the dense prefix of appended
@@ -73,58 +73,25 @@ public final class Wal implements CommitLog.Factory {
     /** Five-minute cycle files: see {@link #rollCycle} and docs/decisions.md. */
     static final RollCycle DEFAULT_ROLL_CYCLE = RollCycles.FIVE_MINUTELY;
 
-    /** The watermark's initial span in sequence numbers (a power of two; grows when more are in flight). */
-    private static final int INITIAL_SPAN = 1024;
-
     private final Path directory;
     private final Mode mode;
     private final UnaryOperator<SingleChronicleQueueBuilder> tuning;
     private final FileForcing fileForcing;
 
+    /** Guards which logs are open, {@link #closing} and {@link #sharing}'s setting. */
     private final ReentrantLock lock = new ReentrantLock();
-    /** Signalled when W advances, a sequence number is lost, or the group closes. */
-    private final Condition changed = lock.newCondition();
-    /** W; written under {@link #lock}, read without it on the fast path. */
-    private volatile long durable;
-    /**
-     * Ring bitmap, guarded by {@link #lock}: bit {@code s & (span - 1)} is set when sequence number s,
-     * in (W, W + span], has been forced; span is {@code 64 * forcedAbove.length}.
-     */
-    private long[] forcedAbove = new long[INITIAL_SPAN / Long.SIZE];
-    /** The lowest sequence number that can never become durable; MAX_VALUE while none is. */
-    private volatile long lostFrom = Long.MAX_VALUE;
-    /** Why {@link #lostFrom} was lost, naming the log; guarded by {@link #lock}. */
-    private String lostBecause;
-    /** The settled number the first log opened with: a repair reads only records above it. */
-    private volatile long loggingFrom = -1;
-    /** Guards the repair base, the repairs reading, and truncation. */
-    private final Object repairLock = new Object();
-    /** The newest checkpoint of this run ({@link #checkpointPublished}), a crashed node's repair base; null before. */
-    private Path baseCheckpoint;
-    /** {@link #baseCheckpoint}'s replay start. */
-    private long baseReplayFrom;
-    /** Repair sources open: while any is, a checkpoint published removes neither older checkpoints nor log files. */
-    private int repairsOpen;
-    /** The highest replay start a {@link #truncate} that removed files was given: records up to it may be gone. */
-    private long truncatedThrough = -1;
-    /** Bulk loads into the database so far ({@link #bulkLoaded}); guarded by {@link #repairLock}. */
-    private long bulkLoads;
-    /** {@link #bulkLoads} when the base checkpoint's scan began: another load since makes the base incomplete. */
-    private long baseBulkLoads;
+    /** W and what commits wait for. */
+    private final DurableWatermark watermark;
+    /** What a crashed node's repair reads from, and the truncation it holds off. */
+    private final RepairBase repairBase;
     /** No log opens any more; guarded by {@link #lock}. */
     private boolean closing;
-    /** Every log is closed: nothing more will be forced. */
-    private volatile boolean closed;
     /** Tests: logs opened from now on start their flusher only when the test says ({@link ChronicleCommitLog#startFlusher}). */
     private volatile boolean flushersHeld;
     /** See {@link #shareWatermark()}; set before the first log opens. */
     private volatile boolean sharing;
     /** The one log's shared watermark once it opened ({@link #sharing}); null before and otherwise. */
     private volatile SharedWatermark shared;
-    /** Sharing: the lowest number another process's node lost (its durability word says so); MAX_VALUE while none. */
-    private volatile long lostElsewhereFrom = Long.MAX_VALUE;
-    /** Why {@link #lostElsewhereFrom} was lost; guarded by {@link #lock}. */
-    private String lostElsewhereBecause;
     /** Every log opened, indexed by compute node; replaced (copy on write) under {@link #lock}. */
     private volatile ChronicleCommitLog[] logs = new ChronicleCommitLog[0];
 
@@ -133,6 +100,8 @@ public final class Wal implements CommitLog.Factory {
         this.mode = Objects.requireNonNull(mode, "mode");
         this.tuning = tuning;
         this.fileForcing = Objects.requireNonNull(fileForcing, "fileForcing");
+        this.watermark = new DurableWatermark(directory);
+        this.repairBase = new RepairBase(directory, () -> logs);
     }
 
     /**
@@ -220,31 +189,9 @@ public final class Wal implements CommitLog.Factory {
         return shared;
     }
 
-    /**
-     * Sharing: the words read say every counting node made its numbers up to {@code minimum} durable, and
-     * the lowest number a node lost is {@code lostFrom} ({@code because}), MAX_VALUE if none. The
-     * watermark only rises: a node that starts counting later draws only numbers above it.
-     */
-    void sharedAdvanced(long minimum, long lostFrom, String because) {
-        lock.lock();
-        try {
-            if (lostFrom < lostElsewhereFrom) {
-                lostElsewhereFrom = lostFrom;
-                lostElsewhereBecause = because;
-                changed.signalAll();
-            }
-            if (minimum > durable) {
-                durable = minimum;
-                changed.signalAll();
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Sharing: the words can no longer be exchanged ({@code because}): nothing above the watermark is confirmed. */
-    void sharedBroken(String because) {
-        lost(durable + 1, because);
+    /** W and what commits wait for: the flushers and the shared watermark report to it. */
+    DurableWatermark watermark() {
+        return watermark;
     }
 
     /**
@@ -256,14 +203,14 @@ public final class Wal implements CommitLog.Factory {
      */
     @Override
     public void settleCrashed(int computeNode) {
-        SharedWatermark watermark = shared;
-        if (watermark == null) {
+        SharedWatermark sharedWatermark = shared;
+        if (sharedWatermark == null) {
             return;
         }
-        if (computeNode == watermark.computeNode()) {
+        if (computeNode == sharedWatermark.computeNode()) {
             throw new IllegalArgumentException("compute node " + computeNode + " is this log's own");
         }
-        watermark.settle(computeNode, directory, fileForcing);
+        sharedWatermark.settle(computeNode, directory, fileForcing);
     }
 
     /** Where compute node {@code computeNode}'s log lives under the log directory {@code directory}. */
@@ -299,20 +246,8 @@ public final class Wal implements CommitLog.Factory {
             if (closing) {
                 throw new IllegalStateException("wal closed: directory=" + directory);
             }
-            if (settledThrough > durable) {
-                // A recovered database: numbers up to it will never be forced here. Only before any
-                // number above W was published can W move there without losing one.
-                for (long word : forcedAbove) {
-                    if (word != 0) {
-                        throw new IllegalStateException("wal in use: cannot start after sequence " + settledThrough
-                            + ", durable=" + durable + " directory=" + directory);
-                    }
-                }
-                durable = settledThrough;
-            }
-            if (loggingFrom < 0) {
-                loggingFrom = settledThrough;
-            }
+            watermark.startAfter(settledThrough);
+            repairBase.loggingStarts(settledThrough);
             ChronicleCommitLog[] current = logs;
             if (sharing && Arrays.stream(current).anyMatch(java.util.Objects::nonNull)) {
                 throw new IllegalStateException("a log group that shares its watermark across processes holds one log:"
@@ -325,22 +260,22 @@ public final class Wal implements CommitLog.Factory {
             if (computeNode < current.length && current[computeNode] != null) {
                 throw new IllegalStateException("log already open: computeNode=" + computeNode + " directory=" + directory);
             }
-            SharedWatermark watermark = null;
+            SharedWatermark sharedWatermark = null;
             if (sharing) {
-                watermark = new SharedWatermark(this, words);
-                watermark.start(settledThrough); // before the log can draw a number: from here on the node counts
+                sharedWatermark = new SharedWatermark(this, words);
+                sharedWatermark.start(settledThrough); // before the log can draw a number: from here on the node counts
             }
             ChronicleCommitLog log;
             try {
                 log = new ChronicleCommitLog(this, computeNode, nodeDirectory(directory, computeNode),
                     mode == Mode.SYNC, nextSequence, settledThrough, tuning);
             } catch (RuntimeException | Error e) {
-                if (watermark != null) {
-                    watermark.closeOut(Long.MAX_VALUE); // it will draw nothing: the others must not wait for it
+                if (sharedWatermark != null) {
+                    sharedWatermark.closeOut(Long.MAX_VALUE); // it will draw nothing: the others must not wait for it
                 }
                 throw e;
             }
-            shared = watermark;
+            shared = sharedWatermark;
             ChronicleCommitLog[] next = Arrays.copyOf(current, Math.max(current.length, computeNode + 1));
             next[computeNode] = log;
             logs = next;
@@ -355,7 +290,7 @@ public final class Wal implements CommitLog.Factory {
 
     /** The durable watermark W (every sequence number up to it is forced; in ASYNC mode, appended). */
     public long durable() {
-        return durable;
+        return watermark.durable();
     }
 
     /**
@@ -402,12 +337,7 @@ public final class Wal implements CommitLog.Factory {
      * and the cause, one line), or null while it can.
      */
     public String failure() {
-        lock.lock();
-        try {
-            return lostBecause != null ? lostBecause : lostElsewhereBecause;
-        } finally {
-            lock.unlock();
-        }
+        return watermark.failure();
     }
 
     /** The sums over every log opened. */
@@ -441,40 +371,18 @@ public final class Wal implements CommitLog.Factory {
      * @return the log files removed
      */
     public int checkpointPublished(Path checkpoint, long replayFrom, long bulkLoadsBefore, Runnable removeOlder) {
-        Objects.requireNonNull(checkpoint, "checkpoint");
-        synchronized (repairLock) {
-            if (baseCheckpoint != null && replayFrom < baseReplayFrom) {
-                // Published after a newer one (two writers at once): removing "the others" would remove the
-                // newer, and the newer one's truncation already went past this one's replay start.
-                return 0;
-            }
-            // A checkpoint of changes from before logging started cannot be repaired from: those are in no log.
-            if (loggingFrom >= 0 && replayFrom >= loggingFrom) {
-                baseCheckpoint = checkpoint;
-                baseReplayFrom = replayFrom;
-                baseBulkLoads = bulkLoadsBefore;
-            }
-            if (repairsOpen > 0) {
-                return 0;
-            }
-            removeOlder.run();
-            return truncate(replayFrom);
-        }
+        return repairBase.checkpointPublished(checkpoint, replayFrom, bulkLoadsBefore, removeOlder);
     }
 
     /** How many bulk loads went into the database so far: {@link Checkpoint#write} reads it before its scan. */
     public long bulkLoads() {
-        synchronized (repairLock) {
-            return bulkLoads;
-        }
+        return repairBase.bulkLoads();
     }
 
     /** See {@link CommitLog.Factory#bulkLoaded}. */
     @Override
     public void bulkLoaded() {
-        synchronized (repairLock) {
-            bulkLoads++;
-        }
+        repairBase.bulkLoaded();
     }
 
     /**
@@ -487,21 +395,29 @@ public final class Wal implements CommitLog.Factory {
      * @return the files removed
      */
     public int truncate(long replayFrom) {
-        synchronized (repairLock) {
-            if (repairsOpen > 0) {
-                return 0;
-            }
-            int removed = 0;
-            for (ChronicleCommitLog log : logs) {
-                if (log != null) {
-                    removed += log.truncate(replayFrom);
-                }
-            }
-            if (removed > 0) {
-                truncatedThrough = Math.max(truncatedThrough, replayFrom);
-            }
-            return removed;
-        }
+        return repairBase.truncate(replayFrom);
+    }
+
+    /**
+     * True while the logs hold every record after the repair base: the newest checkpoint of this run
+     * ({@link #checkpointPublished}), or where logging started before the first. False once files were
+     * removed past it ({@link #truncate} called directly, not through a checkpoint).
+     */
+    @Override
+    public boolean canReadBack() {
+        return repairBase.canReadBack();
+    }
+
+    /**
+     * The base (the newest checkpoint of this run, else memory when logging started) and every node's
+     * log after it (what has been appended so far); until the source is closed no checkpoint or log
+     * file is removed.
+     *
+     * @throws IllegalStateException if log files past the base were removed ({@link #canReadBack} false)
+     */
+    @Override
+    public CommitLog.RepairSource openRepair() {
+        return repairBase.openRepair();
     }
 
     /** Cycle files {@link #truncate} removed since the logs opened. */
@@ -532,42 +448,7 @@ public final class Wal implements CommitLog.Factory {
                 log.close();
             }
         }
-        lock.lock();
-        try {
-            closed = true;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /**
-     * True while the logs hold every record after the repair base: the newest checkpoint of this run
-     * ({@link #checkpointPublished}), or where logging started before the first. False once files were
-     * removed past it ({@link #truncate} called directly, not through a checkpoint).
-     */
-    @Override
-    public boolean canReadBack() {
-        synchronized (repairLock) {
-            return whyNotReadable() == null;
-        }
-    }
-
-    /** Why a repair cannot start now, or null; guarded by {@link #repairLock}. */
-    private String whyNotReadable() {
-        long from = repairFrom();
-        if (truncatedThrough > from) {
-            return "cannot read the logs back from " + from + ": log files through " + truncatedThrough
-                + " were removed (directory=" + directory + ")";
-        }
-        if (baseCheckpoint != null && bulkLoads != baseBulkLoads) {
-            return "rows were bulk-loaded after checkpoint " + baseCheckpoint.getFileName()
-                + " began, and are in no log: take a checkpoint first";
-        }
-        if (baseCheckpoint != null && !Files.isRegularFile(baseCheckpoint)) {
-            return "the repair's base checkpoint is gone: file=" + baseCheckpoint;
-        }
-        return null;
+        watermark.close();
     }
 
     @Override
@@ -577,104 +458,6 @@ public final class Wal implements CommitLog.Factory {
             return; // it never logged: nothing to seal
         }
         current[computeNode].seal();
-    }
-
-    /**
-     * The base (the newest checkpoint of this run, else memory when logging started) and every node's
-     * log after it (what has been appended so far); until the source is closed no checkpoint or log
-     * file is removed.
-     *
-     * @throws IllegalStateException if log files past the base were removed ({@link #canReadBack} false)
-     */
-    @Override
-    public CommitLog.RepairSource openRepair() {
-        synchronized (repairLock) {
-            String why = whyNotReadable();
-            if (why != null) {
-                throw new IllegalStateException(why);
-            }
-            repairsOpen++;
-            return new RepairSource(baseCheckpoint, repairFrom());
-        }
-    }
-
-    /** Guarded by {@link #repairLock}. */
-    private long repairFrom() {
-        return baseCheckpoint != null ? baseReplayFrom : loggingFrom;
-    }
-
-    /** See {@link #openRepair}. */
-    private final class RepairSource implements CommitLog.RepairSource {
-        private final Path checkpoint;
-        private final long from;
-        private boolean closed;
-
-        RepairSource(Path checkpoint, long from) {
-            this.checkpoint = checkpoint;
-            this.from = from;
-        }
-
-        @Override
-        public boolean baseIsCheckpoint() {
-            return checkpoint != null;
-        }
-
-        @Override
-        public void forEachBaseRow(CommitLog.BaseRowVisitor visitor) {
-            if (checkpoint == null) {
-                throw new IllegalStateException("the repair's base is memory, not a checkpoint");
-            }
-            try (Checkpoint.Reader reader = Checkpoint.open(checkpoint)) {
-                reader.forEachRow(visitor::row);
-            }
-        }
-
-        /**
-         * Streams every node's log under the directory, one node after another, each in its log's order;
-         * only records above the base, and of a node another process repaired ({@link RepairMarker}) only
-         * those that repair took (a later one was appended by a fenced process after the repair read its
-         * log: it never committed for anyone).
-         *
-         * @throws IllegalStateException if a log is damaged (a cut tail would silently lose committed work)
-         */
-        @Override
-        public void forEachChange(CommitLog.ChangeVisitor visitor) {
-            java.util.Map<Integer, RepairMarker> markers = RepairMarker.readAll(directory);
-            for (Path nodeDirectory : SharedWatermark.nodeDirectories(directory)) {
-                RepairMarker repaired = markers.get(RepairMarker.nodeOf(nodeDirectory));
-                String warning = LogReader.forEach(nodeDirectory, record -> {
-                    if (record.sequence() <= from) {
-                        return; // in the base, or an earlier run's (its record ids name another run's memory)
-                    }
-                    if (repaired != null && repaired.late(record.sequence())) {
-                        return;
-                    }
-                    for (LogRecord.Entry entry : record.entries()) {
-                        visitor.change(record.sequence(), entry.kind(), entry.tableId(), entry.key(), entry.recordId(),
-                            entry.image());
-                    }
-                });
-                if (warning != null) {
-                    throw new IllegalStateException("cannot read the logs back: " + warning);
-                }
-            }
-        }
-
-        @Override
-        public String describeBase() {
-            return checkpoint != null ? "checkpoint " + checkpoint.getFileName() + " (replay from " + from + ")"
-                : "memory when logging started (sequence " + from + ")";
-        }
-
-        @Override
-        public void close() {
-            synchronized (repairLock) {
-                if (!closed) {
-                    closed = true;
-                    repairsOpen--;
-                }
-            }
-        }
     }
 
     // ------------------------------------------------------------------ the logs' side
@@ -711,33 +494,13 @@ public final class Wal implements CommitLog.Factory {
 
     /** Waits until W reaches {@code sequence} (SYNC: forced; ASYNC: appended). */
     private void awaitWatermark(long sequence) {
-        if (durable >= sequence) {
+        if (watermark.reached(sequence)) {
             return;
         }
-        SharedWatermark watermark = shared;
-        if (watermark != null) {
+        if (shared != null) {
             wakeFlusher(); // it exchanges the words more often while a commit waits
         }
-        lock.lock();
-        try {
-            while (durable < sequence) {
-                if (sequence >= lostFrom) {
-                    throw new CommitLog.NotDurableException("wal failed: sequence=" + sequence + " durable=" + durable
-                        + " lostFrom=" + lostFrom + " because: " + lostBecause);
-                }
-                if (sequence >= lostElsewhereFrom) {
-                    throw new CommitLog.NotDurableException("wal failed in another process: sequence=" + sequence
-                        + " durable=" + durable + " lostFrom=" + lostElsewhereFrom + " because: " + lostElsewhereBecause);
-                }
-                if (closed) {
-                    throw new CommitLog.NotDurableException("wal closed: sequence=" + sequence + " durable=" + durable
-                        + " directory=" + directory);
-                }
-                changed.awaitUninterruptibly();
-            }
-        } finally {
-            lock.unlock();
-        }
+        watermark.await(sequence);
     }
 
     /** Sharing: has the one log's flusher exchange the words now rather than after its idle pause. */
@@ -751,18 +514,11 @@ public final class Wal implements CommitLog.Factory {
 
     /** Sharing: how long the flusher may wait for an append before it exchanges the words again; -1 when not sharing. */
     long pollNanos() {
-        SharedWatermark watermark = shared;
-        if (watermark == null) {
+        SharedWatermark shared = this.shared;
+        if (shared == null) {
             return -1;
         }
-        boolean waiting;
-        lock.lock();
-        try {
-            waiting = lock.hasWaiters(changed);
-        } finally {
-            lock.unlock();
-        }
-        return watermark.pauseNanos(waiting);
+        return shared.pauseNanos(watermark.waiters() > 0);
     }
 
     /** {@link CommitLog#awaitAppendedDurable} of every log in the group. */
@@ -778,9 +534,9 @@ public final class Wal implements CommitLog.Factory {
      * across processes.
      */
     long appendedMark() {
-        SharedWatermark watermark = shared;
-        if (watermark != null) {
-            return watermark.counterAfterNow(this::wakeFlusher);
+        SharedWatermark sharedWatermark = shared;
+        if (sharedWatermark != null) {
+            return sharedWatermark.counterAfterNow(this::wakeFlusher);
         }
         long highest = 0;
         for (ChronicleCommitLog log : logs) {
@@ -796,14 +552,7 @@ public final class Wal implements CommitLog.Factory {
         if (sharing) {
             return; // the watermark is the words' minimum (SharedWatermark)
         }
-        lock.lock();
-        try {
-            long w = durable;
-            markForced(w, sequence);
-            advanceWatermark(w);
-        } finally {
-            lock.unlock();
-        }
+        watermark.published(sequence);
     }
 
     /** A flusher's report: {@code sequences[0, count)} are forced (SYNC). */
@@ -811,70 +560,12 @@ public final class Wal implements CommitLog.Factory {
         if (sharing) {
             return; // the watermark is the words' minimum (SharedWatermark)
         }
-        lock.lock();
-        try {
-            long w = durable;
-            for (int i = 0; i < count; i++) {
-                markForced(w, sequences[i]);
-            }
-            advanceWatermark(w);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Sets {@code s}'s bit above the watermark {@code w} (growing the bitmap if need be); under {@link #lock}. */
-    private void markForced(long w, long s) {
-        if (s <= w) {
-            throw new IllegalStateException("sequence published twice or below the watermark: sequence=" + s + " durable=" + w);
-        }
-        if (s - w > span()) {
-            grow(w, s - w);
-        }
-        forcedAbove[slot(s)] |= bit(s);
-    }
-
-    /** Moves the watermark from {@code w} over the longest run of forced numbers; under {@link #lock}. */
-    private void advanceWatermark(long w) {
-        long next = w + 1;
-        while ((forcedAbove[slot(next)] & bit(next)) != 0) {
-            forcedAbove[slot(next)] &= ~bit(next);
-            next++;
-        }
-        if (next - 1 != w) {
-            durable = next - 1;
-            changed.signalAll();
-        }
-    }
-
-    /** The lowest number this group's logs lost, MAX_VALUE while none. */
-    long lostFrom() {
-        return lostFrom;
-    }
-
-    /** Sequence number {@code sequence} will never be forced ({@code because} names the log and why). */
-    void lost(long sequence, String because) {
-        lock.lock();
-        try {
-            if (sequence < lostFrom) {
-                lostFrom = sequence;
-                lostBecause = because;
-            }
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        watermark.published(sequences, count);
     }
 
     /** Whether {@code sequence} has been forced (published), whether or not W has reached it yet. */
     boolean forced(long sequence) {
-        lock.lock();
-        try {
-            long w = durable;
-            return sequence <= w || sequence - w <= span() && (forcedAbove[slot(sequence)] & bit(sequence)) != 0;
-        } finally {
-            lock.unlock();
-        }
+        return watermark.forced(sequence);
     }
 
     /** Tests: see {@link #flushersHeld}. */
@@ -889,36 +580,6 @@ public final class Wal implements CommitLog.Factory {
 
     /** Threads blocked in {@link #awaitDurable} (tests: a waiter has parked). */
     int waiters() {
-        lock.lock();
-        try {
-            return lock.getWaitQueueLength(changed);
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    private long span() {
-        return (long) forcedAbove.length * Long.SIZE;
-    }
-
-    private int slot(long sequence) {
-        return (int) ((sequence & (span() - 1)) >>> 6);
-    }
-
-    private static long bit(long sequence) {
-        return 1L << (sequence & 63);
-    }
-
-    /** Widens the bitmap so sequence numbers up to {@code w + distance} fit, keeping every bit in (w, w + span]. */
-    private void grow(long w, long distance) {
-        long[] old = forcedAbove;
-        long oldSpan = span();
-        long newSpan = Long.highestOneBit(distance - 1) << 1;
-        forcedAbove = new long[Math.toIntExact(newSpan / Long.SIZE)];
-        for (long s = w + 1; s <= w + oldSpan; s++) {
-            if ((old[(int) ((s & (oldSpan - 1)) >>> 6)] & bit(s)) != 0) {
-                forcedAbove[slot(s)] |= bit(s);
-            }
-        }
+        return watermark.waiters();
     }
 }
