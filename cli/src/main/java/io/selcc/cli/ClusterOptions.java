@@ -62,8 +62,9 @@ public final class ClusterOptions {
 
     @Option(names = "--cache", paramLabel = "FRAMES|SIZE", converter = Converters.CacheSizeConverter.class,
         description = "Cache per compute node: frames (25000) or bytes with a unit (64MB, 64MiB, 1GB, 512KB)."
-            + " Default: micro 25%% of --gcls; tpcc 40960 frames per warehouse (at least 16384), and tpcc run at"
-            + " least 1024 per terminal of the busiest compute node.")
+            + " Default: micro 25%% of --gcls; tpcc 40960 frames per warehouse (at least 16384), tpcc load and"
+            + " check at least 1024 per --threads loader, tpcc run at least 1024 per terminal of the busiest"
+            + " compute node.")
     private CacheSize cache;
 
     @Option(names = "--rtt", paramLabel = "DURATION", defaultValue = "0", converter = Converters.DurationConverter.class,
