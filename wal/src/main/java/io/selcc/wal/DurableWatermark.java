@@ -213,7 +213,12 @@ final class DurableWatermark {
 
     /** Threads blocked in {@link #await}: a sharing flusher exchanges the words sooner while one is; tests see a waiter parked. */
     int waiters() {
-        return underLock(() -> lock.getWaitQueueLength(changed));
+        lock.lock(); // no lambda: a sharing flusher asks at every poll
+        try {
+            return lock.getWaitQueueLength(changed);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Reads {@code read} under the lock: the cold paths (failures, reports, tests), a lambda per call. */

@@ -35,7 +35,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  *       when W reached 1, with 2 and 4 unpublished), and so does
  *       {@link #aLostNumberFailsTheWaitersAtAndAboveIt} (a wait for 5 returned beyond the lost 3);</li>
  *   <li>{@code lost} not signalling the waiters: {@link #aLostNumberFailsTheWaitersAtAndAboveIt} hits
- *       its timeout (the parked waiter at 4 is never woken to throw).</li>
+ *       its timeout (the parked waiter at 4 is never woken to throw);</li>
+ *   <li>{@code advance} waking one waiter ({@code signal}) instead of all: {@link #everyWaiterReachedByWReturns}
+ *       hits its timeout (a review found the other tests passing with it);</li>
+ *   <li>a later, higher loss overwriting a lower one (in {@code lost} or {@code sharedAdvanced}):
+ *       {@link #theLowestLostNumberStays} fails (a wait between the two losses no longer throws).</li>
  * </ul>
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
@@ -157,5 +161,40 @@ class DurableWatermarkTest {
         assertThrows(IllegalStateException.class, () -> watermark.startAfter(20),
             "9 is published above W: moving W to 20 would pass over 8, never forced");
         assertThrows(IllegalStateException.class, () -> watermark.published(7), "at or below W");
+    }
+
+    @Test
+    void everyWaiterReachedByWReturns() throws Exception {
+        DurableWatermark watermark = watermark();
+        CompletableFuture<Void> two = waitFor(watermark, 2);
+        CompletableFuture<Void> three = waitFor(watermark, 3);
+        CompletableFuture<Void> four = waitFor(watermark, 4);
+        untilParkedOrDone(watermark, 3, four);
+        assertEquals(3, watermark.waiters(), "three waiters parked before W moves");
+        watermark.published(new long[] {1, 2, 3}, 3);
+        two.get();
+        three.get(); // both woken by the one advance past them
+        untilParkedOrDone(watermark, 1, four);
+        assertFalse(four.isDone(), "4 is not published");
+        watermark.published(4);
+        four.get();
+    }
+
+    @Test
+    void theLowestLostNumberStays() throws Exception {
+        DurableWatermark own = watermark();
+        own.lost(5, "planted: 5 lost first");
+        own.lost(3, "planted: 3 lost later");
+        own.lost(7, "planted: 7 lost last");
+        assertEquals(3, own.lostFrom(), "the lowest loss, whatever the order");
+        assertEquals("planted: 3 lost later", own.failure());
+        DurableWatermark shared = watermark();
+        shared.sharedAdvanced(10, 12, "planted: node 2 lost 12");
+        shared.sharedAdvanced(10, 15, "planted: node 3 lost 15");
+        // On a waiter thread: with the lower loss overwritten the wait would never end (the test's timeout).
+        ExecutionException above = assertThrows(ExecutionException.class, () -> waitFor(shared, 13).get(),
+            "13 is above the lost 12");
+        assertInstanceOf(CommitLog.NotDurableException.class, above.getCause());
+        assertEquals("planted: node 2 lost 12", shared.failure());
     }
 }
