@@ -67,11 +67,12 @@ public record ModeReport(String mode, Integer distribution, long committed, long
         return new ModeReport(mode, distribution, committed, invalidations, roundTrips, messages, walForces, twoPc);
     }
 
-    /** Distributed attempts: commits and aborts (a retried conflict counts each attempt). */
+    /** Distributed attempts: commits and aborts (a retried conflict counts each attempt); partitioned mode only. */
     public long distributedAttempts() {
         return twoPc.distributedCommits() + twoPc.distributedAborts();
     }
 
+    /** {@code count} per {@code of}; 0 when {@code of} is 0 (nothing committed, no distributed attempt). */
     public static double per(long count, long of) {
         return of == 0 ? 0 : count / (double) of;
     }
