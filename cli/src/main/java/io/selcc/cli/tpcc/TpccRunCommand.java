@@ -1,13 +1,20 @@
 package io.selcc.cli.tpcc;
 
+import io.selcc.cli.CliFailure;
 import io.selcc.cli.ClusterOptions;
 import io.selcc.cli.ClusterSettings;
+import io.selcc.cli.Converters;
+import io.selcc.cli.CsvFile;
+import io.selcc.cli.FabricLauncher;
 import io.selcc.cli.Flags;
 import io.selcc.cli.JsonFile;
 import io.selcc.cli.RunOptions;
 import io.selcc.cli.RunSettings;
 import io.selcc.cli.SelccCli;
+import io.selcc.engine.cc.LockWaitPolicy;
+import io.selcc.tpcc.driver.DriverConfig;
 import io.selcc.tpcc.driver.Mix;
+import io.selcc.tpcc.driver.TerminalPlacement;
 import io.selcc.tpcc.run.ClusterSpec;
 import io.selcc.tpcc.run.DataDir;
 import io.selcc.tpcc.run.InvalidRunException;
@@ -15,14 +22,24 @@ import io.selcc.tpcc.run.RunOutcome;
 import io.selcc.tpcc.run.RunSpec;
 import io.selcc.tpcc.run.TpccDatabases;
 import io.selcc.tpcc.run.TpccRun;
+import io.selcc.wal.Recovery;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.Callable;
 
 /** {@code selcc tpcc run}: load, drive terminals for a warm-up and a measured interval, report. */
@@ -56,17 +73,17 @@ public final class TpccRunCommand implements Callable<Integer> {
     private int terminalsPerWarehouse;
 
     @Option(names = "--placement", paramLabel = "home|spread", defaultValue = "home",
-        converter = io.selcc.cli.Converters.PlacementConverter.class,
+        converter = Converters.PlacementConverter.class,
         description = "home: a warehouse's terminals run on its home compute node (node (w-1) mod N; with fewer"
             + " warehouses than nodes, the nodes sharing it); spread: every warehouse's terminals are dealt over all"
             + " compute nodes. Remote lines and payments cross nodes either way. Default: ${DEFAULT-VALUE}.")
-    private io.selcc.tpcc.driver.TerminalPlacement.Placement placement;
+    private TerminalPlacement.Placement placement;
 
     @Option(names = "--terminal-threads", paramLabel = "virtual|platform", defaultValue = "virtual",
-        converter = io.selcc.cli.Converters.TerminalThreadsConverter.class,
+        converter = Converters.TerminalThreadsConverter.class,
         description = "What runs a terminal: a virtual thread (its carrier runs other terminals while it waits) or a"
             + " platform thread of its own. Default: ${DEFAULT-VALUE}.")
-    private io.selcc.tpcc.driver.DriverConfig.TerminalThreads terminalThreads;
+    private DriverConfig.TerminalThreads terminalThreads;
 
     @Option(names = "--lock-wait", paramLabel = "no-wait|wait-die", defaultValue = "no-wait",
         description = "2PL on a held lock: no-wait aborts and retries, but waits a bounded while (at least 50 ms)"
@@ -108,10 +125,10 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " spec's remote lines.")
     private Integer distribution;
 
-    @Option(names = "--checkpoint-every", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
+    @Option(names = "--checkpoint-every", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
         description = "With --data-dir and its log: also write a checkpoint every DURATION while the terminals run"
             + " (recovery then replays only the log after the newest); not in partitioned mode. Default: only at the end.")
-    private java.time.Duration checkpointEvery;
+    private Duration checkpointEvery;
 
     @Option(names = "--crash-node", paramLabel = "N",
         description = "Crash compute node N abruptly during the run (fault test; any --cc, --access selcc, a log"
@@ -120,30 +137,30 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " the others repair its lines from the logs and go on. See --crash-after.")
     private Integer crashNode;
 
-    @Option(names = "--crash-after", paramLabel = "DURATION", converter = io.selcc.cli.Converters.DurationConverter.class,
+    @Option(names = "--crash-after", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
         description = "With --crash-node: when, from the start of the warm-up. Default: a third of warm-up plus run.")
-    private java.time.Duration crashAfter;
+    private Duration crashAfter;
 
     @Option(names = "--log-dir", paramLabel = "DIR",
         description = "With --cluster and a log (--wal async or sync): the directory every compute node's process"
             + " logs into (node-N inside), one all of them can read: when a compute node's process dies, a survivor"
             + " restores its committed work from its log. Must be empty or absent when the run starts. (--fabric"
             + " tcp makes a temporary one.)")
-    private java.nio.file.Path logDir;
+    private Path logDir;
 
     /**
      * The run these flags ask for. Where a data directory keeps the database, its warehouses and mode are
      * the run's unless given (a value given that differs is refused).
      *
-     * @throws picocli.CommandLine.ParameterException naming the flag on bad input (exit 2)
+     * @throws CommandLine.ParameterException naming the flag on bad input (exit 2)
      */
     RunSpec spec() {
-        picocli.CommandLine cl = spec.commandLine();
+        CommandLine cl = spec.commandLine();
         var given = cl.getParseResult();
         Flags.require(!given.hasMatchedOption("--threads"), cl, "--threads", clusterOptions.threads(),
             "is not a tpcc run flag: terminals are placed per warehouse, use --terminals N (per warehouse)");
         RunSpec.Mode runMode = parse(cl, "--mode", mode, RunSpec.Mode.class, false, "must be shared or partitioned");
-        java.util.Map<String, String> stored = tpcc.dataDir == null ? null : DataDir.peek(tpcc.dataDir);
+        Map<String, String> stored = tpcc.dataDir == null ? null : DataDir.peek(tpcc.dataDir);
         if (stored != null) {
             // A kept database's mode and warehouses are the run's; a value given that differs is refused first
             // (before the checks it would fail for that reason), with the words the run uses when it opens one.
@@ -161,9 +178,9 @@ public final class TpccRunCommand implements Callable<Integer> {
         RunSpec.LogMode log = tpcc.dataDir != null && !given.hasMatchedOption("--wal")
             ? RunSpec.LogMode.SYNC // a kept database keeps what it acknowledged
             : parse(cl, "--wal", wal, RunSpec.LogMode.class, true, "must be off, async or sync");
-        io.selcc.engine.cc.LockWaitPolicy lockWaitPolicy;
+        LockWaitPolicy lockWaitPolicy;
         try {
-            lockWaitPolicy = io.selcc.engine.cc.LockWaitPolicy.byName(lockWait);
+            lockWaitPolicy = LockWaitPolicy.byName(lockWait);
         } catch (IllegalArgumentException e) {
             throw Flags.invalid(cl, "--lock-wait", lockWait, "is no-wait or wait-die");
         }
@@ -179,9 +196,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             .cluster(cluster.toSpec(given.hasMatchedOption("--cache")))
             .terminalsPerWarehouse(terminalsPerWarehouse).placement(placement).terminalThreads(terminalThreads)
             .lockWait(lockWaitPolicy)
-            .duration(java.time.Duration.ofNanos(run.durationNanos())).warmup(java.time.Duration.ofNanos(run.warmupNanos()))
+            .duration(Duration.ofNanos(run.durationNanos())).warmup(Duration.ofNanos(run.warmupNanos()))
             .seed(run.seed()).mix(weights).waitTimes(waitTimes).maxAttempts(maxAttempts)
-            .distribution(distribution == null ? java.util.OptionalInt.empty() : java.util.OptionalInt.of(distribution))
+            .distribution(distribution == null ? OptionalInt.empty() : OptionalInt.of(distribution))
             .checkpointEvery(checkpointEvery)
             .crash(crashNode == null ? null : new RunSpec.CrashPlan(crashNode, crashAfter))
             .memoryPerNode(tpcc.memoryPerNode).logDir(logDir)
@@ -191,19 +208,19 @@ public final class TpccRunCommand implements Callable<Integer> {
     }
 
     /** The first violation as bad input (exit 2) naming its flag; nothing if there is none. */
-    static void refuse(picocli.CommandLine cl, java.util.List<RunSpec.Violation> violations) {
+    static void refuse(CommandLine cl, List<RunSpec.Violation> violations) {
         if (!violations.isEmpty()) {
             RunSpec.Violation first = violations.get(0);
             throw Flags.invalid(cl, first.flag(), first.value(), first.problem());
         }
     }
 
-    private static java.util.List<RunSpec.Violation> nonNull(RunSpec.Violation violation) {
-        return violation == null ? java.util.List.of() : java.util.List.of(violation);
+    private static List<RunSpec.Violation> nonNull(RunSpec.Violation violation) {
+        return violation == null ? List.of() : List.of(violation);
     }
 
     /** {@code value} as the constant of {@code type} it names (lower case, or in any case); else bad input. */
-    private static <E extends Enum<E>> E parse(picocli.CommandLine cl, String flag, String value, Class<E> type,
+    private static <E extends Enum<E>> E parse(CommandLine cl, String flag, String value, Class<E> type,
                                                boolean anyCase, String problem) {
         for (E constant : type.getEnumConstants()) {
             String name = constant.name().toLowerCase(Locale.ROOT);
@@ -217,7 +234,7 @@ public final class TpccRunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws InterruptedException {
         RunSpec runSpec = spec();
-        java.util.List<String> args = new java.util.ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+        List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
         RunOutcome outcome = runAndReport(runSpec, outputs(), args.subList(args.indexOf("run") + 1, args.size()),
             spec.commandLine().getOut(), spec.commandLine().getErr());
         return outcome.reported() ? exitCode(outcome, spec.commandLine().getOut(), spec.commandLine().getErr()) : 0;
@@ -233,7 +250,7 @@ public final class TpccRunCommand implements Callable<Integer> {
      * {@code --fabric tcp}, compute nodes 1..N-1 as processes started with {@code childArgs} where the run
      * allows it, else in this process. A refusal is bad input naming its flag (exit 2).
      */
-    RunOutcome runAndReport(RunSpec runSpec, RunSettings outputs, java.util.List<String> childArgs, PrintWriter out,
+    RunOutcome runAndReport(RunSpec runSpec, RunSettings outputs, List<String> childArgs, PrintWriter out,
                             PrintWriter err) throws InterruptedException {
         if (runSpec.cluster().fabric().label().equals("tcp") && !runSpec.cluster().fabric().separateProcesses()
             && runSpec.inOneProcessBecause() == null) {
@@ -246,7 +263,7 @@ public final class TpccRunCommand implements Callable<Integer> {
      * Runs {@code runSpec}, writing {@code outputs} as soon as it is measured (before a kept database's
      * final checkpoint); a refusal is bad input naming its flag (exit 2).
      */
-    private static RunOutcome execute(picocli.CommandLine cl, RunSpec runSpec, RunSettings outputs, PrintWriter out,
+    private static RunOutcome execute(CommandLine cl, RunSpec runSpec, RunSettings outputs, PrintWriter out,
                                       PrintWriter err) throws InterruptedException {
         try {
             return TpccRun.run(runSpec, out, err, outcome -> {
@@ -267,7 +284,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             out.println("wrote " + run.json());
         }
         if (run.csv() != null) {
-            io.selcc.cli.CsvFile.append(run.csv(), TpccReport.CSV_HEADER, TpccReport.csvRows(outcome));
+            CsvFile.append(run.csv(), TpccReport.CSV_HEADER, TpccReport.csvRows(outcome));
             out.println("appended to " + run.csv());
         }
     }
@@ -290,28 +307,28 @@ public final class TpccRunCommand implements Callable<Integer> {
      * {@code --fabric tcp}: starts the memory nodes and compute nodes 1..N-1 as processes on localhost
      * (with {@code childArgs}, and a temporary shared log directory when logging) and runs as compute node 0.
      */
-    private RunOutcome launchProcesses(RunSpec runSpec, RunSettings outputs, java.util.List<String> childArgs,
+    private RunOutcome launchProcesses(RunSpec runSpec, RunSettings outputs, List<String> childArgs,
                                        PrintWriter out, PrintWriter err) throws InterruptedException {
-        java.util.List<String> args = new java.util.ArrayList<>(childArgs);
-        java.nio.file.Path temporaryLogs = null;
+        List<String> args = new ArrayList<>(childArgs);
+        Path temporaryLogs = null;
         if (runSpec.log() != RunSpec.LogMode.OFF) {
             try {
-                temporaryLogs = java.nio.file.Files.createTempDirectory("selcc-wal-");
-            } catch (java.io.IOException e) {
-                throw new io.selcc.cli.CliFailure("cannot create a temporary log directory: " + e.getMessage(), e);
+                temporaryLogs = Files.createTempDirectory("selcc-wal-");
+            } catch (IOException e) {
+                throw new CliFailure("cannot create a temporary log directory: " + e.getMessage(), e);
             }
-            args.addAll(java.util.List.of("--log-dir", temporaryLogs.toString()));
+            args.addAll(List.of("--log-dir", temporaryLogs.toString()));
         }
         ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
-        try (var processes = io.selcc.cli.FabricLauncher.launchCluster(cluster, TpccRun.memoryPerNode(runSpec), args,
-            java.util.List.of("tpcc", "run"))) {
+        try (var processes = FabricLauncher.launchCluster(cluster, TpccRun.memoryPerNode(runSpec), args,
+            List.of("tpcc", "run"))) {
             ClusterSpec.Placement nodeZero = cluster.inCluster(processes.map(), 0).toSpec(false).fabric();
             RunSpec asNodeZero = runSpec.toBuilder().cluster(runSpec.cluster().withFabric(nodeZero))
                 .logDir(temporaryLogs).build();
             return execute(spec.commandLine(), asNodeZero, outputs, out, err);
         } finally {
             if (temporaryLogs != null) {
-                io.selcc.wal.Recovery.deleteTree(temporaryLogs);
+                Recovery.deleteTree(temporaryLogs);
             }
         }
     }
