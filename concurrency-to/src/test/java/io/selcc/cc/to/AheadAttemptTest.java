@@ -1,18 +1,14 @@
 package io.selcc.cc.to;
 
-import io.selcc.cache.AccessMode;
 import io.selcc.engine.Database;
-import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.RetryPolicy;
 import io.selcc.engine.Table;
-import io.selcc.engine.TableDefinition;
 import io.selcc.engine.Transaction;
 import io.selcc.engine.TxnResult;
 import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.fabric.Counter;
-import io.selcc.storage.Schema;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -38,28 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @Timeout(60)
 class AheadAttemptTest {
-    private static final Schema ITEM = Schema.builder().addLong("id").addLong("value").build();
-    private static final TableDefinition ITEMS = TableDefinition.of("item", ITEM, row -> row.getLong(0));
     private static final int AHEAD = TimestampOrderingProvider.AHEAD_FROM_ATTEMPT;
-
-    private static Database open() {
-        return Database.builder().cc("to").computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(64)
-            .table(ITEMS).build();
-    }
-
-    private static void load(DatabaseNode node) {
-        Table table = node.table("item");
-        assertTrue(node.run(tx -> {
-            for (long id = 1; id <= 3; id++) {
-                long key = id;
-                tx.insert(table, row -> {
-                    row.setLong(0, key);
-                    row.setLong(1, 10 * key);
-                });
-            }
-            return null;
-        }).committed());
-    }
 
     /** Throws a conflict on the attempts before the ahead one, as if the transaction kept losing. */
     private static void failBeforeAhead(AtomicInteger attempts) {
@@ -70,8 +45,8 @@ class AheadAttemptTest {
 
     @Test
     void aWriterThatBeginsWhileAnAheadReaderRunsIsOlderAndLoses() {
-        try (Database db = open()) {
-            load(db.node(0));
+        try (Database db = ThreeItems.open()) {
+            ThreeItems.load(db.node(0));
             Table onA = db.node(0).table("item");
             Table onB = db.node(1).table("item");
             AtomicInteger attempts = new AtomicInteger();
@@ -102,8 +77,8 @@ class AheadAttemptTest {
 
     @Test
     void anAheadReaderWaitsForAnOlderWritersIntentAndReadsItsWrite() throws Exception {
-        try (Database db = open(); ExecutorService thread = Executors.newSingleThreadExecutor()) {
-            load(db.node(0));
+        try (Database db = ThreeItems.open(); ExecutorService thread = Executors.newSingleThreadExecutor()) {
+            ThreeItems.load(db.node(0));
             Table onA = db.node(0).table("item");
             Table onB = db.node(1).table("item");
             Transaction writer = db.node(0).begin();

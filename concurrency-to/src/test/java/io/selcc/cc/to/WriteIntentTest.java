@@ -1,15 +1,11 @@
 package io.selcc.cc.to;
 
-import io.selcc.cache.AccessMode;
 import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.cc.CommitOutcome;
 import io.selcc.engine.Database;
-import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
-import io.selcc.engine.TableDefinition;
 import io.selcc.engine.Transaction;
-import io.selcc.storage.Schema;
 import org.junit.jupiter.api.Test;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -27,27 +23,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * tests fail (LOCK_CONFLICT on the stale intent) when a rollback or a failed commit keeps its intents.
  */
 class WriteIntentTest {
-    private static final Schema ITEM = Schema.builder().addLong("id").addLong("value").build();
-    private static final TableDefinition ITEMS = TableDefinition.of("item", ITEM, row -> row.getLong(0));
-
-    private static Database open() {
-        return Database.builder().cc("to").computeNodes(2).accessMode(AccessMode.SELCC).cacheFrames(64)
-            .table(ITEMS).build();
-    }
-
-    private static void load(DatabaseNode node) {
-        Table table = node.table("item");
-        assertTrue(node.run(tx -> {
-            for (long id = 1; id <= 3; id++) {
-                long key = id;
-                tx.insert(table, row -> {
-                    row.setLong(0, key);
-                    row.setLong(1, 10 * key);
-                });
-            }
-            return null;
-        }).committed());
-    }
 
     private static long value(Transaction tx, Table table, long id) {
         return tx.get(table, id).getLong(1);
@@ -55,8 +30,8 @@ class WriteIntentTest {
 
     @Test
     void aYoungerReaderCannotMakeAnOlderWriterFail() {
-        try (Database db = open()) {
-            load(db.node(0));
+        try (Database db = ThreeItems.open()) {
+            ThreeItems.load(db.node(0));
             Table onA = db.node(0).table("item");
             Table onB = db.node(1).table("item");
             Transaction older = db.node(0).begin();
@@ -73,8 +48,8 @@ class WriteIntentTest {
 
     @Test
     void anOlderReaderReadsPastAYoungerIntent() {
-        try (Database db = open()) {
-            load(db.node(0));
+        try (Database db = ThreeItems.open()) {
+            ThreeItems.load(db.node(0));
             Table onA = db.node(0).table("item");
             Table onB = db.node(1).table("item");
             Transaction older = db.node(0).begin();
@@ -88,8 +63,8 @@ class WriteIntentTest {
 
     @Test
     void anAbortBeforeCommitTakesItsIntentsBack() {
-        try (Database db = open()) {
-            load(db.node(0));
+        try (Database db = ThreeItems.open()) {
+            ThreeItems.load(db.node(0));
             Table onA = db.node(0).table("item");
             Table onB = db.node(1).table("item");
             // By the application.
@@ -122,8 +97,8 @@ class WriteIntentTest {
 
     @Test
     void aCommitThatFailsTakesItsIntentsBack() {
-        try (Database db = open()) {
-            load(db.node(0));
+        try (Database db = ThreeItems.open()) {
+            ThreeItems.load(db.node(0));
             Table onA = db.node(0).table("item");
             Table onB = db.node(1).table("item");
             Transaction loser = db.node(0).begin();
