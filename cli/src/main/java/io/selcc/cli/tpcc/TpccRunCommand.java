@@ -148,6 +148,10 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " tcp makes a temporary one.)")
     private Path logDir;
 
+    /** The cluster flags and the output flags as {@link #spec} checked them (checked once: they read files). */
+    private ClusterSettings cluster;
+    private RunSettings outputs;
+
     /**
      * The run these flags ask for. Where a data directory keeps the database, its warehouses and mode are
      * the run's unless given (a value given that differs is refused).
@@ -173,8 +177,9 @@ public final class TpccRunCommand implements Callable<Integer> {
             runMode = DataDir.mode(stored);
             tpcc.warehouses = Integer.parseInt(stored.get(DataDir.WAREHOUSES));
         }
-        ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, cl);
+        cluster = TpccSetup.settings(clusterOptions, tpcc, cl);
         RunSettings run = runOptions.settings(cl, TpccReport.CSV_HEADER);
+        outputs = run;
         RunSpec.LogMode log = tpcc.dataDir != null && !given.hasMatchedOption("--wal")
             ? RunSpec.LogMode.SYNC // a kept database keeps what it acknowledged
             : parse(cl, "--wal", wal, RunSpec.LogMode.class, true, "must be off, async or sync");
@@ -240,9 +245,9 @@ public final class TpccRunCommand implements Callable<Integer> {
         return outcome.reported() ? exitCode(outcome, spec.commandLine().getOut(), spec.commandLine().getErr()) : 0;
     }
 
-    /** Where this command's flags ask for the report ({@code --json}) and the rows ({@code --csv}). */
+    /** Where this command's flags ask for the report ({@code --json}) and the rows ({@code --csv}); after {@link #spec}. */
     RunSettings outputs() {
-        return runOptions.settings(spec.commandLine(), TpccReport.CSV_HEADER);
+        return outputs;
     }
 
     /**
@@ -319,7 +324,6 @@ public final class TpccRunCommand implements Callable<Integer> {
             }
             args.addAll(List.of("--log-dir", temporaryLogs.toString()));
         }
-        ClusterSettings cluster = TpccSetup.settings(clusterOptions, tpcc, spec.commandLine());
         try (var processes = FabricLauncher.launchCluster(cluster, TpccRun.memoryPerNode(runSpec), args,
             List.of("tpcc", "run"))) {
             ClusterSpec.Placement nodeZero = cluster.inCluster(processes.map(), 0).toSpec(false).fabric();

@@ -57,7 +57,7 @@ public final class TpccRun {
      */
     public static RunOutcome run(RunSpec spec, PrintWriter out, PrintWriter err,
                                  java.util.function.Consumer<RunOutcome> measured) throws InterruptedException {
-        refuseIfInvalid(spec);
+        refuse(spec.validate());
         if (spec.cluster().fabric().separateProcesses()) {
             RunOutcome outcome = new ClusterMember(spec, out, err).run();
             measured.accept(outcome);
@@ -84,12 +84,8 @@ public final class TpccRun {
      * @throws InvalidRunException if the spec or the directory (not empty, in use) refuses it
      */
     public static boolean load(RunSpec spec, PrintWriter out) {
-        List<RunSpec.Violation> violations = spec.validateLoad();
-        if (!violations.isEmpty()) {
-            throw new InvalidRunException(violations);
-        }
-        long memory = spec.memoryPerNode() > 0 ? spec.memoryPerNode()
-            : TpccDatabases.memoryPerNode(spec.cluster(), spec.warehouses(), 0);
+        refuse(spec.validateLoad());
+        long memory = loadMemory(spec, 0);
         DataDir.Held held = spec.dataDir() == null ? null : DataDir.forLoad(spec.dataDir());
         try (Database db = openForLoad(spec, memory)) {
             return ClusterMember.onNodeZero(spec, db, out, () -> TpccDatabases.loadAndKeep(db, spec.warehouses(),
@@ -122,12 +118,8 @@ public final class TpccRun {
         try (DataDir.Kept kept = DataDir.open(spec.dataDir())) {
             RunSpec its = spec.toBuilder().warehouses(kept.warehouses())
                 .mode(DataDir.mode(kept.properties())).build();
-            List<RunSpec.Violation> violations = its.validateLoad();
-            if (!violations.isEmpty()) {
-                throw new InvalidRunException(violations);
-            }
-            long memory = its.memoryPerNode() > 0 ? its.memoryPerNode()
-                : TpccDatabases.memoryPerNode(its.cluster(), its.warehouses(), kept.recoveredBytes());
+            refuse(its.validateLoad());
+            long memory = loadMemory(its, kept.recoveredBytes());
             try (Database db = openForLoad(its, memory)) {
                 Recovery.Summary recovered = DataDir.recover(db, kept.dir(), out, err);
                 CheckReport report = TpccDatabases.check(db, its.warehouses(), kept.partitions(), out);
@@ -148,11 +140,17 @@ public final class TpccRun {
             memoryPerNode, spec.partitions());
     }
 
-    private static void refuseIfInvalid(RunSpec spec) {
-        List<RunSpec.Violation> violations = spec.validate();
+    /** Refuses a spec with {@code violations}; nothing if there are none. */
+    private static void refuse(List<RunSpec.Violation> violations) {
         if (!violations.isEmpty()) {
             throw new InvalidRunException(violations);
         }
+    }
+
+    /** Shared memory per memory node of a load or a check: the spec's, or the population's default. */
+    private static long loadMemory(RunSpec spec, long recoveredBytes) {
+        return spec.memoryPerNode() > 0 ? spec.memoryPerNode()
+            : TpccDatabases.memoryPerNode(spec.cluster(), spec.warehouses(), recoveredBytes);
     }
 
     /** A spec whose warehouses or mode differ from the kept database's. */
