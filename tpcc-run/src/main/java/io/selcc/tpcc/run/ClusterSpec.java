@@ -57,12 +57,6 @@ public record ClusterSpec(AccessMode access, int computeNodes, int memoryNodes, 
             fairness, fabric);
     }
 
-    /** These settings with a latency model of {@code rttNanos} per round trip and {@code gbps} of bandwidth. */
-    public ClusterSpec withLatency(long rttNanos, double gbps) {
-        return new ClusterSpec(access, computeNodes, memoryNodes, loaderThreads, gclSize, cacheFrames, rttNanos, gbps,
-            fairness, fabric);
-    }
-
     /** These settings with the nodes placed as {@code fabric} says. */
     public ClusterSpec withFabric(Placement fabric) {
         return new ClusterSpec(access, computeNodes, memoryNodes, loaderThreads, gclSize, cacheFrames, rttNanos, gbps,

@@ -62,11 +62,6 @@ final class RunLog implements AutoCloseable {
         return mode == Wal.Mode.SYNC;
     }
 
-    /** The temporary directory the logs go into, or null (none, or a data directory's). */
-    Path temporaryDirectory() {
-        return directory;
-    }
-
     /** Where the logs go (a temporary directory, or a data directory's), or null with {@code --wal off}. */
     Path directory() {
         return directory != null ? directory : kept;
