@@ -180,7 +180,9 @@ public final class SelccCluster implements AutoCloseable {
                 long address = GlobalAddress.of(memoryNode, offset);
                 long word = probe.remoteFaa(address, 0);
                 if (word != LatchWord.FREE) {
-                    busy.add(GlobalAddress.toString(address) + "=" + LatchWord.toString(word));
+                    // With the raw word: a bit the decoded form does not show is what a flake left behind.
+                    busy.add(GlobalAddress.toString(address) + "=" + LatchWord.toString(word) + " (0x"
+                        + Long.toHexString(word) + ")");
                 }
             }
         }
