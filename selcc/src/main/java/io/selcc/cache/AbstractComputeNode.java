@@ -441,7 +441,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         }
         handle.released = true;
         // Memory holds zeros past the last byte written: a never-used line is zero.
-        endpoint.remoteWrite(handle.address + GclLayout.COPY_OFFSET, handle.copy, GclLayout.COPY_OFFSET,
+        endpoint.remoteWrite(handle.address + GclLayout.COPY_OFFSET, handle.copy(), GclLayout.COPY_OFFSET,
             handle.dirtyHigh - GclLayout.COPY_OFFSET);
     }
 
@@ -460,7 +460,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
                 throw new IllegalStateException("publish of an image already published: " + handle);
             }
             handle.released = true; // a handle twice in the batch fails above
-            batch.write(handle.address + GclLayout.COPY_OFFSET, handle.copy, GclLayout.COPY_OFFSET,
+            batch.write(handle.address + GclLayout.COPY_OFFSET, handle.copy(), GclLayout.COPY_OFFSET,
                 handle.dirtyHigh - GclLayout.COPY_OFFSET);
         }
         endpoint.post(batch);
@@ -499,17 +499,17 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     private void initialize(long address, boolean reused) {
         GclHandle handle = reused ? xLock(address) : lockFresh(checkGcl(address));
-        int state = handle.copy.get(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET);
+        int state = handle.copy().get(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET);
         int expected = reused ? GclLayout.STATE_FREE : 0;
         if (state != expected) {
             unlock(handle);
             throw new IllegalStateException("allocator found a GCL in use: address=" + GlobalAddress.toString(address)
                 + " state=0x" + Integer.toHexString(state));
         }
-        handle.copy.set(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET, GclLayout.STATE_ALLOCATED);
+        handle.copy().set(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET, GclLayout.STATE_ALLOCATED);
         handle.markHeaderDirty(GclLayout.STATE_OFFSET, 4);
         if (reused) {
-            handle.copy.asSlice(GclLayout.DATA_OFFSET).fill((byte) 0);
+            handle.copy().asSlice(GclLayout.DATA_OFFSET).fill((byte) 0);
             handle.markDirty(0, dataSize());
         }
         unlock(handle);
@@ -519,13 +519,13 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     public final void free(long address) {
         checkGcl(address);
         GclHandle handle = xLock(address);
-        int state = handle.copy.get(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET);
+        int state = handle.copy().get(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET);
         if (state != GclLayout.STATE_ALLOCATED) {
             unlock(handle);
             throw new IllegalStateException((state == GclLayout.STATE_FREE ? "double free" : "free of a GCL never allocated")
                 + ": address=" + GlobalAddress.toString(address));
         }
-        handle.copy.set(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET, GclLayout.STATE_FREE);
+        handle.copy().set(ValueLayout.JAVA_INT_UNALIGNED, GclLayout.STATE_OFFSET, GclLayout.STATE_FREE);
         handle.markHeaderDirty(GclLayout.STATE_OFFSET, 4);
         unlock(handle);
         MemoryNodeChunk chunk = chunks[GlobalAddress.memoryNode(address)];

@@ -3,48 +3,44 @@ package io.selcc.cache;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.locks.StampedLock;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One cache frame: a local copy of a GCL with its local S/X latch, ownership memo, dirty bounds,
  * the one pending invalidation it keeps, and fairness state (paper 4.2, 5.1, 5.3).
  *
+ * <p>What a cache hit reads (the tag, the local latch, the ownership, the pending and draining flags)
+ * lives in the frame's off-heap {@link FrameHeader}, in the pool just before its copy, and the hit path
+ * reads it by frame index without this object; this object keeps what only misses, evictions,
+ * invalidations and wait-die touch, and offers the header through methods for them.
+ *
  * <p>Identity ({@link #address}) changes only under the frame's X latch and its shard's lock, so a
  * thread that latched a frame re-checks the address before trusting it.
  *
- * <p>The frame <em>is</em> its local latch (it extends {@link StampedLock}) and keeps its atomics as
- * fields behind VarHandles: a cache hit then touches one object instead of five, which mattered
- * because TPC-C's frames are too many to stay in the CPU caches (each extra object was a miss).
+ * <p>Blocking latch waits park on this object's monitor: a waiter marks the latch word
+ * ({@link FrameHeader#PARKED}) under the monitor, and the release that clears the mark notifies.
  */
-final class CacheFrame extends StampedLock {
+final class CacheFrame {
     private static final VarHandle PENDING;
-    private static final VarHandle DRAINING;
-    private static final VarHandle LOCAL_READS;
-    private static final VarHandle LOCAL_WRITES;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            PENDING = lookup.findVarHandle(CacheFrame.class, "pending", InvalidationRequest.class);
-            DRAINING = lookup.findVarHandle(CacheFrame.class, "draining", boolean.class);
-            LOCAL_READS = lookup.findVarHandle(CacheFrame.class, "localReads", int.class);
-            LOCAL_WRITES = lookup.findVarHandle(CacheFrame.class, "localWrites", int.class);
+            PENDING = MethodHandles.lookup().findVarHandle(CacheFrame.class, "pending", InvalidationRequest.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    static final long NO_ADDRESS = 0L;
-    static final int CLEAN = -1;
+    static final long NO_ADDRESS = FrameHeader.NO_TAG;
+    static final int CLEAN = FrameHeader.CLEAN;
+    /** Longest park of a blocking latch wait between looks: a safety net, the release wakes it. */
+    private static final long MAX_PARK_MILLIS = 1;
 
     final int index;
+    /** The node's pool and where this frame's header starts in it; the copy follows the header. */
+    final MemorySegment pool;
+    final long header;
     final MemorySegment copy;
-    volatile long address = NO_ADDRESS;
-    private volatile Ownership ownership = Ownership.INVALID;
-
-    /** Dirty bounds, byte offsets within the GCL; guarded by the X latch. {@link #CLEAN} when clean. */
-    int dirtyLow = CLEAN;
-    int dirtyHigh;
 
     /** Stamp of the eviction worker's X latch while this frame is being evicted. */
     long evictionStamp;
@@ -52,17 +48,13 @@ final class CacheFrame extends StampedLock {
     // Replacement list links, guarded by the shard lock.
     CacheFrame lruPrev;
     CacheFrame lruNext;
-    /** CLOCK reference bit: set on a hit (racy, a hint), cleared when the evictor passes it over. */
-    boolean referenced;
 
-    /** The one invalidation request kept while local threads hold the latch (highest priority wins). */
+    /**
+     * The one invalidation request kept while local threads hold the latch (highest priority wins).
+     * The header's pending flag says a hit must look here: set after every install, cleared by a take
+     * that then looks again (so an install racing the take leaves the flag set).
+     */
     private volatile InvalidationRequest pending;
-
-    // Lease (paper 5.3.1): local acquisitions counted while a remote request is pending.
-    private volatile int localReads;
-    private volatile int localWrites;
-    /** Set while one thread drains local holders to serve an expired lease; newcomers stand aside. */
-    private volatile boolean draining;
 
     /** Priority with which this node won X after starving; lower-priority readers are refused (5.3.2). */
     volatile int ownerPriority;
@@ -79,78 +71,167 @@ final class CacheFrame extends StampedLock {
      */
     final AgeSet agedWaiters = new AgeSet();
 
-    CacheFrame(int index, MemorySegment copy) {
+    CacheFrame(int index, MemorySegment pool, long header, int gclSize) {
         this.index = index;
-        this.copy = copy;
+        this.pool = pool;
+        this.header = header;
+        this.copy = pool.asSlice(header + FrameHeader.SIZE, gclSize);
+    }
+
+    long address() {
+        return FrameHeader.tag(pool, header);
+    }
+
+    /** Sets the frame's identity; only under its X latch and its shard's lock. */
+    void address(long address) {
+        FrameHeader.tag(pool, header, address);
     }
 
     Ownership ownership() {
-        return ownership;
+        return decode(FrameHeader.ownership(pool, header));
     }
 
     /** The one place ownership changes; asserts that the transition exists in MSI. */
     void ownership(Ownership next) {
-        assert next != ownership || next == Ownership.INVALID
-            : "no transition " + ownership + " -> " + next + " at frame " + index;
-        ownership = next;
+        assert next != ownership() || next == Ownership.INVALID
+            : "no transition " + ownership() + " -> " + next + " at frame " + index;
+        FrameHeader.ownership(pool, header, encode(next));
+    }
+
+    static int encode(Ownership ownership) {
+        return switch (ownership) {
+            case INVALID -> FrameHeader.INVALID;
+            case SHARED -> FrameHeader.SHARED;
+            case MODIFIED -> FrameHeader.MODIFIED;
+        };
+    }
+
+    static Ownership decode(int code) {
+        return switch (code) {
+            case FrameHeader.INVALID -> Ownership.INVALID;
+            case FrameHeader.SHARED -> Ownership.SHARED;
+            case FrameHeader.MODIFIED -> Ownership.MODIFIED;
+            default -> throw new IllegalStateException("frame header holds no ownership code: " + code);
+        };
     }
 
     /** Records a hit for CLOCK (racy, a hint: a lost set only costs the frame its second chance). */
     void touch() {
-        if (!referenced) {
-            referenced = true; // written only when it changes: a hit does not dirty the line
+        touch(pool, header);
+    }
+
+    static void touch(MemorySegment pool, long header) {
+        if (FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED) == 0) {
+            FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED, 1); // written only when it changes
         }
     }
 
+    boolean referenced() {
+        return FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED) != 0;
+    }
+
+    void referenced(boolean referenced) {
+        FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED, referenced ? 1 : 0);
+    }
+
+    int dirtyLow() {
+        return FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW);
+    }
+
+    int dirtyHigh() {
+        return FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH);
+    }
+
     void markDirty(int low, int high) {
+        markDirty(pool, header, low, high);
+    }
+
+    /** Widens the dirty bounds of the frame whose header is at {@code header}; under its X latch. */
+    static void markDirty(MemorySegment pool, long header, int low, int high) {
+        int dirtyLow = FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW);
         if (dirtyLow == CLEAN) {
-            dirtyLow = low;
-            dirtyHigh = high;
+            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW, low);
+            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH, high);
         } else {
-            dirtyLow = Math.min(dirtyLow, low);
-            dirtyHigh = Math.max(dirtyHigh, high);
+            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW, Math.min(dirtyLow, low));
+            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH,
+                Math.max(FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH), high));
         }
     }
 
     void clearDirty() {
-        dirtyLow = CLEAN;
-        dirtyHigh = 0;
+        FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW, CLEAN);
+        FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH, 0);
     }
 
     boolean isDirty() {
-        return dirtyLow != CLEAN;
+        return dirtyLow() != CLEAN;
     }
 
     void resetLease() {
-        localReads = 0;
-        localWrites = 0;
+        FrameHeader.flag(pool, header, FrameHeader.LOCAL_READS, 0);
+        FrameHeader.flag(pool, header, FrameHeader.LOCAL_WRITES, 0);
     }
 
     InvalidationRequest pending() {
         return pending;
     }
 
+    /** Whether the header says a request may be pending (a hit then takes the slow path). */
+    static boolean maybePending(MemorySegment pool, long header) {
+        return FrameHeader.flag(pool, header, FrameHeader.PENDING) != 0
+            || FrameHeader.flag(pool, header, FrameHeader.DRAINING) != 0;
+    }
+
     boolean casPending(InvalidationRequest expected, InvalidationRequest next) {
-        return PENDING.compareAndSet(this, expected, next);
+        if (!PENDING.compareAndSet(this, expected, next)) {
+            return false;
+        }
+        if (next != null) {
+            FrameHeader.flag(pool, header, FrameHeader.PENDING, 1);
+        } else {
+            clearPendingFlag();
+        }
+        return true;
     }
 
     /** Removes and returns the pending request, or null. */
     InvalidationRequest takePending() {
-        return (InvalidationRequest) PENDING.getAndSet(this, (InvalidationRequest) null);
+        InvalidationRequest taken = (InvalidationRequest) PENDING.getAndSet(this, (InvalidationRequest) null);
+        clearPendingFlag();
+        return taken;
+    }
+
+    /**
+     * A pending flag left set with no request behind it (an installer set it after a taker had cleared
+     * it) would send every hit down the full path until the next request: cleared here when seen.
+     */
+    void clearStalePendingFlag() {
+        if (pending == null && FrameHeader.flag(pool, header, FrameHeader.PENDING) != 0) {
+            clearPendingFlag();
+        }
+    }
+
+    /** Clears the flag, then sets it again if a request was installed meanwhile (its installer may have set it first). */
+    private void clearPendingFlag() {
+        FrameHeader.flag(pool, header, FrameHeader.PENDING, 0);
+        if (pending != null) {
+            FrameHeader.flag(pool, header, FrameHeader.PENDING, 1);
+        }
     }
 
     boolean draining() {
-        return draining;
+        return FrameHeader.flag(pool, header, FrameHeader.DRAINING) != 0;
     }
 
     /** True if this thread became the drainer. */
     boolean startDrain() {
-        return DRAINING.compareAndSet(this, false, true);
+        return FrameHeader.casFlag(pool, header, FrameHeader.DRAINING, 0, 1);
     }
 
     void endDrain() {
-        draining = false;
-        synchronized (this) { // the monitor, not the StampedLock: only drain waiters use it
+        FrameHeader.flag(pool, header, FrameHeader.DRAINING, 0);
+        synchronized (this) { // drain waiters and latch waiters share the monitor; both loop
             notifyAll();
         }
     }
@@ -161,12 +242,12 @@ final class CacheFrame extends StampedLock {
      * a yield loop here kept a terminal runnable for all that time.
      */
     void awaitDrainEnd() {
-        if (!draining) {
+        if (!draining()) {
             return;
         }
         boolean interrupted = false;
         synchronized (this) {
-            while (draining) {
+            while (draining()) {
                 try {
                     wait();
                 } catch (InterruptedException e) {
@@ -180,19 +261,155 @@ final class CacheFrame extends StampedLock {
     }
 
     int localReads() {
-        return localReads;
+        return FrameHeader.flag(pool, header, FrameHeader.LOCAL_READS);
     }
 
     int localWrites() {
-        return localWrites;
+        return FrameHeader.flag(pool, header, FrameHeader.LOCAL_WRITES);
     }
 
     int countLocalRead() {
-        return (int) LOCAL_READS.getAndAdd(this, 1) + 1;
+        return FrameHeader.addInt(pool, header, FrameHeader.LOCAL_READS, 1);
     }
 
     int countLocalWrite() {
-        return (int) LOCAL_WRITES.getAndAdd(this, 1) + 1;
+        return FrameHeader.addInt(pool, header, FrameHeader.LOCAL_WRITES, 1);
+    }
+
+    // ---------------------------------------------------------------- local latch (see FrameHeader)
+
+    long tryReadLock() {
+        return FrameHeader.tryReadLock(pool, header);
+    }
+
+    long tryWriteLock() {
+        return FrameHeader.tryWriteLock(pool, header);
+    }
+
+    /** S, waiting (parked) while a writer holds the latch or waits for it. */
+    long readLock() {
+        return await(false, Long.MAX_VALUE);
+    }
+
+    /** X, waiting (parked) for the holders to leave. */
+    long writeLock() {
+        return await(true, Long.MAX_VALUE);
+    }
+
+    /** X, waiting at most {@code time}; 0 if not taken by then. */
+    long tryWriteLock(long time, TimeUnit unit) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        return await(true, System.nanoTime() + unit.toNanos(time));
+    }
+
+    /**
+     * Takes the latch, parking between looks until {@code deadline} (System.nanoTime; MAX_VALUE for
+     * none): 0 if the deadline passed. A blocking reader lets a waiting writer go first.
+     */
+    private long await(boolean exclusive, long deadline) {
+        boolean interrupted = false;
+        try {
+            for (int spins = 0; ; spins++) {
+                long stamp = exclusive ? FrameHeader.tryWriteLock(pool, header)
+                    : FrameHeader.tryReadLockBehindWriters(pool, header);
+                if (stamp != 0) {
+                    return stamp;
+                }
+                if (spins < 4) {
+                    Thread.onSpinWait(); // a holder about to release: cheaper than the monitor
+                    continue;
+                }
+                long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+                if (left <= 0 || interrupted && deadline != Long.MAX_VALUE) {
+                    giveUp(exclusive);
+                    return 0; // a timed wait ends at its deadline or when interrupted, as StampedLock's did
+                }
+                synchronized (this) {
+                    if (FrameHeader.markParked(pool, header, exclusive)) {
+                        try {
+                            wait(Math.max(1, Math.min(MAX_PARK_MILLIS, left / 1_000_000))); // unmounts a virtual thread
+                        } catch (InterruptedException e) {
+                            interrupted = true; // an untimed latch wait is not given up (StampedLock's was not either)
+                        }
+                    }
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A writer that stops waiting lets the readers that stood aside for it go on. */
+    private void giveUp(boolean exclusive) {
+        if (exclusive) {
+            FrameHeader.withdrawWriter(pool, header);
+            wakeParked();
+        }
+    }
+
+    /** Wakes threads parked on this frame's latch (called by the release that cleared the mark). */
+    void wakeParked() {
+        synchronized (this) {
+            notifyAll();
+        }
+    }
+
+    void unlockRead(long stamp) {
+        if (FrameHeader.unlockRead(pool, header)) {
+            wakeParked();
+        }
+    }
+
+    void unlockWrite(long stamp) {
+        if (FrameHeader.unlockWrite(pool, header)) {
+            wakeParked();
+        }
+    }
+
+    void unlock(long stamp) {
+        if (stamp == FrameHeader.WRITE_STAMP) {
+            unlockWrite(stamp);
+        } else if (stamp == FrameHeader.READ_STAMP) {
+            unlockRead(stamp);
+        } else {
+            throw new IllegalMonitorStateException("not a held frame latch's stamp: " + stamp);
+        }
+    }
+
+    /** S to X if this thread is the only reader (an X stamp stays X); 0 otherwise, S still held. */
+    long tryConvertToWriteLock(long stamp) {
+        if (stamp == FrameHeader.WRITE_STAMP) {
+            return stamp;
+        }
+        return FrameHeader.tryConvertToWrite(pool, header);
+    }
+
+    /** X to S (an S stamp stays S). */
+    long tryConvertToReadLock(long stamp) {
+        if (stamp == FrameHeader.READ_STAMP) {
+            return stamp;
+        }
+        if (FrameHeader.convertToRead(pool, header)) {
+            wakeParked();
+        }
+        return FrameHeader.READ_STAMP;
+    }
+
+    long tryOptimisticRead() {
+        return FrameHeader.tryOptimisticRead(pool, header);
+    }
+
+    boolean validate(long stamp) {
+        return FrameHeader.validate(pool, header, stamp);
+    }
+
+    /** The local latch word, for tests and messages. */
+    long latchWord() {
+        return FrameHeader.latchWord(pool, header);
     }
 
     /**

@@ -49,7 +49,7 @@ final class Evictor {
                 CacheFrame frame = shard.tail;
                 while (frame != null && taken < quota && victims.size() < want && budget-- > 0) {
                     CacheFrame older = frame.lruPrev;
-                    if (frame.referenced && !everything) {
+                    if (frame.referenced() && !everything) {
                         shard.secondChance(frame);
                     } else {
                         long stamp = frame.tryWriteLock();
@@ -66,14 +66,14 @@ final class Evictor {
         if (victims.isEmpty()) {
             return 0;
         }
-        victims.sort(Comparator.comparingInt(frame -> GlobalAddress.memoryNode(frame.address)));
+        victims.sort(Comparator.comparingInt(frame -> GlobalAddress.memoryNode(frame.address())));
         VerbBatch batch = node.batches.get();
         for (int i = 0; i < victims.size(); ) {
-            int memoryNode = GlobalAddress.memoryNode(victims.get(i).address);
+            int memoryNode = GlobalAddress.memoryNode(victims.get(i).address());
             batch.clear();
-            for (; i < victims.size() && GlobalAddress.memoryNode(victims.get(i).address) == memoryNode; i++) {
+            for (; i < victims.size() && GlobalAddress.memoryNode(victims.get(i).address()) == memoryNode; i++) {
                 CacheFrame frame = victims.get(i);
-                long latch = SelccNode.latchOf(frame.address);
+                long latch = SelccNode.latchOf(frame.address());
                 switch (frame.ownership()) {
                     case MODIFIED -> {
                         node.writeBackVerbs(batch, frame);

@@ -1,26 +1,27 @@
 package io.selcc.cache;
 
-import java.util.Arrays;
-
 /**
  * The sharded hash table of cache frames with one replacement list per shard. Each shard is an
- * open-addressing map from GCL address to frame (no boxing) guarded by the shard's monitor.
+ * open-addressing map from GCL address to frame index (primitive arrays: a lookup reads two of them
+ * and no frame object) guarded by the shard's monitor.
  *
  * <p>Replacement is CLOCK (second chance), not LRU: a hit only sets the frame's reference bit, and
  * the evictor, walking from the tail, moves a referenced frame to the head (clearing the bit) instead
  * of taking it. Relinking an LRU list on every hit cost about a tenth of a TPC-C run's CPU.
  */
 final class FrameTable {
+    /** A lookup's answer when the address is not cached. */
+    static final int ABSENT = -1;
     private final Shard[] shards;
     private final int mask;
 
-    FrameTable(int shardCount, int framesHint) {
+    FrameTable(int shardCount, CacheFrame[] frames) {
         int n = Integer.highestOneBit(Math.max(1, shardCount - 1) << 1);
         shards = new Shard[n];
         mask = n - 1;
-        int perShard = Math.max(16, framesHint / n * 2);
+        int perShard = Math.max(16, frames.length / n * 2);
         for (int i = 0; i < n; i++) {
-            shards[i] = new Shard(perShard);
+            shards[i] = new Shard(perShard, frames);
         }
     }
 
@@ -38,57 +39,67 @@ final class FrameTable {
     }
 
     /**
-     * Finds the frame of {@code address} and sets its reference bit; null if absent. The lookup first
-     * probes without the shard's lock: the caller latches the frame and re-checks its address anyway
-     * (identity changes only under the frame's X latch), so a racy hit that turned stale costs a retry,
-     * and a racy miss falls back to the locked lookup. The shard monitor on every hit was a fifth of
-     * a TPC-C run's CPU.
+     * The index of the frame of {@code address}, or {@link #ABSENT}; a hint (see below), which the caller
+     * checks against the frame's tag. The lookup first probes without the
+     * shard's lock: the caller latches the frame and re-checks its tag anyway (identity changes only
+     * under the frame's X latch), so a racy hit that turned stale costs a retry, and a racy miss falls
+     * back to the locked lookup. The shard monitor on every hit was a fifth of a TPC-C run's CPU.
      */
-    CacheFrame getAndTouch(long address) {
+    int indexOf(long address) {
         Shard shard = shard(address);
-        CacheFrame frame = shard.getRacy(address);
-        if (frame == null) {
+        int index = shard.getRacy(address);
+        if (index == ABSENT) {
             synchronized (shard) {
-                frame = shard.get(address);
+                index = shard.get(address);
             }
         }
-        if (frame != null) {
-            frame.touch();
-        }
-        return frame;
+        return index;
     }
 
-    CacheFrame get(long address) {
+    /** The index of the frame of {@code address}, or {@link #ABSENT}, looked up under the shard's lock. */
+    int lockedIndexOf(long address) {
         Shard shard = shard(address);
         synchronized (shard) {
             return shard.get(address);
         }
     }
 
+    /** The frame of {@code address}, or null (the locked lookup). */
+    CacheFrame get(long address) {
+        Shard shard = shard(address);
+        synchronized (shard) {
+            int index = shard.get(address);
+            return index == ABSENT ? null : shard.frames[index];
+        }
+    }
+
     static final class Shard {
         private long[] keys;
-        private CacheFrame[] values;
+        /** Frame indexes, valid where the key is not {@link CacheFrame#NO_ADDRESS}. */
+        private int[] values;
         private int size;
+        private final CacheFrame[] frames;
         // Replacement list: new and second-chance frames at the head, eviction candidates at the tail.
         CacheFrame head;
         CacheFrame tail;
 
-        Shard(int capacity) {
+        Shard(int capacity, CacheFrame[] frames) {
             int n = Integer.highestOneBit(Math.max(16, capacity - 1) << 1);
             keys = new long[n];
-            values = new CacheFrame[n];
+            values = new int[n];
+            this.frames = frames;
         }
 
         /**
          * A lookup without the lock: may miss a present key or return a frame that no longer (or not
          * yet) caches it, never loops for ever (the table is at most half full, and the probe is bounded).
          */
-        CacheFrame getRacy(long key) {
+        int getRacy(long key) {
             long[] k = keys;
-            CacheFrame[] v = values;
+            int[] v = values;
             int n = k.length;
             if (v.length != n) {
-                return null; // read across a rehash
+                return ABSENT; // read across a rehash
             }
             int m = n - 1;
             int i = slot(key, m);
@@ -98,13 +109,13 @@ final class FrameTable {
                     return v[i];
                 }
                 if (found == CacheFrame.NO_ADDRESS) {
-                    return null;
+                    return ABSENT;
                 }
             }
-            return null;
+            return ABSENT;
         }
 
-        CacheFrame get(long key) {
+        int get(long key) {
             int m = keys.length - 1;
             for (int i = slot(key, m); ; i = (i + 1) & m) {
                 long k = keys[i];
@@ -112,7 +123,7 @@ final class FrameTable {
                     return values[i];
                 }
                 if (k == CacheFrame.NO_ADDRESS) {
-                    return null;
+                    return ABSENT;
                 }
             }
         }
@@ -128,9 +139,9 @@ final class FrameTable {
                 i = (i + 1) & m;
             }
             keys[i] = key;
-            values[i] = frame;
+            values[i] = frame.index;
             size++;
-            frame.referenced = false;
+            frame.referenced(false);
             linkHead(frame);
         }
 
@@ -144,9 +155,8 @@ final class FrameTable {
                 }
                 i = (i + 1) & m;
             }
-            unlink(values[i]);
+            unlink(frames[values[i]]);
             keys[i] = CacheFrame.NO_ADDRESS;
-            values[i] = null;
             size--;
             for (int j = (i + 1) & m; keys[j] != CacheFrame.NO_ADDRESS; j = (j + 1) & m) {
                 int home = slot(keys[j], m);
@@ -155,7 +165,6 @@ final class FrameTable {
                     keys[i] = keys[j];
                     values[i] = values[j];
                     keys[j] = CacheFrame.NO_ADDRESS;
-                    values[j] = null;
                     i = j;
                 }
             }
@@ -163,7 +172,7 @@ final class FrameTable {
 
         /** Gives a referenced frame its second chance: to the head, bit cleared. */
         void secondChance(CacheFrame frame) {
-            frame.referenced = false;
+            frame.referenced(false);
             if (head != frame) {
                 unlink(frame);
                 linkHead(frame);
@@ -203,9 +212,9 @@ final class FrameTable {
 
         private void rehash(int capacity) {
             long[] oldKeys = keys;
-            CacheFrame[] oldValues = values;
+            int[] oldValues = values;
             keys = new long[capacity];
-            values = new CacheFrame[capacity];
+            values = new int[capacity];
             int m = capacity - 1;
             for (int j = 0; j < oldKeys.length; j++) {
                 if (oldKeys[j] != CacheFrame.NO_ADDRESS) {
@@ -217,7 +226,6 @@ final class FrameTable {
                     values[i] = oldValues[j];
                 }
             }
-            Arrays.fill(oldValues, null);
         }
 
         private static int slot(long key, int mask) {

@@ -21,15 +21,19 @@ public final class GclHandle {
     final AbstractComputeNode owner;
     /** The cache frame (SELCC) or null (SEL); rebound per read for an optimistic handle. */
     CacheFrame frame;
-    /** The GCL's own segment (remote reads and writes, allocation state). */
-    MemorySegment copy;
+    /**
+     * The GCL's own segment (remote reads and writes, allocation state); null for a frame's latch, whose
+     * copy {@link #copy()} takes from the frame when asked (the hit path does not read the frame).
+     */
+    private MemorySegment copy;
     /**
      * Where the accessors read: a node's whole frame pool with this GCL at {@link #base}, so a cache
      * hit touches the pool's one hot segment object instead of a per-frame slice (one memory miss
      * fewer per access when frames are too many for the CPU caches); SEL's buffer at base 0.
      */
     private MemorySegment memory;
-    private long base;
+    /** Where this GCL's bytes start in {@link #memory}; for a frame, just after its {@link FrameHeader}. */
+    long base;
     long address;
     boolean exclusive;
     /** A reusable handle for optimistic reads (see {@link ComputeNode#tryOptimisticRead}): never unlocked. */
@@ -87,10 +91,15 @@ public final class GclHandle {
         rebind(null, image, image, 0, address, true, 0);
     }
 
+    /** The GCL's own segment: a frame's copy, an image, a snapshot. */
+    MemorySegment copy() {
+        return copy != null ? copy : frame.copy;
+    }
+
     /** Binds an optimistic handle to a frame read under {@code stamp}. */
     void bindOptimistic(CacheFrame frame, MemorySegment pool, long base, long address, long stamp) {
         this.frame = frame;
-        this.copy = frame.copy;
+        this.copy = null;
         this.memory = pool;
         this.base = base;
         this.address = address;
@@ -167,7 +176,7 @@ public final class GclHandle {
     public MemorySegment data() {
         checkHeld();
         if (dataView == null) {
-            MemorySegment data = copy.asSlice(GclLayout.DATA_OFFSET);
+            MemorySegment data = copy().asSlice(GclLayout.DATA_OFFSET);
             dataView = exclusive ? data : data.asReadOnly();
         }
         return dataView;

@@ -172,7 +172,7 @@ final class InvalidationHandler {
      * verb fails, the request is dropped, so its requester never waits on it for ever.
      */
     Answer.Status serve(CacheFrame frame, InvalidationRequest request) {
-        if (frame.address != request.address || node.crashed) {
+        if (frame.address() != request.address || node.crashed) {
             return drop(request);
         }
         try {
@@ -208,7 +208,7 @@ final class InvalidationHandler {
                     batch.faa(latch, LatchWord.handoverDelta(node.nodeId, request.fromNode));
                     node.endpoint.postFor(request.fromNode, batch);
                 } else {
-                    grant = new Answer(request.requestId, Answer.Status.GRANTED, frame.dirtyLow, frame.dirtyHigh,
+                    grant = new Answer(request.requestId, Answer.Status.GRANTED, frame.dirtyLow(), frame.dirtyHigh(),
                         forward(frame));
                     node.endpoint.remoteFaaFor(request.fromNode, latch, LatchWord.handoverDelta(node.nodeId, request.fromNode));
                 }

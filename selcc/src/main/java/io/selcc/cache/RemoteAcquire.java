@@ -56,7 +56,7 @@ final class RemoteAcquire {
     boolean acquire(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge, AcquireState state) {
         boolean won = acquireWithRetries(frame, exclusive, tryOnly, txAge, state);
         if (won && tryOnly) {
-            if (state.agingAddress == frame.address) {
+            if (state.agingAddress == frame.address()) {
                 state.agingPriority = 0; // the climb is over
             }
         }
@@ -65,7 +65,7 @@ final class RemoteAcquire {
 
     private boolean acquireWithRetries(CacheFrame frame, boolean exclusive, boolean tryOnly, long txAge,
                                        AcquireState state) {
-        long address = frame.address;
+        long address = frame.address();
         long latch = SelccNode.latchOf(address);
         VerbBatch batch = node.batches.get();
         int upgradeFailures = 0;
@@ -170,7 +170,7 @@ final class RemoteAcquire {
     /** Sends the invalidations a failed latch attempt calls for. True if ownership was handed to us. */
     private boolean resolveConflict(CacheFrame frame, boolean exclusive, long conflict, int retries, long age,
                                     AcquireState state) {
-        long address = frame.address;
+        long address = frame.address();
         if (LatchWord.hasWriter(conflict)) {
             int writer = LatchWord.writer(conflict);
             if (writer == node.nodeId) {
@@ -263,7 +263,7 @@ final class RemoteAcquire {
      * @return true if the word shows the grant: the line is this node's, read from memory
      */
     private boolean settleLostAnswer(CacheFrame frame, boolean exclusive, int retries) {
-        long address = frame.address;
+        long address = frame.address();
         long word = node.endpoint.remoteFaa(SelccNode.latchOf(address), 0);
         node.counters.increment(Counter.LOST_ANSWERS); // once the word is read (a fault test waits for that)
         boolean granted = exclusive ? LatchWord.writer(word) == node.nodeId
@@ -299,7 +299,7 @@ final class RemoteAcquire {
         if (!node.fenceFailedPeer.test(writer)) {
             return false; // not known to be fenced: the word could still change
         }
-        long address = frame.address;
+        long address = frame.address();
         long latch = SelccNode.latchOf(address);
         long word = node.endpoint.remoteFaa(latch, 0);
         if (!exclusive) {
@@ -428,7 +428,7 @@ final class RemoteAcquire {
      * the GCL back ({@link SelccNode#lockFresh}): the line is zero on its memory node and in no cache.
      */
     void acquireFresh(CacheFrame frame) {
-        long address = frame.address;
+        long address = frame.address();
         long latch = SelccNode.latchOf(address);
         long previous = node.endpoint.remoteCas(latch, LatchWord.FREE, LatchWord.exclusive(node.nodeId));
         if (previous != LatchWord.FREE) {
@@ -444,7 +444,7 @@ final class RemoteAcquire {
      * writer tag moves to this node, and the copy is read from memory.
      */
     void adopt(CacheFrame frame, int crashedNode) {
-        long address = frame.address;
+        long address = frame.address();
         long latch = SelccNode.latchOf(address);
         // A CAS, not a blind FAA: a word that does not name the crashed node is left as it is.
         long word = node.endpoint.remoteFaa(latch, 0);
@@ -466,7 +466,7 @@ final class RemoteAcquire {
 
     /** Reads the frame's line from memory into its copy (one round trip). */
     private void remoteReadCopy(CacheFrame frame) {
-        node.endpoint.remoteRead(frame.address + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, node.copyLength);
+        node.endpoint.remoteRead(frame.address() + GclLayout.COPY_OFFSET, frame.copy, GclLayout.COPY_OFFSET, node.copyLength);
     }
 
     private IllegalStateException protocolViolation(String what, long address, long latchWord) {

@@ -87,7 +87,7 @@ final class SelNode extends AbstractComputeNode {
                 continue;
             }
             int length = handle.dirtyHigh - handle.dirtyLow;
-            batch.write(handle.address + handle.dirtyLow, handle.copy, handle.dirtyLow, length);
+            batch.write(handle.address + handle.dirtyLow, handle.copy(), handle.dirtyLow, length);
             endpoint.counters().increment(Counter.WRITE_BACKS);
             endpoint.counters().add(Counter.WRITE_BACK_BYTES, length);
             handle.dirtyLow = CacheFrame.CLEAN;
@@ -108,13 +108,13 @@ final class SelNode extends AbstractComputeNode {
         } else {
             VerbBatch batch = batches.get().clear();
             int length = handle.dirtyHigh - handle.dirtyLow;
-            batch.write(handle.address + handle.dirtyLow, handle.copy, handle.dirtyLow, length);
+            batch.write(handle.address + handle.dirtyLow, handle.copy(), handle.dirtyLow, length);
             batch.faa(latch, LatchWord.releaseExclusiveDelta(nodeId));
             endpoint.post(batch);
             endpoint.counters().increment(Counter.WRITE_BACKS);
             endpoint.counters().add(Counter.WRITE_BACK_BYTES, length);
         }
-        buffers.get().push(handle.copy);
+        buffers.get().push(handle.copy());
     }
 
     private MemorySegment takeBuffer() {

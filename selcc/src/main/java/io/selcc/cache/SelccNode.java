@@ -33,6 +33,8 @@ final class SelccNode extends AbstractComputeNode {
     /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
     private final MemorySegment pool;
     final CacheFrame[] frames;
+    /** Bytes per frame in the pool: its {@link FrameHeader}, then its copy of the line. */
+    private final int stride;
     final FrameTable table;
     final FreeFrames free;
     final NodeCounters counters;
@@ -80,14 +82,15 @@ final class SelccNode extends AbstractComputeNode {
         this.counters = endpoint.counters();
         this.copyLength = gclSize - GclLayout.COPY_OFFSET;
         int n = settings.cacheFrames();
-        this.pool = OffHeap.zeroed(arena, (long) n * gclSize, 64); // resident as frames fill
+        this.stride = FrameHeader.SIZE + gclSize;
+        this.pool = OffHeap.zeroed(arena, (long) n * stride, 64); // resident as frames fill; a zero header is valid
         this.frames = new CacheFrame[n];
         this.free = new FreeFrames(n);
-        this.table = new FrameTable(settings.shards(), n);
         for (int i = n - 1; i >= 0; i--) {
-            frames[i] = new CacheFrame(i, pool.asSlice(poolOffset(i), gclSize));
+            frames[i] = new CacheFrame(i, pool, headerOffset(i), gclSize);
             free.push(frames[i]);
         }
+        this.table = new FrameTable(settings.shards(), frames);
         this.invalidations = new InvalidationHandler(this);
         this.lease = new Lease(settings, counters, invalidations);
         this.remote = new RemoteAcquire(this);
@@ -96,26 +99,42 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     /**
-     * The frame caching {@code address}, or null: first this thread's recent frames (a small array
-     * that stays in the CPU's caches), then the frame table (two arrays of a megabyte or more, a
-     * memory miss each on a large cache). A recent entry may be stale, which the check of the frame's
-     * address rejects here, and what turns stale between this read and the latch the caller's re-check
-     * under the latch catches, as for the table's own racy lookup.
+     * The index of the frame caching {@code address}, or {@link FrameTable#ABSENT}: first this thread's
+     * recent frames (a small array that stays in the CPU's caches), then the frame table (two arrays of
+     * a megabyte or more, a memory miss each on a large cache). Both answer with a hint: the tag in the
+     * frame's header decides, here (a recent entry whose frame now caches another line is refused) and
+     * again under the latch (what turns stale between this read and the latch). Sets the frame's CLOCK
+     * bit. No frame object is read.
      */
-    private CacheFrame frameOf(long address) {
+    private int frameIndexOf(long address) {
         RecentFrames recent = recentFrames.get();
-        int i = RecentFrames.slot(address);
-        CacheFrame frame = recent.frames[i];
-        if (frame != null && frame.address == address) {
+        int slot = RecentFrames.slot(address);
+        int index = recent.frames[slot] - 1;
+        if (index >= 0 && FrameHeader.tag(pool, headerOffset(index)) == address) {
             recent.hits++;
-            frame.touch(); // a hit, as the table's lookup records it
-            return frame;
+            CacheFrame.touch(pool, headerOffset(index)); // a hit, as the table's lookup records it
+            return index;
         }
-        frame = table.getAndTouch(address);
-        if (frame != null) {
-            recent.frames[i] = frame;
+        index = table.indexOf(address);
+        if (index != FrameTable.ABSENT && FrameHeader.tag(pool, headerOffset(index)) != address) {
+            index = table.lockedIndexOf(address); // the racy probe read a slot mid-update: ask under the lock
         }
-        return frame;
+        if (index != FrameTable.ABSENT) {
+            recent.frames[slot] = index + 1;
+            CacheFrame.touch(pool, headerOffset(index));
+        }
+        return index;
+    }
+
+    /** The frame caching {@code address} (a hint, see {@link #frameIndexOf}), or null. */
+    private CacheFrame frameOf(long address) {
+        int index = frameIndexOf(address);
+        return index == FrameTable.ABSENT ? null : frames[index];
+    }
+
+    /** The frame index the calling thread's memo hints at for {@code address} (right or stale), or -1. */
+    int recentHint(long address) {
+        return recentFrames.get().frames[RecentFrames.slot(address)] - 1;
     }
 
     /** Lookups the calling thread's recent-frame memo answered on this node. */
@@ -123,9 +142,14 @@ final class SelccNode extends AbstractComputeNode {
         return recentFrames.get().hits;
     }
 
-    /** Where frame {@code frameIndex}'s copy starts in the pool. */
+    /** Where frame {@code frameIndex}'s header starts in the pool. */
+    private long headerOffset(int frameIndex) {
+        return (long) frameIndex * stride;
+    }
+
+    /** Where frame {@code frameIndex}'s copy starts in the pool (just after its header). */
     private long poolOffset(int frameIndex) {
-        return (long) frameIndex * gclSize;
+        return headerOffset(frameIndex) + FrameHeader.SIZE;
     }
 
     // ================================================================ lock / unlock
@@ -223,7 +247,7 @@ final class SelccNode extends AbstractComputeNode {
      * A frame that meanwhile caches another line says nothing about this one: the next attempt looks again.
      */
     private void judgeLocal(CacheFrame frame, long address, long age) {
-        if (age == NO_AGE || frame.address != address) {
+        if (age == NO_AGE || frame.address() != address) {
             return;
         }
         AcquireState verdict = acquireStates.get();
@@ -251,6 +275,12 @@ final class SelccNode extends AbstractComputeNode {
      * place ({@link #letGo}) whichever way the frame was found.
      */
     private GclHandle lock(long address, boolean exclusive, boolean tryOnly, long age) {
+        if (age == NO_AGE && seam == null) {
+            GclHandle hit = tryHit(address, exclusive);
+            if (hit != null) {
+                return hit;
+            }
+        }
         while (true) {
             CacheFrame frame = frameOf(address);
             boolean installed = frame == null; // by this attempt: a failed acquire returns it to the free list
@@ -281,7 +311,7 @@ final class SelccNode extends AbstractComputeNode {
                 if (seam != null) {
                     seam.beforeAddressCheck(frame);
                 }
-                if (frame.address != address) {
+                if (frame.address() != address) {
                     frame.agedHolders.remove(age);
                     frame.unlock(stamp);
                     invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
@@ -289,7 +319,7 @@ final class SelccNode extends AbstractComputeNode {
                 }
                 if (frame.ownership().permits(exclusive)) {
                     counters.increment(Counter.CACHE_HITS);
-                    return aged(handle(frame, frame.copy, pool, poolOffset(frame.index), address, exclusive, stamp), age);
+                    return aged(handle(frame, null, pool, poolOffset(frame.index), address, exclusive, stamp), age);
                 }
                 if (!exclusive) {
                     // A remote acquire needs the frame to itself.
@@ -304,7 +334,7 @@ final class SelccNode extends AbstractComputeNode {
                             return null;
                         }
                         frame.agedHolders.add(age);
-                        if (frame.address != address) {
+                        if (frame.address() != address) {
                             frame.agedHolders.remove(age);
                             frame.unlockWrite(writeStamp);
                             invalidations.servePendingIfIdle(frame);
@@ -345,6 +375,38 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     /**
+     * The hit path: the line cached in a mode that permits the latch, the local latch free, no remote
+     * request pending; null otherwise (the caller takes the full path, which looks again). Reads the
+     * frame's header (tag, latch, ownership, flags) by index, never the {@link CacheFrame} object: the
+     * handle keeps a reference to it without reading it.
+     */
+    private GclHandle tryHit(long address, boolean exclusive) {
+        int index = frameIndexOf(address);
+        if (index == FrameTable.ABSENT) {
+            return null;
+        }
+        long header = headerOffset(index);
+        if (CacheFrame.maybePending(pool, header)) {
+            frames[index].clearStalePendingFlag();
+            return null; // the lease counts this acquisition: the full path
+        }
+        long stamp = exclusive ? FrameHeader.tryWriteLock(pool, header) : FrameHeader.tryReadLock(pool, header);
+        if (stamp == 0) {
+            return null;
+        }
+        if (FrameHeader.tag(pool, header) == address && FrameHeader.permits(FrameHeader.ownership(pool, header), exclusive)) {
+            counters.increment(Counter.CACHE_HITS);
+            return handle(frames[index], null, pool, header + FrameHeader.SIZE, address, exclusive, stamp);
+        }
+        CacheFrame frame = frames[index]; // moved to another line, or not held in this mode: undo
+        frame.unlock(stamp);
+        if (frame.pending() != null) {
+            invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
+        }
+        return null;
+    }
+
+    /**
      * After a remote acquire that failed or threw, for the frame it held in X: unlatched, and, if this
      * acquire installed it, returned to the free list (it holds no ownership).
      */
@@ -379,25 +441,31 @@ final class SelccNode extends AbstractComputeNode {
         return handle(frame, true, stamp);
     }
 
+    /**
+     * Binds the handle to the cached line without writing anything shared: the latch word's version is
+     * read, and {@link #validateOptimistic} reads it again after the caller's reads (the seqlock pattern).
+     */
     @Override
     boolean optimisticRead(long address, GclHandle handle) {
-        CacheFrame frame = frameOf(address);
-        if (frame == null) {
+        int index = frameIndexOf(address);
+        if (index == FrameTable.ABSENT) {
             return false;
         }
-        long stamp = frame.tryOptimisticRead();
+        long header = headerOffset(index);
+        long stamp = FrameHeader.tryOptimisticRead(pool, header);
         // Identity and ownership change only under the X latch, which the stamp's validation detects.
-        if (stamp == 0 || frame.address != address || !frame.ownership().permits(false)) {
+        if (stamp == 0 || FrameHeader.tag(pool, header) != address
+            || !FrameHeader.permits(FrameHeader.ownership(pool, header), false)) {
             return false;
         }
-        handle.bindOptimistic(frame, pool, poolOffset(frame.index), address, stamp);
+        handle.bindOptimistic(frames[index], pool, header + FrameHeader.SIZE, address, stamp);
         counters.increment(Counter.OPTIMISTIC_READS);
         return true;
     }
 
     @Override
     boolean validateOptimistic(GclHandle handle) {
-        if (handle.frame.validate(handle.stamp)) {
+        if (FrameHeader.validate(pool, handle.base - FrameHeader.SIZE, handle.stamp)) {
             return true;
         }
         counters.increment(Counter.OPTIMISTIC_FAILURES);
@@ -407,22 +475,30 @@ final class SelccNode extends AbstractComputeNode {
     /** A handle for a frame held in X; a shared request converts the latch to S first. */
     private GclHandle handle(CacheFrame frame, boolean exclusive, long writeStamp) {
         long stamp = exclusive ? writeStamp : frame.tryConvertToReadLock(writeStamp);
-        return handle(frame, frame.copy, pool, poolOffset(frame.index), frame.address, exclusive, stamp);
+        return handle(frame, null, pool, poolOffset(frame.index), frame.address(), exclusive, stamp);
     }
 
+    /** Releases a held latch through the frame's header (the frame object only to wake or to serve). */
     @Override
     void release(GclHandle handle) {
         CacheFrame frame = handle.frame;
-        frame.agedHolders.remove(handle.age); // before the latch: a requester that then finds it busy must not see a gone holder's age
+        if (handle.age != NO_AGE) {
+            frame.agedHolders.remove(handle.age); // before the latch: a requester that then finds it busy must not see a gone holder's age
+        }
+        long header = handle.base - FrameHeader.SIZE;
+        boolean wake;
         if (handle.exclusive) {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
-                frame.markDirty(handle.dirtyLow, handle.dirtyHigh);
+                CacheFrame.markDirty(pool, header, handle.dirtyLow, handle.dirtyHigh);
             }
-            frame.unlockWrite(handle.stamp);
+            wake = FrameHeader.unlockWrite(pool, header);
         } else {
-            frame.unlockRead(handle.stamp);
+            wake = FrameHeader.unlockRead(pool, header);
         }
-        if (frame.pending() != null) {
+        if (wake) {
+            frame.wakeParked();
+        }
+        if (FrameHeader.flag(pool, header, FrameHeader.PENDING) != 0 && frame.pending() != null) {
             invalidations.servePendingIfIdle(frame);
         }
     }
@@ -440,7 +516,7 @@ final class SelccNode extends AbstractComputeNode {
                 }
             } else {
                 stamp = frame.writeLock();
-                if (frame.address != address) {
+                if (frame.address() != address) {
                     frame.unlockWrite(stamp);
                     continue;
                 }
@@ -484,8 +560,8 @@ final class SelccNode extends AbstractComputeNode {
     /** Adds a WRITE of the frame's dirty bytes, if any, and counts the write-back. */
     void writeBackVerbs(VerbBatch batch, CacheFrame frame) {
         if (frame.isDirty()) {
-            int length = frame.dirtyHigh - frame.dirtyLow;
-            batch.write(frame.address + frame.dirtyLow, frame.copy, frame.dirtyLow, length);
+            int length = frame.dirtyHigh() - frame.dirtyLow();
+            batch.write(frame.address() + frame.dirtyLow(), frame.copy, frame.dirtyLow(), length);
             counters.increment(Counter.WRITE_BACKS);
             counters.add(Counter.WRITE_BACK_BYTES, length);
         }
@@ -501,13 +577,13 @@ final class SelccNode extends AbstractComputeNode {
         long stamp = frame.writeLock(); // never 0
         FrameTable.Shard shard = table.shard(address);
         synchronized (shard) {
-            if (shard.get(address) == null) {
+            if (shard.get(address) == FrameTable.ABSENT) {
                 // A request that reached this frame while it was being evicted is stale now.
                 InvalidationRequest stale = frame.takePending();
                 if (stale != null) {
                     stale.dropIfPending();
                 }
-                frame.address = address;
+                frame.address(address);
                 frame.ownership(Ownership.INVALID);
                 frame.clearDirty();
                 frame.resetLease();
@@ -531,15 +607,15 @@ final class SelccNode extends AbstractComputeNode {
 
     /** Removes a latched frame from the table and drops its pending request. */
     void retire(CacheFrame frame) {
-        FrameTable.Shard shard = table.shard(frame.address);
+        FrameTable.Shard shard = table.shard(frame.address());
         synchronized (shard) {
-            shard.remove(frame.address);
+            shard.remove(frame.address());
         }
         InvalidationRequest pending = frame.takePending();
         if (pending != null) {
             pending.dropIfPending();
         }
-        frame.address = CacheFrame.NO_ADDRESS;
+        frame.address(CacheFrame.NO_ADDRESS);
         frame.ownership(Ownership.INVALID);
         frame.clearDirty();
         frame.resetLease();

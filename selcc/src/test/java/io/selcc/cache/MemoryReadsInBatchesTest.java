@@ -49,7 +49,7 @@ class MemoryReadsInBatchesTest {
                 assertEquals(1_000 + i, images[i].getLong(0));
                 assertEquals(-i, images[i].getLong(reader.dataSize() - Long.BYTES));
             }
-            assertNotSame(images[0].copy, images[1].copy, "every image is its own");
+            assertNotSame(images[0].copy(), images[1].copy(), "every image is its own");
         }
     }
 

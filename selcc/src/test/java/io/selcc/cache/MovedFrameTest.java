@@ -50,7 +50,7 @@ class MovedFrameTest {
             local.seam = new SelccNode.LockSeam() {
                 @Override
                 public void beforeLocalLatch(CacheFrame found) {
-                    if (Thread.currentThread() != locker || found != frame || found.address != lineA) {
+                    if (Thread.currentThread() != locker || found != frame || found.address() != lineA) {
                         return;
                     }
                     // Move the frame to another line B: evict everything and install lines until one lands in it.
@@ -67,7 +67,7 @@ class MovedFrameTest {
 
                 @Override
                 public void beforeAddressCheck(CacheFrame latched) {
-                    if (Thread.currentThread() != locker || latched != frame || latched.address != moved.get()) {
+                    if (Thread.currentThread() != locker || latched != frame || latched.address() != moved.get()) {
                         return;
                     }
                     long pendingBefore = cluster.counters(0).get(Counter.INVALIDATIONS_PENDING);
@@ -91,7 +91,7 @@ class MovedFrameTest {
             locker.join();
             local.seam = null;
             if (remoteWriter[0] == null) {
-                throw new AssertionError("the frame never moved under the locker: moved=" + moved.get() + " frame now caches " + frame.address, failure.get());
+                throw new AssertionError("the frame never moved under the locker: moved=" + moved.get() + " frame now caches " + frame.address(), failure.get());
             }
             remoteWriter[0].join(); // hangs (test timeout) if nobody serves the pending request
             if (failure.get() != null) {
