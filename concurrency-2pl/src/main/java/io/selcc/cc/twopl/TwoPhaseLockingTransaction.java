@@ -120,6 +120,18 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         final ViewsByTable views = new ViewsByTable();
         final ViewsByTable copyViews = new ViewsByTable();
         final ReadSet readMarks = new ReadSet();
+        /** The thread's optimistic handle on {@link #optimisticNode} (see {@code readCommittedForGood}). */
+        private GclHandle optimistic;
+        private ComputeNode optimisticNode;
+
+        GclHandle optimisticHandle(ComputeNode node) {
+            if (optimisticNode != node) {
+                optimistic = node.optimisticHandle();
+                optimisticNode = node;
+            }
+            return optimistic;
+        }
+
         /** Latch records of ended transactions, for the next ones: a page latched allocates none. */
         private Held[] spareHeld = new Held[16];
         private int spareCount;
@@ -352,13 +364,24 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     /**
      * A committed row of an insert-only table never changes, so a lock on it protects nothing: it is
-     * read under a short S latch, released at once, and the page is not held to commit (a New-Order
-     * held ten ITEM pages until its commit, and unlatched each there). A row this transaction inserted
-     * is on a page it holds and goes the usual way; an absent key is covered by its index leaf.
+     * read without a latch when its page is cached readable (copied, then validated against the frame's
+     * version: nothing shared is written, so terminals reading the same ITEM page do not pass its latch
+     * word between their cores), else under a short S latch, released at once; the page is never held to
+     * commit (a New-Order held ten ITEM pages until its commit, and unlatched each there). A row this
+     * transaction inserted is on a page it holds and goes the usual way; an absent key is covered by its
+     * index leaf. {@code into} may be written when the answer is false.
      */
     private boolean readCommittedForGood(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
         checkActive();
         long pageAddress = table.pageOf(rid);
+        GclHandle optimistic = workspace.optimisticHandle(node);
+        if (node.tryOptimisticRead(pageAddress, optimistic)) {
+            copyView(table).wrap(into).copyFrom(view(table).wrap(optimistic, table.slotOf(rid)));
+            if (node.validate(optimistic)) { // a consistent copy: judged on the copy, never on the live row
+                TupleView copy = copyView(table).wrap(into);
+                return copy.isVisible() && expected.test(copy);
+            }
+        }
         GclHandle page = acquire(node, pageAddress, false);
         if (page == null) {
             throw abortWith(AbortReason.LOCK_CONFLICT, pageAddress);
