@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
  * the one pending invalidation it keeps, and fairness state (paper 4.2, 5.1, 5.3).
  *
  * <p>What a cache hit reads (the tag, the local latch, the ownership, the pending and draining flags)
- * lives in the frame's off-heap {@link FrameHeader}, in the pool just before its copy, and the hit path
+ * lives in the frame's {@link FrameHeader}, 64 bytes of the node's header table, and the hit path
  * reads it by frame index without this object; this object keeps what only misses, evictions,
  * invalidations and wait-die touch, and offers the header through methods for them.
  *
@@ -37,9 +37,10 @@ final class CacheFrame {
     private static final long MAX_PARK_MILLIS = 1;
 
     final int index;
-    /** The node's pool and where this frame's header starts in it; the copy follows the header. */
-    final MemorySegment pool;
-    final long header;
+    /** The node's header table and where this frame's header starts in it. */
+    final long[] headers;
+    final int at;
+    /** This frame's copy of its line: a slice of the node's pool. */
     final MemorySegment copy;
 
     /** Stamp of the eviction worker's X latch while this frame is being evicted. */
@@ -71,31 +72,31 @@ final class CacheFrame {
      */
     final AgeSet agedWaiters = new AgeSet();
 
-    CacheFrame(int index, MemorySegment pool, long header, int gclSize) {
+    CacheFrame(int index, long[] headers, MemorySegment copy) {
         this.index = index;
-        this.pool = pool;
-        this.header = header;
-        this.copy = pool.asSlice(header + FrameHeader.SIZE, gclSize);
+        this.headers = headers;
+        this.at = FrameHeader.at(index);
+        this.copy = copy;
     }
 
     long address() {
-        return FrameHeader.tag(pool, header);
+        return FrameHeader.tag(headers, at);
     }
 
     /** Sets the frame's identity; only under its X latch and its shard's lock. */
     void address(long address) {
-        FrameHeader.tag(pool, header, address);
+        FrameHeader.tag(headers, at, address);
     }
 
     Ownership ownership() {
-        return decode(FrameHeader.ownership(pool, header));
+        return decode(FrameHeader.ownership(FrameHeader.word(headers, at)));
     }
 
-    /** The one place ownership changes; asserts that the transition exists in MSI. */
+    /** The one place ownership changes (under X); asserts that the transition exists in MSI. */
     void ownership(Ownership next) {
         assert next != ownership() || next == Ownership.INVALID
             : "no transition " + ownership() + " -> " + next + " at frame " + index;
-        FrameHeader.ownership(pool, header, encode(next));
+        FrameHeader.ownership(headers, at, encode(next));
     }
 
     static int encode(Ownership ownership) {
@@ -117,51 +118,41 @@ final class CacheFrame {
 
     /** Records a hit for CLOCK (racy, a hint: a lost set only costs the frame its second chance). */
     void touch() {
-        touch(pool, header);
-    }
-
-    static void touch(MemorySegment pool, long header) {
-        if (FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED) == 0) {
-            FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED, 1); // written only when it changes
-        }
+        FrameHeader.touch(headers, at);
     }
 
     boolean referenced() {
-        return FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED) != 0;
+        return FrameHeader.referenced(headers, at);
     }
 
     void referenced(boolean referenced) {
-        FrameHeader.plainInt(pool, header, FrameHeader.REFERENCED, referenced ? 1 : 0);
+        FrameHeader.referenced(headers, at, referenced);
     }
 
     int dirtyLow() {
-        return FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW);
+        return FrameHeader.dirtyLow(headers, at);
     }
 
     int dirtyHigh() {
-        return FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH);
+        return FrameHeader.dirtyHigh(headers, at);
     }
 
     void markDirty(int low, int high) {
-        markDirty(pool, header, low, high);
+        markDirty(headers, at, low, high);
     }
 
-    /** Widens the dirty bounds of the frame whose header is at {@code header}; under its X latch. */
-    static void markDirty(MemorySegment pool, long header, int low, int high) {
-        int dirtyLow = FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW);
+    /** Widens the dirty bounds of the frame whose header is at {@code at}; under its X latch. */
+    static void markDirty(long[] headers, int at, int low, int high) {
+        int dirtyLow = FrameHeader.dirtyLow(headers, at);
         if (dirtyLow == CLEAN) {
-            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW, low);
-            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH, high);
+            FrameHeader.dirty(headers, at, low, high);
         } else {
-            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW, Math.min(dirtyLow, low));
-            FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH,
-                Math.max(FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH), high));
+            FrameHeader.dirty(headers, at, Math.min(dirtyLow, low), Math.max(FrameHeader.dirtyHigh(headers, at), high));
         }
     }
 
     void clearDirty() {
-        FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_LOW, CLEAN);
-        FrameHeader.plainInt(pool, header, FrameHeader.DIRTY_HIGH, 0);
+        FrameHeader.dirty(headers, at, CLEAN, 0);
     }
 
     boolean isDirty() {
@@ -169,18 +160,11 @@ final class CacheFrame {
     }
 
     void resetLease() {
-        FrameHeader.flag(pool, header, FrameHeader.LOCAL_READS, 0);
-        FrameHeader.flag(pool, header, FrameHeader.LOCAL_WRITES, 0);
+        FrameHeader.resetLease(headers, at);
     }
 
     InvalidationRequest pending() {
         return pending;
-    }
-
-    /** Whether the header says a request may be pending (a hit then takes the slow path). */
-    static boolean maybePending(MemorySegment pool, long header) {
-        return FrameHeader.flag(pool, header, FrameHeader.PENDING) != 0
-            || FrameHeader.flag(pool, header, FrameHeader.DRAINING) != 0;
     }
 
     boolean casPending(InvalidationRequest expected, InvalidationRequest next) {
@@ -188,7 +172,7 @@ final class CacheFrame {
             return false;
         }
         if (next != null) {
-            FrameHeader.flag(pool, header, FrameHeader.PENDING, 1);
+            FrameHeader.flag(headers, at, FrameHeader.PENDING, true);
         } else {
             clearPendingFlag();
         }
@@ -207,30 +191,30 @@ final class CacheFrame {
      * it) would send every hit down the full path until the next request: cleared here when seen.
      */
     void clearStalePendingFlag() {
-        if (pending == null && FrameHeader.flag(pool, header, FrameHeader.PENDING) != 0) {
+        if (pending == null && (FrameHeader.word(headers, at) & FrameHeader.PENDING) != 0) {
             clearPendingFlag();
         }
     }
 
     /** Clears the flag, then sets it again if a request was installed meanwhile (its installer may have set it first). */
     private void clearPendingFlag() {
-        FrameHeader.flag(pool, header, FrameHeader.PENDING, 0);
+        FrameHeader.flag(headers, at, FrameHeader.PENDING, false);
         if (pending != null) {
-            FrameHeader.flag(pool, header, FrameHeader.PENDING, 1);
+            FrameHeader.flag(headers, at, FrameHeader.PENDING, true);
         }
     }
 
     boolean draining() {
-        return FrameHeader.flag(pool, header, FrameHeader.DRAINING) != 0;
+        return (FrameHeader.word(headers, at) & FrameHeader.DRAINING) != 0;
     }
 
     /** True if this thread became the drainer. */
     boolean startDrain() {
-        return FrameHeader.casFlag(pool, header, FrameHeader.DRAINING, 0, 1);
+        return FrameHeader.startDrain(headers, at);
     }
 
     void endDrain() {
-        FrameHeader.flag(pool, header, FrameHeader.DRAINING, 0);
+        FrameHeader.flag(headers, at, FrameHeader.DRAINING, false);
         synchronized (this) { // drain waiters and latch waiters share the monitor; both loop
             notifyAll();
         }
@@ -261,29 +245,29 @@ final class CacheFrame {
     }
 
     int localReads() {
-        return FrameHeader.flag(pool, header, FrameHeader.LOCAL_READS);
+        return FrameHeader.leaseReads(headers, at);
     }
 
     int localWrites() {
-        return FrameHeader.flag(pool, header, FrameHeader.LOCAL_WRITES);
+        return FrameHeader.leaseWrites(headers, at);
     }
 
     int countLocalRead() {
-        return FrameHeader.addInt(pool, header, FrameHeader.LOCAL_READS, 1);
+        return FrameHeader.countLeaseRead(headers, at);
     }
 
     int countLocalWrite() {
-        return FrameHeader.addInt(pool, header, FrameHeader.LOCAL_WRITES, 1);
+        return FrameHeader.countLeaseWrite(headers, at);
     }
 
     // ---------------------------------------------------------------- local latch (see FrameHeader)
 
     long tryReadLock() {
-        return FrameHeader.tryReadLock(pool, header);
+        return FrameHeader.tryReadLock(headers, at);
     }
 
     long tryWriteLock() {
-        return FrameHeader.tryWriteLock(pool, header);
+        return FrameHeader.tryWriteLock(headers, at);
     }
 
     /** S, waiting (parked) while a writer holds the latch or waits for it. */
@@ -296,7 +280,7 @@ final class CacheFrame {
         return await(true, Long.MAX_VALUE);
     }
 
-    /** X, waiting at most {@code time}; 0 if not taken by then. */
+    /** X, waiting at most {@code time}; 0 if not taken by then or if interrupted meanwhile. */
     long tryWriteLock(long time, TimeUnit unit) throws InterruptedException {
         if (Thread.interrupted()) {
             throw new InterruptedException();
@@ -312,8 +296,8 @@ final class CacheFrame {
         boolean interrupted = false;
         try {
             for (int spins = 0; ; spins++) {
-                long stamp = exclusive ? FrameHeader.tryWriteLock(pool, header)
-                    : FrameHeader.tryReadLockBehindWriters(pool, header);
+                long stamp = exclusive ? FrameHeader.tryWriteLock(headers, at)
+                    : FrameHeader.tryReadLockBehindWriters(headers, at);
                 if (stamp != 0) {
                     return stamp;
                 }
@@ -327,7 +311,7 @@ final class CacheFrame {
                     return 0; // a timed wait ends at its deadline or when interrupted, as StampedLock's did
                 }
                 synchronized (this) {
-                    if (FrameHeader.markParked(pool, header, exclusive)) {
+                    if (FrameHeader.markParked(headers, at, exclusive)) {
                         try {
                             wait(Math.max(1, Math.min(MAX_PARK_MILLIS, left / 1_000_000))); // unmounts a virtual thread
                         } catch (InterruptedException e) {
@@ -346,7 +330,7 @@ final class CacheFrame {
     /** A writer that stops waiting lets the readers that stood aside for it go on. */
     private void giveUp(boolean exclusive) {
         if (exclusive) {
-            FrameHeader.withdrawWriter(pool, header);
+            FrameHeader.withdrawWriter(headers, at);
             wakeParked();
         }
     }
@@ -359,13 +343,13 @@ final class CacheFrame {
     }
 
     void unlockRead(long stamp) {
-        if (FrameHeader.unlockRead(pool, header)) {
+        if (FrameHeader.wakes(FrameHeader.unlockRead(headers, at))) {
             wakeParked();
         }
     }
 
     void unlockWrite(long stamp) {
-        if (FrameHeader.unlockWrite(pool, header)) {
+        if (FrameHeader.wakes(FrameHeader.unlockWrite(headers, at))) {
             wakeParked();
         }
     }
@@ -385,7 +369,7 @@ final class CacheFrame {
         if (stamp == FrameHeader.WRITE_STAMP) {
             return stamp;
         }
-        return FrameHeader.tryConvertToWrite(pool, header);
+        return FrameHeader.tryConvertToWrite(headers, at);
     }
 
     /** X to S (an S stamp stays S). */
@@ -393,23 +377,23 @@ final class CacheFrame {
         if (stamp == FrameHeader.READ_STAMP) {
             return stamp;
         }
-        if (FrameHeader.convertToRead(pool, header)) {
+        if (FrameHeader.convertToRead(headers, at)) {
             wakeParked();
         }
         return FrameHeader.READ_STAMP;
     }
 
     long tryOptimisticRead() {
-        return FrameHeader.tryOptimisticRead(pool, header);
+        return FrameHeader.tryOptimisticRead(FrameHeader.word(headers, at));
     }
 
     boolean validate(long stamp) {
-        return FrameHeader.validate(pool, header, stamp);
+        return FrameHeader.validate(headers, at, stamp);
     }
 
-    /** The local latch word, for tests and messages. */
+    /** The local latch and state word, for tests and messages. */
     long latchWord() {
-        return FrameHeader.latchWord(pool, header);
+        return FrameHeader.word(headers, at);
     }
 
     /**

@@ -1,60 +1,55 @@
 package io.selcc.cache;
 
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
+import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 
 /**
- * The off-heap header of a cache frame: the state a cache hit needs, in the 64 bytes before the frame's
- * copy of its line in the node's pool, so a hit reads one CPU cache line and no Java object.
+ * The header of a cache frame: the state a cache hit needs, in 64 bytes of its node's header table (a
+ * {@code long[]} of {@link #WORDS} words per frame, frame i's at {@code i * WORDS}), so a hit reads one
+ * or two CPU cache lines and no Java object. Words:
  *
  * <pre>
- * offset  size  field
- * 0       8     tag: the GCL address cached, {@link #NO_TAG} for none; changes only under the X latch
- * 8       8     local latch word (below)
- * 16      4     ownership: {@link #INVALID}, {@link #SHARED} or {@link #MODIFIED}; changes only under X
- * 20      4     pending flag: 1 while (or just after) a remote request waits on the frame
- * 24      4     draining flag: 1 while one thread drains the local holders to serve a request
- * 28      4     CLOCK reference bit: set by a hit, cleared by the evictor (racy, a hint)
- * 32      4     dirty low: first dirty byte of the copy, {@link #CLEAN} when clean; under X
- * 36      4     dirty high: one past the last dirty byte; under X
- * 40      4     local reads counted against a pending request's lease (paper 5.3.1)
- * 44      4     local writes counted against it
- * 48      16    reserved (zero)
+ * word  field
+ * 0     tag: the GCL address cached, {@link #NO_TAG} for none; changes only under the X latch
+ * 1     latch and state word (below): the local latch, the ownership, the pending and draining flags
+ * 2     CLOCK reference bit (0 or 1): set by a hit, cleared by the evictor (racy, a hint)
+ * 3     dirty bounds: low (first dirty byte of the copy) in the high half, high (one past the last) in
+ *       the low half; low = {@link #CLEAN} when clean; under X
+ * 4     lease counts against a pending request (paper 5.3.1): local reads in the high half, writes in the low
+ * 5-7   reserved (zero): a frame's words fill a CPU cache line, so two frames' latches do not share one
  * </pre>
  *
- * <p>Local latch word:
+ * <p>Latch and state word:
  * <pre>
- *  63                               16  15   14   13   12   11          0
- * +-----------------------------------+----+----+----+----+-------------+
- * |            version                | X  | WW | 0  | PK | readers     |
- * +-----------------------------------+----+----+----+----+-------------+
+ *  63                        20  19  18  17-16  15  14  13  12  11        0
+ * +----------------------------+---+---+------+---+---+---+---+-----------+
+ * |          version           | D | P | own  | X | WW| 0 | PK|  readers  |
+ * +----------------------------+---+---+------+---+---+---+---+-----------+
  * </pre>
  * {@code readers} counts shared holders (at most 4,095: a reader beyond that is refused, or waits);
  * {@code X} is the exclusive holder; {@code WW} says a blocking writer waits, which turns blocking
  * readers away (no-wait readers still pass it, as they passed {@code StampedLock}'s queue); {@code PK}
- * says a thread parks on the frame's monitor, so the release that clears it must wake it; the version
- * grows by one at every exclusive release, so an optimistic reader that saw version v with X clear and
- * sees them again afterwards read bytes no writer changed (the seqlock pattern). Bit 13 is never set in
- * the word: it marks a stamp as optimistic, so an optimistic stamp is never 0 ("not taken").
+ * says a thread parks on the frame's monitor, so the release that clears it must wake it; {@code own} is
+ * the ownership ({@link #INVALID}, {@link #SHARED}, {@link #MODIFIED}), changed only under X; {@code P}
+ * says a remote request may be pending on the frame, {@code D} that a thread drains its local holders
+ * (either sends a hit down the full path). The version grows by one at every exclusive release, so an
+ * optimistic reader that saw version v with X clear and sees them again afterwards read bytes no writer
+ * changed (the seqlock pattern). Bit 13 is never set in the word: it marks a stamp as optimistic, so an
+ * optimistic stamp is never 0 ("not taken"). Keeping the state in the latch word lets a hit learn the
+ * ownership and the flags from the word it CASes, and a release learn them from the word it replaced.
  *
- * <p>Zero is a valid header for a frame on the free list (no tag, latch free, invalid; the dirty bounds
- * are set when a line is installed): a pool fresh from the OS needs no initialising pass, and its pages
- * become resident as frames fill.
+ * <p>A zeroed header is a frame on the free list (no tag, latch free, invalid; the dirty bounds are set
+ * when a line is installed), so the table needs no initialising pass.
  */
 final class FrameHeader {
-    static final int SIZE = 64;
+    /** Longs per frame: 64 bytes. */
+    static final int WORDS = 8;
 
-    static final long TAG = 0;
-    static final long LATCH = 8;
-    static final long OWNERSHIP = 16;
-    static final long PENDING = 20;
-    static final long DRAINING = 24;
-    static final long REFERENCED = 28;
-    static final long DIRTY_LOW = 32;
-    static final long DIRTY_HIGH = 36;
-    static final long LOCAL_READS = 40;
-    static final long LOCAL_WRITES = 44;
+    static final int TAG = 0;
+    static final int LATCH = 1;
+    static final int REFERENCED = 2;
+    static final int DIRTY = 3;
+    static final int LEASE = 4;
 
     static final long NO_TAG = 0L;
     /** Ownership codes: zero is invalid, so a zeroed header holds nothing. */
@@ -69,34 +64,95 @@ final class FrameHeader {
     static final long OPTIMISTIC_MARK = 1L << 13;
     static final long WRITER_WAITING = 1L << 14;
     static final long WRITER = 1L << 15;
-    static final long VERSION_ONE = 1L << 16;
+    static final int OWNERSHIP_SHIFT = 16;
+    static final long OWNERSHIP = 3L << OWNERSHIP_SHIFT;
+    static final long PENDING = 1L << 18;
+    static final long DRAINING = 1L << 19;
+    static final long VERSION_ONE = 1L << 20;
     static final long VERSION = -VERSION_ONE;
     /** Stamps of a held latch: nonzero, so 0 stays "not taken". The latch word itself is the truth. */
     static final long READ_STAMP = 1;
     static final long WRITE_STAMP = 2;
 
-    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
-    private static final VarHandle INT = ValueLayout.JAVA_INT.varHandle();
+    private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
 
     private FrameHeader() {
     }
 
-    // ---------------------------------------------------------------- tag, ownership, flags
-
-    static long tag(MemorySegment pool, long header) {
-        return (long) LONG.getVolatile(pool, header + TAG);
+    /** Where frame {@code index}'s header starts in the table. */
+    static int at(int index) {
+        return index * WORDS;
     }
 
-    static void tag(MemorySegment pool, long header, long address) {
-        LONG.setVolatile(pool, header + TAG, address);
+    // ---------------------------------------------------------------- tag, CLOCK, dirty, lease
+
+    static long tag(long[] table, int at) {
+        return (long) WORD.getVolatile(table, at + TAG);
     }
 
-    static int ownership(MemorySegment pool, long header) {
-        return (int) INT.getVolatile(pool, header + OWNERSHIP);
+    static void tag(long[] table, int at, long address) {
+        WORD.setVolatile(table, at + TAG, address);
     }
 
-    static void ownership(MemorySegment pool, long header, int code) {
-        INT.setVolatile(pool, header + OWNERSHIP, code);
+    static boolean referenced(long[] table, int at) {
+        return table[at + REFERENCED] != 0;
+    }
+
+    /** Racy on purpose (a hint); a hit writes it only when it changes, so a hit does not dirty the line. */
+    static void touch(long[] table, int at) {
+        if (table[at + REFERENCED] == 0) {
+            table[at + REFERENCED] = 1;
+        }
+    }
+
+    static void referenced(long[] table, int at, boolean referenced) {
+        table[at + REFERENCED] = referenced ? 1 : 0;
+    }
+
+    static int dirtyLow(long[] table, int at) {
+        return (int) (table[at + DIRTY] >> 32);
+    }
+
+    static int dirtyHigh(long[] table, int at) {
+        return (int) table[at + DIRTY];
+    }
+
+    static void dirty(long[] table, int at, int low, int high) {
+        table[at + DIRTY] = (long) low << 32 | (high & 0xFFFF_FFFFL);
+    }
+
+    static int leaseReads(long[] table, int at) {
+        return (int) ((long) WORD.getVolatile(table, at + LEASE) >>> 32);
+    }
+
+    static int leaseWrites(long[] table, int at) {
+        return (int) (long) WORD.getVolatile(table, at + LEASE);
+    }
+
+    static int countLeaseRead(long[] table, int at) {
+        return (int) (((long) WORD.getAndAdd(table, at + LEASE, 1L << 32) >>> 32) + 1);
+    }
+
+    static int countLeaseWrite(long[] table, int at) {
+        return (int) (long) WORD.getAndAdd(table, at + LEASE, 1L) + 1;
+    }
+
+    static void resetLease(long[] table, int at) {
+        WORD.setVolatile(table, at + LEASE, 0L);
+    }
+
+    // ---------------------------------------------------------------- state in the latch word
+
+    static long word(long[] table, int at) {
+        return (long) WORD.getVolatile(table, at + LATCH);
+    }
+
+    private static boolean cas(long[] table, int at, long expected, long next) {
+        return WORD.compareAndSet(table, at + LATCH, expected, next);
+    }
+
+    static int ownership(long word) {
+        return (int) ((word & OWNERSHIP) >>> OWNERSHIP_SHIFT);
     }
 
     /** Whether ownership {@code code} lets a latch of that mode be a hit. */
@@ -104,89 +160,104 @@ final class FrameHeader {
         return exclusive ? code == MODIFIED : code != INVALID;
     }
 
-    static int flag(MemorySegment pool, long header, long field) {
-        return (int) INT.getVolatile(pool, header + field);
+    /** Sets the ownership; only under X (the CAS loop keeps the other fields others may change meanwhile). */
+    static void ownership(long[] table, int at, int code) {
+        setBits(table, at, OWNERSHIP, (long) code << OWNERSHIP_SHIFT);
     }
 
-    static void flag(MemorySegment pool, long header, long field, int value) {
-        INT.setVolatile(pool, header + field, value);
+    /** Sets or clears flag {@code bit} ({@link #PENDING}, {@link #DRAINING}). */
+    static void flag(long[] table, int at, long bit, boolean set) {
+        setBits(table, at, bit, set ? bit : 0);
     }
 
-    static boolean casFlag(MemorySegment pool, long header, long field, int expected, int next) {
-        return INT.compareAndSet(pool, header + field, expected, next);
+    /** Sets {@link #DRAINING} if clear; true if this call set it. */
+    static boolean startDrain(long[] table, int at) {
+        while (true) {
+            long word = word(table, at);
+            if ((word & DRAINING) != 0) {
+                return false;
+            }
+            if (cas(table, at, word, word | DRAINING)) {
+                return true;
+            }
+        }
     }
 
-    /** A plain read, for the racy CLOCK bit (a hit writes it only when it changes). */
-    static int plainInt(MemorySegment pool, long header, long field) {
-        return (int) INT.get(pool, header + field);
-    }
-
-    static void plainInt(MemorySegment pool, long header, long field, int value) {
-        INT.set(pool, header + field, value);
-    }
-
-    static int addInt(MemorySegment pool, long header, long field, int delta) {
-        return (int) INT.getAndAdd(pool, header + field, delta) + delta;
+    private static void setBits(long[] table, int at, long mask, long bits) {
+        while (true) {
+            long word = word(table, at);
+            long next = (word & ~mask) | bits;
+            if (next == word || cas(table, at, word, next)) {
+                return;
+            }
+        }
     }
 
     // ---------------------------------------------------------------- local latch
 
-    static long latchWord(MemorySegment pool, long header) {
-        return (long) LONG.getVolatile(pool, header + LATCH);
-    }
-
-    private static boolean casLatch(MemorySegment pool, long header, long expected, long next) {
-        return LONG.compareAndSet(pool, header + LATCH, expected, next);
-    }
-
     /** S without waiting (a waiting writer does not stop it: no-wait callers give up, never queue). */
-    static long tryReadLock(MemorySegment pool, long header) {
+    static long tryReadLock(long[] table, int at) {
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             if ((word & WRITER) != 0 || (word & READERS) == READERS) {
                 return 0;
             }
-            if (casLatch(pool, header, word, word + 1)) {
+            if (cas(table, at, word, word + 1)) {
                 return READ_STAMP;
             }
         }
     }
 
+    /**
+     * The hit path's latch: one CAS from {@code word}, the word the caller read and judged (its
+     * ownership and flags) before reading the tag. Success means the latch word did not change since,
+     * so no writer came between: the tag read in between is still the frame's, and the ownership is
+     * the one judged. 0 if the word moved (the caller takes the full path) or a writer holds it.
+     */
+    static long tryLatchFrom(long[] table, int at, long word, boolean exclusive) {
+        if (exclusive) {
+            if ((word & (WRITER | READERS)) != 0 || !cas(table, at, word, (word | WRITER) & ~WRITER_WAITING)) {
+                return 0;
+            }
+            VarHandle.storeStoreFence();
+            return WRITE_STAMP;
+        }
+        if ((word & WRITER) != 0 || (word & READERS) == READERS || !cas(table, at, word, word + 1)) {
+            return 0;
+        }
+        return READ_STAMP;
+    }
+
     /** S for a blocking reader: like {@link #tryReadLock}, but a writer that waits goes first. */
-    static long tryReadLockBehindWriters(MemorySegment pool, long header) {
+    static long tryReadLockBehindWriters(long[] table, int at) {
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             if ((word & (WRITER | WRITER_WAITING)) != 0 || (word & READERS) == READERS) {
                 return 0;
             }
-            if (casLatch(pool, header, word, word + 1)) {
+            if (cas(table, at, word, word + 1)) {
                 return READ_STAMP;
             }
         }
     }
 
     /** A waiting writer that gives up clears its mark (another still waiting sets it again on its next look). */
-    static void withdrawWriter(MemorySegment pool, long header) {
-        while (true) {
-            long word = latchWord(pool, header);
-            if ((word & WRITER_WAITING) == 0 || casLatch(pool, header, word, word & ~WRITER_WAITING)) {
-                return;
-            }
-        }
+    static void withdrawWriter(long[] table, int at) {
+        setBits(table, at, WRITER_WAITING, 0);
     }
 
     /**
-     * X without waiting. The CAS is retried while the latch stays free: a waiter's mark changing the
-     * word is no reason to fail. The fence keeps the holder's writes to the copy after the writer bit,
-     * for optimistic readers (as {@code StampedLock} does).
+     * X without waiting. The CAS is retried while the latch stays free: a flag or a waiter's mark changing
+     * the word is no reason to fail. The fence keeps the holder's writes to the copy after the writer
+     * bit, for optimistic readers (as {@code StampedLock} does).
      */
-    static long tryWriteLock(MemorySegment pool, long header) {
+    static long tryWriteLock(long[] table, int at) {
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             if ((word & (WRITER | READERS)) != 0) {
                 return 0;
             }
-            if (casLatch(pool, header, word, (word | WRITER) & ~WRITER_WAITING)) {
+            if (cas(table, at, word, (word | WRITER) & ~WRITER_WAITING)) {
                 VarHandle.storeStoreFence();
                 return WRITE_STAMP;
             }
@@ -194,56 +265,75 @@ final class FrameHeader {
     }
 
     /**
-     * Releases S; true if a thread parked on the frame must be woken (the caller does, see {@link #PARKED}).
-     * Only the last reader's release, or one from a full count, wakes: before that no waiter could go on.
+     * Releases S and returns the word it replaced (its flags: {@link #PARKED} set there means a parked
+     * thread must be woken, see {@link #wakes}). Only the last reader's release, or one from a full
+     * count, clears the mark: before that no waiter could go on.
      */
-    static boolean unlockRead(MemorySegment pool, long header) {
+    static long unlockRead(long[] table, int at) {
+        long seen = word(table, at);
+        if ((seen & (PARKED | READERS)) > 0 && (seen & PARKED) == 0 && cas(table, at, seen, seen - 1)) {
+            return seen; // the common case: nobody parked
+        }
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             long readers = word & READERS;
             if (readers == 0) {
                 throw new IllegalMonitorStateException("unlockRead of a frame latch no reader holds: word=0x"
                     + Long.toHexString(word));
             }
             boolean wakes = (word & PARKED) != 0 && (readers == 1 || readers == READERS);
-            if (casLatch(pool, header, word, wakes ? (word - 1) & ~PARKED : word - 1)) {
-                return wakes;
+            if (cas(table, at, word, wakes ? (word - 1) & ~PARKED : word - 1)) {
+                return wakes ? word : word & ~PARKED;
             }
         }
     }
 
     /**
-     * Releases X and bumps the version, so optimistic readers who overlapped it fail validation; true if
-     * a thread parked on the frame must be woken.
+     * Releases X, bumping the version so optimistic readers who overlapped it fail validation; returns the
+     * word it replaced (see {@link #wakes}).
      */
-    static boolean unlockWrite(MemorySegment pool, long header) {
+    static long unlockWrite(long[] table, int at) {
+        long seen = word(table, at);
+        if ((seen & (WRITER | PARKED)) == WRITER && cas(table, at, seen, (seen & ~WRITER) + VERSION_ONE)) {
+            return seen; // the common case: nobody parked
+        }
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             if ((word & WRITER) == 0) {
                 throw new IllegalMonitorStateException("unlockWrite of a frame latch no writer holds: word=0x"
                     + Long.toHexString(word));
             }
-            if (casLatch(pool, header, word, ((word & ~WRITER) + VERSION_ONE) & ~PARKED)) {
-                return (word & PARKED) != 0;
+            if (cas(table, at, word, ((word & ~WRITER) + VERSION_ONE) & ~PARKED)) {
+                return word;
             }
         }
     }
 
+    /** Whether the release that returned {@code replaced} must wake the threads parked on the frame. */
+    static boolean wakes(long replaced) {
+        return (replaced & PARKED) != 0;
+    }
+
+    /** Whether the release that returned {@code replaced} saw a request pending on the frame. */
+    static boolean pendingSeen(long replaced) {
+        return (replaced & PENDING) != 0;
+    }
+
     /**
-     * Marks the latch as having a parked thread, unless it is {@code available} now; false if it was (the
-     * caller tries again instead of parking). Called under the frame's monitor, which the waking release
-     * takes too, so the mark and the wait cannot miss the release between them.
+     * Marks the latch as having a parked thread, unless it is available now; false if it was (the caller
+     * tries again instead of parking). Called under the frame's monitor, which the waking release takes
+     * too, so the mark and the wait cannot miss the release between them.
      */
-    static boolean markParked(MemorySegment pool, long header, boolean exclusive) {
+    static boolean markParked(long[] table, int at, boolean exclusive) {
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             boolean available = exclusive ? (word & (WRITER | READERS)) == 0
                 : (word & (WRITER | WRITER_WAITING)) == 0 && (word & READERS) != READERS;
             if (available) {
                 return false;
             }
             long marked = word | PARKED | (exclusive ? WRITER_WAITING : 0);
-            if (marked == word || casLatch(pool, header, word, marked)) {
+            if (marked == word || cas(table, at, word, marked)) {
                 return true;
             }
         }
@@ -253,27 +343,27 @@ final class FrameHeader {
      * X to S atomically (no writer can come between): the version still moves, the copy may have changed.
      * True if a parked thread must be woken (a reader may go now).
      */
-    static boolean convertToRead(MemorySegment pool, long header) {
+    static boolean convertToRead(long[] table, int at) {
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             if ((word & WRITER) == 0) {
                 throw new IllegalMonitorStateException("downgrade of a frame latch not held in X: word=0x"
                     + Long.toHexString(word));
             }
-            if (casLatch(pool, header, word, (((word & ~WRITER) + VERSION_ONE) & ~PARKED) + 1)) {
+            if (cas(table, at, word, (((word & ~WRITER) + VERSION_ONE) & ~PARKED) + 1)) {
                 return (word & PARKED) != 0;
             }
         }
     }
 
     /** S to X if this thread is the only reader; 0 (S still held) otherwise. */
-    static long tryConvertToWrite(MemorySegment pool, long header) {
+    static long tryConvertToWrite(long[] table, int at) {
         while (true) {
-            long word = latchWord(pool, header);
+            long word = word(table, at);
             if ((word & (WRITER | READERS)) != 1) {
                 return 0;
             }
-            if (casLatch(pool, header, word, ((word - 1) | WRITER) & ~WRITER_WAITING)) {
+            if (cas(table, at, word, ((word - 1) | WRITER) & ~WRITER_WAITING)) {
                 VarHandle.storeStoreFence();
                 return WRITE_STAMP;
             }
@@ -281,15 +371,14 @@ final class FrameHeader {
     }
 
     /** An optimistic stamp (the version, marked), or 0 while a writer holds the latch. */
-    static long tryOptimisticRead(MemorySegment pool, long header) {
-        long word = latchWord(pool, header);
+    static long tryOptimisticRead(long word) {
         return (word & WRITER) != 0 ? 0 : (word & VERSION) | OPTIMISTIC_MARK;
     }
 
     /** True if no writer took the latch since {@code stamp} was read. */
-    static boolean validate(MemorySegment pool, long header, long stamp) {
+    static boolean validate(long[] table, int at, long stamp) {
         VarHandle.acquireFence(); // the reader's loads of the copy happen before this load of the word
-        long word = latchWord(pool, header);
+        long word = word(table, at);
         return (word & (VERSION | WRITER)) == (stamp & VERSION);
     }
 

@@ -32,7 +32,7 @@ public final class GclHandle {
      * fewer per access when frames are too many for the CPU caches); SEL's buffer at base 0.
      */
     private MemorySegment memory;
-    /** Where this GCL's bytes start in {@link #memory}; for a frame, just after its {@link FrameHeader}. */
+    /** Where this GCL's bytes start in {@link #memory} (for a frame: its index times the GCL size). */
     long base;
     long address;
     boolean exclusive;

@@ -33,8 +33,10 @@ final class SelccNode extends AbstractComputeNode {
     /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
     private final MemorySegment pool;
     final CacheFrame[] frames;
-    /** Bytes per frame in the pool: its {@link FrameHeader}, then its copy of the line. */
-    private final int stride;
+    /** The frames' headers, {@link FrameHeader#WORDS} longs each: what a hit reads instead of the frame object. */
+    private final long[] headers;
+    /** log2 of the GCL size: a handle's frame index is its pool offset shifted right by it. */
+    private final int gclShift;
     final FrameTable table;
     final FreeFrames free;
     final NodeCounters counters;
@@ -82,12 +84,13 @@ final class SelccNode extends AbstractComputeNode {
         this.counters = endpoint.counters();
         this.copyLength = gclSize - GclLayout.COPY_OFFSET;
         int n = settings.cacheFrames();
-        this.stride = FrameHeader.SIZE + gclSize;
-        this.pool = OffHeap.zeroed(arena, (long) n * stride, 64); // resident as frames fill; a zero header is valid
+        this.gclShift = Integer.numberOfTrailingZeros(gclSize);
+        this.pool = OffHeap.zeroed(arena, (long) n * gclSize, 64); // resident as frames fill
+        this.headers = new long[n * FrameHeader.WORDS]; // zero: every frame free
         this.frames = new CacheFrame[n];
         this.free = new FreeFrames(n);
         for (int i = n - 1; i >= 0; i--) {
-            frames[i] = new CacheFrame(i, pool, headerOffset(i), gclSize);
+            frames[i] = new CacheFrame(i, headers, pool.asSlice(poolOffset(i), gclSize));
             free.push(frames[i]);
         }
         this.table = new FrameTable(settings.shards(), frames);
@@ -110,18 +113,18 @@ final class SelccNode extends AbstractComputeNode {
         RecentFrames recent = recentFrames.get();
         int slot = RecentFrames.slot(address);
         int index = recent.frames[slot] - 1;
-        if (index >= 0 && FrameHeader.tag(pool, headerOffset(index)) == address) {
+        if (index >= 0 && FrameHeader.tag(headers, FrameHeader.at(index)) == address) {
             recent.hits++;
-            CacheFrame.touch(pool, headerOffset(index)); // a hit, as the table's lookup records it
+            FrameHeader.touch(headers, FrameHeader.at(index)); // a hit, as the table's lookup records it
             return index;
         }
         index = table.indexOf(address);
-        if (index != FrameTable.ABSENT && FrameHeader.tag(pool, headerOffset(index)) != address) {
+        if (index != FrameTable.ABSENT && FrameHeader.tag(headers, FrameHeader.at(index)) != address) {
             index = table.lockedIndexOf(address); // the racy probe read a slot mid-update: ask under the lock
         }
         if (index != FrameTable.ABSENT) {
             recent.frames[slot] = index + 1;
-            CacheFrame.touch(pool, headerOffset(index));
+            FrameHeader.touch(headers, FrameHeader.at(index));
         }
         return index;
     }
@@ -142,14 +145,14 @@ final class SelccNode extends AbstractComputeNode {
         return recentFrames.get().hits;
     }
 
-    /** Where frame {@code frameIndex}'s header starts in the pool. */
-    private long headerOffset(int frameIndex) {
-        return (long) frameIndex * stride;
+    /** Where frame {@code frameIndex}'s copy starts in the pool. */
+    private long poolOffset(int frameIndex) {
+        return (long) frameIndex << gclShift;
     }
 
-    /** Where frame {@code frameIndex}'s copy starts in the pool (just after its header). */
-    private long poolOffset(int frameIndex) {
-        return headerOffset(frameIndex) + FrameHeader.SIZE;
+    /** Where the header of the frame a handle latched starts in the header table. */
+    private int headerOf(GclHandle handle) {
+        return FrameHeader.at((int) (handle.base >>> gclShift));
     }
 
     // ================================================================ lock / unlock
@@ -385,25 +388,23 @@ final class SelccNode extends AbstractComputeNode {
         if (index == FrameTable.ABSENT) {
             return null;
         }
-        long header = headerOffset(index);
-        if (CacheFrame.maybePending(pool, header)) {
+        int at = FrameHeader.at(index);
+        long word = FrameHeader.word(headers, at);
+        if ((word & (FrameHeader.PENDING | FrameHeader.DRAINING)) != 0) {
             frames[index].clearStalePendingFlag();
             return null; // the lease counts this acquisition: the full path
         }
-        long stamp = exclusive ? FrameHeader.tryWriteLock(pool, header) : FrameHeader.tryReadLock(pool, header);
+        // The word first, then the tag: a latch CASed from this very word proves no writer came between,
+        // so the tag and the ownership judged here are the frame's as of the latch.
+        if (!FrameHeader.permits(FrameHeader.ownership(word), exclusive) || FrameHeader.tag(headers, at) != address) {
+            return null; // a remote acquire, or a frame that moved on: the full path
+        }
+        long stamp = FrameHeader.tryLatchFrom(headers, at, word, exclusive);
         if (stamp == 0) {
-            return null;
+            return null; // busy, or the word moved: the full path looks again
         }
-        if (FrameHeader.tag(pool, header) == address && FrameHeader.permits(FrameHeader.ownership(pool, header), exclusive)) {
-            counters.increment(Counter.CACHE_HITS);
-            return handle(frames[index], null, pool, header + FrameHeader.SIZE, address, exclusive, stamp);
-        }
-        CacheFrame frame = frames[index]; // moved to another line, or not held in this mode: undo
-        frame.unlock(stamp);
-        if (frame.pending() != null) {
-            invalidations.servePendingIfIdle(frame); // a request that came meanwhile must not wait for the next access
-        }
-        return null;
+        counters.increment(Counter.CACHE_HITS);
+        return handle(frames[index], null, pool, poolOffset(index), address, exclusive, stamp);
     }
 
     /**
@@ -451,21 +452,22 @@ final class SelccNode extends AbstractComputeNode {
         if (index == FrameTable.ABSENT) {
             return false;
         }
-        long header = headerOffset(index);
-        long stamp = FrameHeader.tryOptimisticRead(pool, header);
+        int at = FrameHeader.at(index);
+        long word = FrameHeader.word(headers, at);
+        long stamp = FrameHeader.tryOptimisticRead(word);
         // Identity and ownership change only under the X latch, which the stamp's validation detects.
-        if (stamp == 0 || FrameHeader.tag(pool, header) != address
-            || !FrameHeader.permits(FrameHeader.ownership(pool, header), false)) {
+        if (stamp == 0 || FrameHeader.tag(headers, at) != address
+            || !FrameHeader.permits(FrameHeader.ownership(word), false)) {
             return false;
         }
-        handle.bindOptimistic(frames[index], pool, header + FrameHeader.SIZE, address, stamp);
+        handle.bindOptimistic(frames[index], pool, poolOffset(index), address, stamp);
         counters.increment(Counter.OPTIMISTIC_READS);
         return true;
     }
 
     @Override
     boolean validateOptimistic(GclHandle handle) {
-        if (FrameHeader.validate(pool, handle.base - FrameHeader.SIZE, handle.stamp)) {
+        if (FrameHeader.validate(headers, headerOf(handle), handle.stamp)) {
             return true;
         }
         counters.increment(Counter.OPTIMISTIC_FAILURES);
@@ -485,20 +487,21 @@ final class SelccNode extends AbstractComputeNode {
         if (handle.age != NO_AGE) {
             frame.agedHolders.remove(handle.age); // before the latch: a requester that then finds it busy must not see a gone holder's age
         }
-        long header = handle.base - FrameHeader.SIZE;
-        boolean wake;
+        int at = headerOf(handle);
+        long replaced;
         if (handle.exclusive) {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
-                CacheFrame.markDirty(pool, header, handle.dirtyLow, handle.dirtyHigh);
+                CacheFrame.markDirty(headers, at, handle.dirtyLow, handle.dirtyHigh);
             }
-            wake = FrameHeader.unlockWrite(pool, header);
+            replaced = FrameHeader.unlockWrite(headers, at);
         } else {
-            wake = FrameHeader.unlockRead(pool, header);
+            replaced = FrameHeader.unlockRead(headers, at);
         }
-        if (wake) {
+        if (FrameHeader.wakes(replaced)) {
             frame.wakeParked();
         }
-        if (FrameHeader.flag(pool, header, FrameHeader.PENDING) != 0 && frame.pending() != null) {
+        // The flag as of the release itself: a request installed after it finds the latch as left here.
+        if (FrameHeader.pendingSeen(replaced) && frame.pending() != null) {
             invalidations.servePendingIfIdle(frame);
         }
     }
