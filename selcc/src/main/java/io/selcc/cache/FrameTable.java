@@ -1,9 +1,8 @@
 package io.selcc.cache;
 
 /**
- * The sharded hash table of cache frames with one replacement list per shard. Each shard is an
- * open-addressing map from GCL address to frame index (primitive arrays: a lookup reads two of them
- * and no frame object) guarded by the shard's monitor.
+ * The frames in use, in shards: the {@link FrameDirectory} says which frame caches a GCL, and each
+ * shard guards the directory slots of its addresses and keeps one replacement list.
  *
  * <p>Replacement is CLOCK (second chance), not LRU: a hit only sets the frame's reference bit, and
  * the evictor, walking from the tail, moves a referenced frame to the head (clearing the bit) instead
@@ -11,17 +10,18 @@ package io.selcc.cache;
  */
 final class FrameTable {
     /** A lookup's answer when the address is not cached. */
-    static final int ABSENT = -1;
+    static final int ABSENT = FrameDirectory.ABSENT;
     private final Shard[] shards;
     private final int mask;
+    private final FrameDirectory directory;
 
-    FrameTable(int shardCount, CacheFrame[] frames) {
+    FrameTable(int shardCount, CacheFrame[] frames, FrameDirectory directory) {
         int n = Integer.highestOneBit(Math.max(1, shardCount - 1) << 1);
         shards = new Shard[n];
         mask = n - 1;
-        int perShard = Math.max(16, frames.length / n * 2);
+        this.directory = directory;
         for (int i = 0; i < n; i++) {
-            shards[i] = new Shard(perShard, frames);
+            shards[i] = new Shard(frames, directory);
         }
     }
 
@@ -39,21 +39,12 @@ final class FrameTable {
     }
 
     /**
-     * The index of the frame of {@code address}, or {@link #ABSENT}; a hint (see below), which the caller
-     * checks against the frame's tag. The lookup first probes without the
-     * shard's lock: the caller latches the frame and re-checks its tag anyway (identity changes only
-     * under the frame's X latch), so a racy hit that turned stale costs a retry, and a racy miss falls
-     * back to the locked lookup. The shard monitor on every hit was a fifth of a TPC-C run's CPU.
+     * The index of the frame of {@code address}, or {@link #ABSENT}: read without the shard's lock, so
+     * a hint, which the caller checks against the frame's tag (identity changes only under the frame's
+     * X latch). The shard monitor on every hit was a fifth of a TPC-C run's CPU.
      */
     int indexOf(long address) {
-        Shard shard = shard(address);
-        int index = shard.getRacy(address);
-        if (index == ABSENT) {
-            synchronized (shard) {
-                index = shard.get(address);
-            }
-        }
-        return index;
+        return directory.get(address);
     }
 
     /** The index of the frame of {@code address}, or {@link #ABSENT}, looked up under the shard's lock. */
@@ -74,100 +65,40 @@ final class FrameTable {
     }
 
     static final class Shard {
-        private long[] keys;
-        /** Frame indexes, valid where the key is not {@link CacheFrame#NO_ADDRESS}. */
-        private int[] values;
+        private final FrameDirectory directory;
         private int size;
         private final CacheFrame[] frames;
         // Replacement list: new and second-chance frames at the head, eviction candidates at the tail.
         CacheFrame head;
         CacheFrame tail;
 
-        Shard(int capacity, CacheFrame[] frames) {
-            int n = Integer.highestOneBit(Math.max(16, capacity - 1) << 1);
-            keys = new long[n];
-            values = new int[n];
+        Shard(CacheFrame[] frames, FrameDirectory directory) {
             this.frames = frames;
+            this.directory = directory;
         }
 
-        /**
-         * A lookup without the lock: may miss a present key or return a frame that no longer (or not
-         * yet) caches it, never loops for ever (the table is at most half full, and the probe is bounded).
-         */
-        int getRacy(long key) {
-            long[] k = keys;
-            int[] v = values;
-            int n = k.length;
-            if (v.length != n) {
-                return ABSENT; // read across a rehash
-            }
-            int m = n - 1;
-            int i = slot(key, m);
-            for (int probes = 0; probes < n; probes++, i = (i + 1) & m) {
-                long found = k[i];
-                if (found == key) {
-                    return v[i];
-                }
-                if (found == CacheFrame.NO_ADDRESS) {
-                    return ABSENT;
-                }
-            }
-            return ABSENT;
-        }
-
+        /** Exact under this shard's lock. */
         int get(long key) {
-            int m = keys.length - 1;
-            for (int i = slot(key, m); ; i = (i + 1) & m) {
-                long k = keys[i];
-                if (k == key) {
-                    return values[i];
-                }
-                if (k == CacheFrame.NO_ADDRESS) {
-                    return ABSENT;
-                }
-            }
+            return directory.get(key);
         }
 
         /** Inserts a frame for a key that is absent, at the head of the LRU. */
         void insert(long key, CacheFrame frame) {
-            if ((size + 1) * 2 > keys.length) {
-                rehash(keys.length * 2);
-            }
-            int m = keys.length - 1;
-            int i = slot(key, m);
-            while (keys[i] != CacheFrame.NO_ADDRESS) {
-                i = (i + 1) & m;
-            }
-            keys[i] = key;
-            values[i] = frame.index;
+            directory.put(key, frame.index);
             size++;
             frame.referenced(false);
             linkHead(frame);
         }
 
-        /** Removes the key (backward-shift deletion) and unlinks its frame from the LRU. */
+        /** Removes the key and unlinks its frame from the LRU. */
         void remove(long key) {
-            int m = keys.length - 1;
-            int i = slot(key, m);
-            while (keys[i] != key) {
-                if (keys[i] == CacheFrame.NO_ADDRESS) {
-                    return;
-                }
-                i = (i + 1) & m;
+            int index = directory.get(key);
+            if (index == ABSENT) {
+                return;
             }
-            unlink(frames[values[i]]);
-            keys[i] = CacheFrame.NO_ADDRESS;
+            directory.remove(key);
+            unlink(frames[index]);
             size--;
-            for (int j = (i + 1) & m; keys[j] != CacheFrame.NO_ADDRESS; j = (j + 1) & m) {
-                int home = slot(keys[j], m);
-                // Move keys[j] back into the hole at i if its home is not in (i, j].
-                if (((j - home) & m) >= ((j - i) & m)) {
-                    keys[i] = keys[j];
-                    values[i] = values[j];
-                    keys[j] = CacheFrame.NO_ADDRESS;
-                    i = j;
-                }
-            }
         }
 
         /** Gives a referenced frame its second chance: to the head, bit cleared. */
@@ -208,29 +139,6 @@ final class FrameTable {
             }
             frame.lruPrev = null;
             frame.lruNext = null;
-        }
-
-        private void rehash(int capacity) {
-            long[] oldKeys = keys;
-            int[] oldValues = values;
-            keys = new long[capacity];
-            values = new int[capacity];
-            int m = capacity - 1;
-            for (int j = 0; j < oldKeys.length; j++) {
-                if (oldKeys[j] != CacheFrame.NO_ADDRESS) {
-                    int i = slot(oldKeys[j], m);
-                    while (keys[i] != CacheFrame.NO_ADDRESS) {
-                        i = (i + 1) & m;
-                    }
-                    keys[i] = oldKeys[j];
-                    values[i] = oldValues[j];
-                }
-            }
-        }
-
-        private static int slot(long key, int mask) {
-            long h = key * 0xC2B2AE3D27D4EB4FL;
-            return (int) (h ^ (h >>> 31)) & mask;
         }
     }
 }

@@ -41,8 +41,6 @@ final class SelccNode extends AbstractComputeNode {
     final FreeFrames free;
     final NodeCounters counters;
     final PerThread<VerbBatch> batches = PerThread.withInitial(VerbBatch::new);
-    /** Each thread's recently used frames by address (see {@link #frameOf}). */
-    private final PerThread<RecentFrames> recentFrames = PerThread.withInitial(RecentFrames::new);
     /** Each thread's acquire state: wait-die verdict, crashed holder met, no-wait priority aging. */
     private final PerThread<AcquireState> acquireStates = PerThread.withInitial(AcquireState::new);
     /** Serves the invalidations other nodes send this one. */
@@ -77,6 +75,11 @@ final class SelccNode extends AbstractComputeNode {
         void beforeLocalLatch(CacheFrame frame);
 
         void beforeAddressCheck(CacheFrame frame);
+
+        /** What the lock-free directory read answers for {@code address} (a test may answer a stale index). */
+        default int racyLookup(long address, int index) {
+            return index;
+        }
     }
 
     SelccNode(Settings settings, FabricEndpoint endpoint, long[] capacities) {
@@ -93,7 +96,7 @@ final class SelccNode extends AbstractComputeNode {
             frames[i] = new CacheFrame(i, headers, pool.asSlice(poolOffset(i), gclSize));
             free.push(frames[i]);
         }
-        this.table = new FrameTable(settings.shards(), frames);
+        this.table = new FrameTable(settings.shards(), frames, new FrameDirectory(capacities, gclSize));
         this.invalidations = new InvalidationHandler(this);
         this.lease = new Lease(settings, counters, invalidations);
         this.remote = new RemoteAcquire(this);
@@ -102,28 +105,23 @@ final class SelccNode extends AbstractComputeNode {
     }
 
     /**
-     * The index of the frame caching {@code address}, or {@link FrameTable#ABSENT}: first this thread's
-     * recent frames (a small array that stays in the CPU's caches), then the frame table (two arrays of
-     * a megabyte or more, a memory miss each on a large cache). Both answer with a hint: the tag in the
-     * frame's header decides, here (a recent entry whose frame now caches another line is refused) and
-     * again under the latch (what turns stale between this read and the latch). Sets the frame's CLOCK
-     * bit. No frame object is read.
+     * The index of the frame caching {@code address}, or {@link FrameTable#ABSENT}: the frame directory's
+     * slot, read without a lock and so a hint, which the tag in the frame's header confirms, here (a
+     * slot read mid-update, or a frame since moved to another line, sends the lookup under the lock)
+     * and again by the latch (what turns stale between this read and the latch). Sets the frame's CLOCK
+     * bit. Reads no frame object. A per-thread memo of frames looked at before the directory cost a
+     * wasted read of a wrong frame's header whenever it missed (most lookups of a large cache).
      */
     private int frameIndexOf(long address) {
-        RecentFrames recent = recentFrames.get();
-        int slot = RecentFrames.slot(address);
-        int index = recent.frames[slot] - 1;
-        if (index >= 0 && FrameHeader.tag(headers, FrameHeader.at(index)) == address) {
-            recent.hits++;
-            FrameHeader.touch(headers, FrameHeader.at(index)); // a hit, as the table's lookup records it
-            return index;
+        int index = table.indexOf(address);
+        LockSeam seam = this.seam;
+        if (seam != null) {
+            index = seam.racyLookup(address, index);
         }
-        index = table.indexOf(address);
         if (index != FrameTable.ABSENT && FrameHeader.tag(headers, FrameHeader.at(index)) != address) {
-            index = table.lockedIndexOf(address); // the racy probe read a slot mid-update: ask under the lock
+            index = table.lockedIndexOf(address); // read mid-update, or the frame moved on: ask under the lock
         }
         if (index != FrameTable.ABSENT) {
-            recent.frames[slot] = index + 1;
             FrameHeader.touch(headers, FrameHeader.at(index));
         }
         return index;
@@ -133,16 +131,6 @@ final class SelccNode extends AbstractComputeNode {
     private CacheFrame frameOf(long address) {
         int index = frameIndexOf(address);
         return index == FrameTable.ABSENT ? null : frames[index];
-    }
-
-    /** The frame index the calling thread's memo hints at for {@code address} (right or stale), or -1. */
-    int recentHint(long address) {
-        return recentFrames.get().frames[RecentFrames.slot(address)] - 1;
-    }
-
-    /** Lookups the calling thread's recent-frame memo answered on this node. */
-    long recentFrameHits() {
-        return recentFrames.get().hits;
     }
 
     /** Where frame {@code frameIndex}'s copy starts in the pool. */
