@@ -33,7 +33,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     private final long[] capacities;
     private final MemoryNodeChunk[] chunks;
     private final AtomicInteger roundRobin = new AtomicInteger();
-    private final PerThread<HandlePool> handlePools = PerThread.withInitial(HandlePool::new);
+    private final PerThread<HandlePool> handlePools = PerThread.withInitial(() -> new HandlePool(counters().threadBlock()));
 
     AbstractComputeNode(Settings settings, FabricEndpoint endpoint, long[] memoryNodeCapacities) {
         this.settings = settings;
@@ -166,7 +166,17 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
      */
     final GclHandle handle(CacheFrame frame, MemorySegment copy, MemorySegment memory, long base, long address,
                            boolean exclusive, long stamp) {
-        HandlePool pool = handlePools.get();
+        return handle(handlePools.get(), frame, copy, memory, base, address, exclusive, stamp);
+    }
+
+    /** The calling thread's handle pool, which also holds its counter block (see {@link HandlePool#counts}). */
+    final HandlePool handlePool() {
+        return handlePools.get();
+    }
+
+    /** {@link #handle} from a pool the caller already looked up. */
+    final GclHandle handle(HandlePool pool, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,
+                           long address, boolean exclusive, long stamp) {
         if (pool.count == 0) {
             return new GclHandle(this, frame, copy, memory, base, address, exclusive, stamp);
         }
@@ -176,11 +186,20 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         return h;
     }
 
-    /** Handles unlocked by one thread; bounded, so a thread that only unlocks others' latches cannot hoard. */
-    private static final class HandlePool {
+    /**
+     * Handles unlocked by one thread; bounded, so a thread that only unlocks others' latches cannot hoard.
+     * It keeps the thread's counter block too, so a hit looks up one per-thread object, not two.
+     */
+    static final class HandlePool {
         private static final int CAPACITY = 256;
         final GclHandle[] handles = new GclHandle[CAPACITY];
         int count;
+        /** The thread's counts on this node ({@link NodeCounters#threadBlock}). */
+        final long[] counts;
+
+        HandlePool(long[] counts) {
+            this.counts = counts;
+        }
     }
 
     @Override

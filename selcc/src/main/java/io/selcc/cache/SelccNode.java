@@ -391,8 +391,9 @@ final class SelccNode extends AbstractComputeNode {
         if (stamp == 0) {
             return null; // busy, or the word moved: the full path looks again
         }
-        counters.increment(Counter.CACHE_HITS);
-        return handle(frames[index], null, pool, poolOffset(index), address, exclusive, stamp);
+        HandlePool handles = handlePool();
+        NodeCounters.add(handles.counts, Counter.CACHE_HITS, 1);
+        return handle(handles, frames[index], null, pool, poolOffset(index), address, exclusive, stamp);
     }
 
     /**

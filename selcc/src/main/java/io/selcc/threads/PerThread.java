@@ -13,6 +13,8 @@ import java.util.function.Supplier;
  */
 public final class PerThread<T> extends ThreadLocal<T> {
     private static final AtomicInteger NEXT_ID = new AtomicInteger();
+    /** What a virtual thread without engine slots reads (ScopedValue.orElse takes no null). */
+    private static final Object[] NO_SLOTS = new Object[0];
 
     private final int slot = 2 * (NEXT_ID.getAndIncrement() & (EngineThread.SLOTS - 1));
     private final Supplier<? extends T> initial;
@@ -60,8 +62,9 @@ public final class PerThread<T> extends ThreadLocal<T> {
         if (current instanceof EngineThread thread) {
             return thread.slots;
         }
-        if (current.isVirtual() && EngineThread.VIRTUAL_SLOTS.isBound()) {
-            return EngineThread.VIRTUAL_SLOTS.get();
+        if (current.isVirtual()) {
+            Object[] slots = EngineThread.VIRTUAL_SLOTS.orElse(NO_SLOTS); // one scoped-value lookup, not isBound + get
+            return slots == NO_SLOTS ? null : slots;
         }
         return null;
     }
