@@ -188,12 +188,16 @@ final class CacheFrame {
 
     /**
      * A pending flag left set with no request behind it (an installer set it after a taker had cleared
-     * it) would send every hit down the full path until the next request: cleared here when seen.
+     * it) would send every hit down the full path until the next request: cleared here when seen. True
+     * if a request came while it was cleared: the caller serves it if the frame is idle, since the
+     * release that would have served it may have seen the flag cleared.
      */
-    void clearStalePendingFlag() {
+    boolean clearStalePendingFlag() {
         if (pending == null && (FrameHeader.word(headers, at) & FrameHeader.PENDING) != 0) {
             clearPendingFlag();
+            return pending != null; // one came meanwhile: its installer may have found the latch held
         }
+        return false;
     }
 
     /** Clears the flag, then sets it again if a request was installed meanwhile (its installer may have set it first). */

@@ -2,6 +2,9 @@ package io.selcc.cache;
 
 import io.selcc.fabric.GlobalAddress;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+
 /**
  * Which frame caches each GCL on one node: a slot per GCL of shared memory (4 bytes: the frame index
  * plus one, 0 for none), so a lookup is one array read, with no hashing and no probing. Slots come in
@@ -18,6 +21,7 @@ final class FrameDirectory {
     static final int CHUNK_GCLS = 1 << CHUNK_BITS;
     private static final int CHUNK_MASK = CHUNK_GCLS - 1;
 
+    private static final VarHandle CHUNK = MethodHandles.arrayElementVarHandle(int[][].class);
     private final int gclShift;
     /** [memory node][chunk] -> slots, null until a line of the chunk is cached. */
     private final int[][][] chunks;
@@ -40,7 +44,9 @@ final class FrameDirectory {
         int[][] node = chunks[memoryNode];
         long gcl = GlobalAddress.offset(address) >>> gclShift;
         long c = gcl >>> CHUNK_BITS;
-        int[] chunk = c < node.length ? node[(int) c] : null;
+        // Acquire: a lookup under a shard lock must see a chunk another shard's holder made (a plain
+        // read may, under the memory model, still see null there; on x86 this is a plain load).
+        int[] chunk = c < node.length ? (int[]) CHUNK.getAcquire(node, (int) c) : null;
         return chunk == null ? ABSENT : chunk[(int) gcl & CHUNK_MASK] - 1;
     }
 
@@ -49,7 +55,7 @@ final class FrameDirectory {
         int[][] node = chunks[GlobalAddress.memoryNode(address)];
         long gcl = GlobalAddress.offset(address) >>> gclShift;
         int c = (int) (gcl >>> CHUNK_BITS);
-        int[] chunk = node[c];
+        int[] chunk = (int[]) CHUNK.getAcquire(node, c);
         if (chunk == null) {
             chunk = newChunk(node, c);
         }
@@ -62,14 +68,15 @@ final class FrameDirectory {
      */
     private synchronized int[] newChunk(int[][] node, int c) {
         if (node[c] == null) {
-            node[c] = new int[CHUNK_GCLS];
+            CHUNK.setRelease(node, c, new int[CHUNK_GCLS]);
         }
         return node[c];
     }
 
     /** Forgets {@code address}'s frame; under the address's shard lock. */
     void remove(long address) {
-        int[] chunk = chunks[GlobalAddress.memoryNode(address)][(int) ((GlobalAddress.offset(address) >>> gclShift) >>> CHUNK_BITS)];
+        int[] chunk = (int[]) CHUNK.getAcquire(chunks[GlobalAddress.memoryNode(address)],
+            (int) ((GlobalAddress.offset(address) >>> gclShift) >>> CHUNK_BITS));
         if (chunk != null) {
             chunk[(int) (GlobalAddress.offset(address) >>> gclShift) & CHUNK_MASK] = 0;
         }

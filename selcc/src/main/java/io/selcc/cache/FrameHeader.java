@@ -16,7 +16,8 @@ import java.lang.invoke.VarHandle;
  * 3     dirty bounds: low (first dirty byte of the copy) in the high half, high (one past the last) in
  *       the low half; low = {@link #CLEAN} when clean; under X
  * 4     lease counts against a pending request (paper 5.3.1): local reads in the high half, writes in the low
- * 5-7   reserved (zero): a frame's words fill a CPU cache line, so two frames' latches do not share one
+ * 5-7   reserved (zero): 64 bytes a frame, so two frames' latch words are never in one CPU cache line
+ *       (a header may straddle two lines: a Java array is not 64-byte aligned)
  * </pre>
  *
  * <p>Latch and state word:

@@ -379,7 +379,10 @@ final class SelccNode extends AbstractComputeNode {
         int at = FrameHeader.at(index);
         long word = FrameHeader.word(headers, at);
         if ((word & (FrameHeader.PENDING | FrameHeader.DRAINING)) != 0) {
-            frames[index].clearStalePendingFlag();
+            CacheFrame frame = frames[index];
+            if (frame.clearStalePendingFlag()) {
+                invalidations.servePendingIfIdle(frame);
+            }
             return null; // the lease counts this acquisition: the full path
         }
         // The word first, then the tag: a latch CASed from this very word proves no writer came between,

@@ -18,7 +18,10 @@ import java.util.function.Predicate;
  * fails the operation does nothing and returns false.
  */
 public interface CcTransaction {
-    /** Copies the row at {@code rid} into {@code into}; false if there is none or it is not {@code expected}. */
+    /**
+     * Copies the row at {@code rid} into {@code into}; false if there is none or it is not {@code expected}
+     * (then {@code into} may have been written: a latch-free read judges the row on its copy).
+     */
     boolean read(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into);
 
     /**
