@@ -96,8 +96,7 @@ final class Evictor {
         }
         for (CacheFrame frame : victims) {
             node.retire(frame);
-            frame.unlockWrite(frame.evictionStamp);
-            node.free.push(frame);
+            node.freeRetired(frame, frame.evictionStamp);
         }
         node.counters.add(Counter.EVICTIONS, victims.size());
         return victims.size();

@@ -596,7 +596,20 @@ final class SelccNode extends AbstractComputeNode {
     /** Returns a frame whose remote acquire failed to the free list (it holds no ownership). */
     private void discard(CacheFrame frame, long stamp) {
         retire(frame);
+        freeRetired(frame, stamp);
+    }
+
+    /**
+     * Unlatches a retired frame and puts it on the free list. A request that found the frame before it
+     * was retired and was kept on it meanwhile (retire took the one before) is answered first: serving
+     * it finds the frame no longer caches the line and drops it, so its requester retries at once
+     * instead of waiting for the frame's reuse or its own timeout.
+     */
+    void freeRetired(CacheFrame frame, long stamp) {
         frame.unlockWrite(stamp);
+        if (frame.pending() != null) {
+            invalidations.servePendingIfIdle(frame);
+        }
         free.push(frame);
     }
 
