@@ -116,11 +116,6 @@ final class CacheFrame {
         };
     }
 
-    /** Records a hit for CLOCK (racy, a hint: a lost set only costs the frame its second chance). */
-    void touch() {
-        FrameHeader.touch(headers, at);
-    }
-
     boolean referenced() {
         return FrameHeader.referenced(headers, at);
     }
@@ -385,19 +380,6 @@ final class CacheFrame {
             wakeParked();
         }
         return FrameHeader.READ_STAMP;
-    }
-
-    long tryOptimisticRead() {
-        return FrameHeader.tryOptimisticRead(FrameHeader.word(headers, at));
-    }
-
-    boolean validate(long stamp) {
-        return FrameHeader.validate(headers, at, stamp);
-    }
-
-    /** The local latch and state word, for tests and messages. */
-    long latchWord() {
-        return FrameHeader.word(headers, at);
     }
 
     /**

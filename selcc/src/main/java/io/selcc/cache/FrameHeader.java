@@ -386,8 +386,4 @@ final class FrameHeader {
     static int readers(long word) {
         return (int) (word & READERS);
     }
-
-    static boolean writeLocked(long word) {
-        return (word & WRITER) != 0;
-    }
 }
