@@ -46,6 +46,7 @@ public class ManyLinesHitBenchmark {
     private long[] addresses;
     private int[] sequence;
     private int next;
+    private GclHandle optimistic;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -60,6 +61,7 @@ public class ManyLinesHitBenchmark {
             h.putLong(0, i);
             node.unlock(h);
         }
+        optimistic = node.optimisticHandle();
         SplittableRandom random = new SplittableRandom(42);
         sequence = new int[SEQUENCE];
         for (int i = 0; i < SEQUENCE; i++) {
@@ -86,20 +88,10 @@ public class ManyLinesHitBenchmark {
     @Benchmark
     public long optimisticRead() {
         long address = addresses[sequence[next++ & (SEQUENCE - 1)]];
-        GclHandle h = handle();
-        if (!node.tryOptimisticRead(address, h)) {
+        if (!node.tryOptimisticRead(address, optimistic)) {
             return -1;
         }
-        long value = h.getLong(0);
-        return node.validate(h) ? value : -1;
-    }
-
-    private GclHandle optimistic;
-
-    private GclHandle handle() {
-        if (optimistic == null) {
-            optimistic = node.optimisticHandle();
-        }
-        return optimistic;
+        long value = optimistic.getLong(0);
+        return node.validate(optimistic) ? value : -1;
     }
 }

@@ -133,17 +133,7 @@ final class CacheFrame {
     }
 
     void markDirty(int low, int high) {
-        markDirty(headers, at, low, high);
-    }
-
-    /** Widens the dirty bounds of the frame whose header is at {@code at}; under its X latch. */
-    static void markDirty(long[] headers, int at, int low, int high) {
-        int dirtyLow = FrameHeader.dirtyLow(headers, at);
-        if (dirtyLow == CLEAN) {
-            FrameHeader.dirty(headers, at, low, high);
-        } else {
-            FrameHeader.dirty(headers, at, Math.min(dirtyLow, low), Math.max(FrameHeader.dirtyHigh(headers, at), high));
-        }
+        FrameHeader.widenDirty(headers, at, low, high);
     }
 
     void clearDirty() {

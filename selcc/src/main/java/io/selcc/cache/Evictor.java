@@ -95,8 +95,7 @@ final class Evictor {
             }
         }
         for (CacheFrame frame : victims) {
-            node.retire(frame);
-            node.freeRetired(frame, frame.evictionStamp);
+            node.discard(frame, frame.evictionStamp);
         }
         node.counters.add(Counter.EVICTIONS, victims.size());
         return victims.size();

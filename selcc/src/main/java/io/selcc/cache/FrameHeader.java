@@ -122,6 +122,16 @@ final class FrameHeader {
         table[at + DIRTY] = (long) low << 32 | (high & 0xFFFF_FFFFL);
     }
 
+    /** Widens the dirty bounds to cover [low, high); under the frame's X latch. */
+    static void widenDirty(long[] table, int at, int low, int high) {
+        int dirtyLow = dirtyLow(table, at);
+        if (dirtyLow == CLEAN) {
+            dirty(table, at, low, high);
+        } else {
+            dirty(table, at, Math.min(dirtyLow, low), Math.max(dirtyHigh(table, at), high));
+        }
+    }
+
     static int leaseReads(long[] table, int at) {
         return (int) ((long) WORD.getVolatile(table, at + LEASE) >>> 32);
     }

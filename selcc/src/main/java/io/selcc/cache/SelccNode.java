@@ -483,7 +483,7 @@ final class SelccNode extends AbstractComputeNode {
         long replaced;
         if (handle.exclusive) {
             if (handle.dirtyLow != CacheFrame.CLEAN) {
-                CacheFrame.markDirty(headers, at, handle.dirtyLow, handle.dirtyHigh);
+                FrameHeader.widenDirty(headers, at, handle.dirtyLow, handle.dirtyHigh);
             }
             replaced = FrameHeader.unlockWrite(headers, at);
         } else {
@@ -593,19 +593,15 @@ final class SelccNode extends AbstractComputeNode {
         return 0;
     }
 
-    /** Returns a frame whose remote acquire failed to the free list (it holds no ownership). */
-    private void discard(CacheFrame frame, long stamp) {
-        retire(frame);
-        freeRetired(frame, stamp);
-    }
-
     /**
-     * Unlatches a retired frame and puts it on the free list. A request that found the frame before it
+     * Retires a frame held in X (an evicted one, or one whose remote acquire failed: it holds no
+     * ownership), unlatches it and puts it on the free list. A request that found the frame before it
      * was retired and was kept on it meanwhile (retire took the one before) is answered first: serving
      * it finds the frame no longer caches the line and drops it, so its requester retries at once
      * instead of waiting for the frame's reuse or its own timeout.
      */
-    void freeRetired(CacheFrame frame, long stamp) {
+    void discard(CacheFrame frame, long stamp) {
+        retire(frame);
         frame.unlockWrite(stamp);
         if (frame.pending() != null) {
             invalidations.servePendingIfIdle(frame);

@@ -51,10 +51,7 @@ public final class NodeCounters {
     }
 
     public void add(Counter counter, long delta) {
-        long[] block = local.get();
-        int i = counter.ordinal();
-        // Opaque: a concurrent snapshot sees a recent value, never a torn one.
-        SLOT.setOpaque(block, i, (long) SLOT.getOpaque(block, i) + delta);
+        add(local.get(), counter, delta);
     }
 
     /**
@@ -68,6 +65,7 @@ public final class NodeCounters {
     /** Counts into a block {@link #threadBlock()} gave the calling thread. */
     public static void add(long[] block, Counter counter, long delta) {
         int i = counter.ordinal();
+        // Opaque: a concurrent snapshot sees a recent value, never a torn one.
         SLOT.setOpaque(block, i, (long) SLOT.getOpaque(block, i) + delta);
     }
 

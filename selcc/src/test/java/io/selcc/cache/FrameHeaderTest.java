@@ -102,8 +102,8 @@ class FrameHeaderTest {
         long[] table = new long[FrameHeader.WORDS];
         FrameHeader.dirty(table, 0, FrameHeader.CLEAN, 0);
         assertEquals(FrameHeader.CLEAN, FrameHeader.dirtyLow(table, 0));
-        CacheFrame.markDirty(table, 0, 100, 200);
-        CacheFrame.markDirty(table, 0, 8, 150);
+        FrameHeader.widenDirty(table, 0, 100, 200);
+        FrameHeader.widenDirty(table, 0, 8, 150);
         assertEquals(8, FrameHeader.dirtyLow(table, 0));
         assertEquals(200, FrameHeader.dirtyHigh(table, 0));
         assertEquals(1, FrameHeader.countLeaseRead(table, 0));

@@ -376,9 +376,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         long pageAddress = table.pageOf(rid);
         GclHandle optimistic = workspace.optimisticHandle(node);
         if (node.tryOptimisticRead(pageAddress, optimistic)) {
-            copyView(table).wrap(into).copyFrom(view(table).wrap(optimistic, table.slotOf(rid)));
+            TupleView copy = copyView(table).wrap(into);
+            copy.copyFrom(view(table).wrap(optimistic, table.slotOf(rid)));
             if (node.validate(optimistic)) { // a consistent copy: judged on the copy, never on the live row
-                TupleView copy = copyView(table).wrap(into);
                 return copy.isVisible() && expected.test(copy);
             }
         }
