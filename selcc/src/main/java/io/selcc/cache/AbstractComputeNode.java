@@ -177,18 +177,23 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     /** {@link #handle} from a pool the caller already looked up. */
     final GclHandle handle(HandlePool pool, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,
                            long address, boolean exclusive, long stamp) {
+        GclHandle h;
         if (pool.count == 0) {
-            return new GclHandle(this, frame, copy, memory, base, address, exclusive, stamp);
+            h = new GclHandle(this, frame, copy, memory, base, address, exclusive, stamp);
+        } else {
+            h = pool.handles[--pool.count];
+            pool.handles[pool.count] = null;
+            h.rebind(frame, copy, memory, base, address, exclusive, stamp);
         }
-        GclHandle h = pool.handles[--pool.count];
-        pool.handles[pool.count] = null;
-        h.rebind(frame, copy, memory, base, address, exclusive, stamp);
+        h.pool = pool;
         return h;
     }
 
     /**
-     * Handles unlocked by one thread; bounded, so a thread that only unlocks others' latches cannot hoard.
-     * It keeps the thread's counter block too, so a hit looks up one per-thread object, not two.
+     * One thread's handles, given out by its latches and taken back when that same thread unlocks them;
+     * bounded. It keeps the thread's counter block too, so a hit looks up one per-thread object, not two,
+     * and an unlock none: the handle names the pool it came from (a handle unlocked by another thread is
+     * left to the garbage collector, as the pool is its owner's alone).
      */
     static final class HandlePool {
         private static final int CAPACITY = 256;
@@ -196,9 +201,18 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         int count;
         /** The thread's counts on this node ({@link NodeCounters#threadBlock}). */
         final long[] counts;
+        /** The only thread that takes handles from this pool or puts them back. */
+        final Thread owner = Thread.currentThread();
 
         HandlePool(long[] counts) {
             this.counts = counts;
+        }
+
+        /** Takes {@code handle} back if the caller is this pool's thread and there is room. */
+        void giveBack(GclHandle handle) {
+            if (owner == Thread.currentThread() && count < CAPACITY) {
+                handles[count++] = handle;
+            }
         }
     }
 
@@ -219,9 +233,9 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         }
         handle.released = true;
         release(handle);
-        HandlePool pool = handlePools.get();
-        if (pool.count < HandlePool.CAPACITY) {
-            pool.handles[pool.count++] = handle;
+        HandlePool pool = handle.pool;
+        if (pool != null) {
+            pool.giveBack(handle);
         }
     }
 
@@ -644,7 +658,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
             throw new IllegalArgumentException("no such memory node: address=" + GlobalAddress.toString(address)
                 + " memoryNodes=" + capacities.length);
         }
-        if (offset % gclSize != 0) {
+        if ((offset & (gclSize - 1)) != 0) { // a power of two (GclLayout.sizeProblem): a mask, not a 64-bit division per latch
             throw new IllegalArgumentException("misaligned GCL address: address=" + GlobalAddress.toString(address)
                 + " gclSize=" + gclSize);
         }
@@ -665,7 +679,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
             throw new IllegalArgumentException("misaligned atomic address: address=" + GlobalAddress.toString(address)
                 + " (must be 8-byte aligned)");
         }
-        if (offset % gclSize < GclLayout.DATA_OFFSET) {
+        if ((offset & (gclSize - 1)) < GclLayout.DATA_OFFSET) {
             throw new IllegalArgumentException("atomic on a GCL latch or header word: address="
                 + GlobalAddress.toString(address) + " (use a word in the data region)");
         }

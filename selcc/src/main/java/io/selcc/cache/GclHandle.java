@@ -48,6 +48,8 @@ public final class GclHandle {
     int dirtyHigh;
     /** The wait-die age the frame counts this latch under ({@link CacheFrame#agedHolders}); NO_AGE for others. */
     long age = ComputeNode.NO_AGE;
+    /** The pool this handle came from, where its unlock puts it back (null: made outside a pool). */
+    AbstractComputeNode.HandlePool pool;
 
     GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,
               long address, boolean exclusive, long stamp) {
