@@ -1,0 +1,335 @@
+package io.selcc.bench;
+
+import io.selcc.engine.Database;
+import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.Index;
+import io.selcc.engine.cc.LockWaitPolicy;
+import io.selcc.engine.RetryPolicy;
+import io.selcc.engine.Table;
+import io.selcc.engine.Transaction;
+import io.selcc.engine.TxnResult;
+import io.selcc.threads.EngineThread;
+import io.selcc.tpcc.LastNames;
+import io.selcc.tpcc.TpccRandom;
+import io.selcc.tpcc.TpccSchema;
+import io.selcc.tpcc.TpccSchema.Customer;
+import io.selcc.tpcc.TpccSchema.District;
+import io.selcc.tpcc.TpccSchema.Item;
+import io.selcc.tpcc.TpccSchema.Stock;
+import io.selcc.tpcc.TpccSchema.Warehouse;
+import io.selcc.tpcc.run.ClusterSpec;
+import io.selcc.tpcc.run.TpccDatabases;
+import io.selcc.tpcc.txn.InputGenerator;
+import io.selcc.tpcc.txn.NewOrderInput;
+import io.selcc.tpcc.txn.PaymentInput;
+import org.HdrHistogram.Histogram;
+
+import java.io.PrintWriter;
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+
+/**
+ * New-Order and Payment the way DBx1000's TPC-C runs them (github yxymit/DBx1000, {@code benchmarks/tpcc_txn.cpp},
+ * {@code TPCC_ACCESS_ALL false}), on this engine, so the two can be compared access for access. Not TPC-C:
+ * DBx1000's New-Order inserts no ORDER, NEW-ORDER or ORDER-LINE row, reads W_TAX, C_DISCOUNT, D_NEXT_O_ID
+ * (+1), I_PRICE and updates four STOCK counters; its Payment adds to W_YTD, D_YTD and three customer
+ * columns (found by id, or by last name: the middle namesake, unsorted) and inserts no HISTORY row. The
+ * product's driver ({@code tpcc run}) runs the spec's transactions; this report exists because a
+ * comparison of those against DBx1000's numbers measures different work (docs/benchmarks.md).
+ *
+ * <p>Same inputs as the driver (NURand items, customers and last names; 1% remote stock lines, 15%
+ * remote Payment customers), 50/50, each terminal on a virtual engine thread at a home warehouse,
+ * no-wait 2PL by default, conflicts retried as the driver retries them. Prints txn/s over the measured
+ * window, aborts per commit per type, p50/p99 latency per type and the process's CPU per transaction
+ * (every thread: terminals, JIT, GC), which is how DBx1000's per-transaction figure is counted.
+ *
+ * <p>Run: {@code java --enable-native-access=ALL-UNNAMED -cp benchmarks/target/benchmarks.jar
+ * io.selcc.bench.Dbx1000LikeForLike [--compute-nodes 2] [--terminals 1] [--warehouses 2] [--cc 2pl]
+ * [--seconds 15] [--warmup 15] [--seed 1]}.
+ */
+public final class Dbx1000LikeForLike {
+    private Dbx1000LikeForLike() {
+    }
+
+    public static void main(String[] args) throws InterruptedException {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("Dbx1000LikeForLike: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.exit(run(options, new PrintWriter(System.out, true)));
+    }
+
+    /** The command line: every flag takes a value; anything else is refused with its name. */
+    record Options(int computeNodes, int terminals, int warehouses, String cc, int seconds, int warmup, long seed) {
+        static Options parse(String[] args) {
+            int computeNodes = 2;
+            int terminals = 1;
+            int warehouses = 2;
+            String cc = "2pl";
+            int seconds = 15;
+            int warmup = 15;
+            long seed = 1;
+            for (int i = 0; i < args.length; i += 2) {
+                if (i + 1 >= args.length) {
+                    throw new IllegalArgumentException("flag " + args[i] + " needs a value");
+                }
+                String value = args[i + 1];
+                switch (args[i]) {
+                    case "--compute-nodes" -> computeNodes = positive(args[i], value);
+                    case "--terminals" -> terminals = positive(args[i], value);
+                    case "--warehouses" -> warehouses = positive(args[i], value);
+                    case "--cc" -> cc = value;
+                    case "--seconds" -> seconds = positive(args[i], value);
+                    case "--warmup" -> warmup = positive(args[i], value);
+                    case "--seed" -> seed = number(args[i], value);
+                    default -> throw new IllegalArgumentException("unknown flag " + args[i]
+                        + " (known: --compute-nodes --terminals --warehouses --cc --seconds --warmup --seed)");
+                }
+            }
+            if (!List.of("2pl", "occ", "to").contains(cc)) {
+                throw new IllegalArgumentException("--cc must be 2pl, occ or to: " + cc);
+            }
+            return new Options(computeNodes, terminals, warehouses, cc, seconds, warmup, seed);
+        }
+
+        private static int positive(String flag, String value) {
+            long n = number(flag, value);
+            if (n < 1 || n > 10_000) {
+                throw new IllegalArgumentException(flag + " must be 1..10000: " + value);
+            }
+            return (int) n;
+        }
+
+        private static long number(String flag, String value) {
+            try {
+                return Long.parseLong(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(flag + " needs a number: " + value);
+            }
+        }
+    }
+
+    static int run(Options o, PrintWriter out) throws InterruptedException {
+        ClusterSpec cluster = ClusterSpec.inProcess(o.computeNodes());
+        int frames = (int) Math.max(TpccDatabases.defaultCacheFrames(o.warehouses()),
+            (long) TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL * o.terminals());
+        long memory = TpccDatabases.memoryPerNode(cluster, o.warehouses(), 0); // nothing is inserted while running
+        TpccRandom.Constants constants = TpccRandom.Constants.random(o.seed());
+        try (Database db = TpccDatabases.open(cluster, o.cc(), LockWaitPolicy.NO_WAIT, o.terminals(), frames, memory, 0)) {
+            TpccDatabases.load(db, o.warehouses(), o.terminals(), o.seed(), constants, 0, memory, out);
+            List<Terminal> terminals = new ArrayList<>();
+            for (int n = 0; n < o.computeNodes(); n++) {
+                for (int t = 0; t < o.terminals(); t++) {
+                    int index = n * o.terminals() + t;
+                    int home = index % o.warehouses() + 1;
+                    terminals.add(new Terminal(db.node(n), home, new InputGenerator(new TpccRandom(o.seed() * 1000 + index,
+                        constants), o.warehouses()), new SplittableRandom(o.seed() * 7919 + index)));
+                }
+            }
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            List<Thread> threads = new ArrayList<>();
+            for (Terminal terminal : terminals) {
+                threads.add(EngineThread.startVirtual("like-for-like-" + threads.size(), () -> {
+                    try {
+                        terminal.loop();
+                    } catch (Throwable e) {
+                        failure.compareAndSet(null, e);
+                        Terminal.stop = true;
+                    }
+                }));
+            }
+            var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+            Thread.sleep(o.warmup() * 1000L); // the run's clock: terminals keep going meanwhile, nothing waits on it
+            Terminal.measuring = true;
+            long cpuFrom = os.getProcessCpuTime();
+            long from = System.nanoTime();
+            Thread.sleep(o.seconds() * 1000L);
+            Terminal.measuring = false;
+            long elapsed = System.nanoTime() - from;
+            long cpu = os.getProcessCpuTime() - cpuFrom;
+            Terminal.stop = true;
+            for (Thread thread : threads) {
+                thread.join();
+            }
+            if (failure.get() != null) {
+                failure.get().printStackTrace();
+                return 1;
+            }
+            report(o, terminals, elapsed, cpu, out);
+            return 0;
+        }
+    }
+
+    private static void report(Options o, List<Terminal> terminals, long elapsedNanos, long cpuNanos, PrintWriter out) {
+        long[] commits = new long[2];
+        long[] aborts = new long[2];
+        Histogram[] latency = {new Histogram(3), new Histogram(3)};
+        for (Terminal t : terminals) {
+            for (int type = 0; type < 2; type++) {
+                commits[type] += t.commits[type];
+                aborts[type] += t.aborts[type];
+                latency[type].add(t.latency[type]);
+            }
+        }
+        long all = commits[0] + commits[1];
+        out.printf(Locale.ROOT, "like-for-like cc=%s %d x %d W=%d: txn/s=%.0f ab/cmt NO=%.3f PA=%.3f p50 NO=%d PA=%d us"
+                + " p99 NO=%d PA=%d us cpu/txn=%.1f us (process)%n", o.cc(), o.computeNodes(), o.terminals(),
+            o.warehouses(), all / (elapsedNanos / 1e9), aborts[0] / (double) Math.max(1, commits[0]),
+            aborts[1] / (double) Math.max(1, commits[1]), latency[0].getValueAtPercentile(50) / 1000,
+            latency[1].getValueAtPercentile(50) / 1000, latency[0].getValueAtPercentile(99) / 1000,
+            latency[1].getValueAtPercentile(99) / 1000, cpuNanos / 1e3 / Math.max(1, all));
+    }
+
+    /** One terminal: its home warehouse, its inputs, and what it counted while measuring. */
+    private static final class Terminal {
+        static volatile boolean measuring;
+        static volatile boolean stop;
+        private static final int NEW_ORDER = 0;
+        private static final int PAYMENT = 1;
+
+        private final DatabaseNode node;
+        private final int home;
+        private final InputGenerator inputs;
+        private final SplittableRandom mix;
+        private final Table warehouses;
+        private final Table districts;
+        private final Table customers;
+        private final Table items;
+        private final Table stock;
+        private final Index customersByLastName;
+        final long[] commits = new long[2];
+        final long[] aborts = new long[2];
+        final Histogram[] latency = {new Histogram(3), new Histogram(3)};
+        // Scratch reused by every transaction (the driver's bodies allocate little too).
+        private final long[] read = new long[2];
+        private final int[] namesakes = new int[64];
+        private int namesakeCount;
+
+        Terminal(DatabaseNode node, int home, InputGenerator inputs, SplittableRandom mix) {
+            this.node = node;
+            this.home = home;
+            this.inputs = inputs;
+            this.mix = mix;
+            this.warehouses = node.table(TpccSchema.name(Warehouse.TABLE, TpccSchema.SHARED));
+            this.districts = node.table(TpccSchema.name(District.TABLE, TpccSchema.SHARED));
+            this.customers = node.table(TpccSchema.name(Customer.TABLE, TpccSchema.SHARED));
+            this.items = node.table(TpccSchema.name(Item.TABLE, TpccSchema.SHARED));
+            this.stock = node.table(TpccSchema.name(Stock.TABLE, TpccSchema.SHARED));
+            this.customersByLastName = node.index(TpccSchema.name(Customer.BY_LAST_NAME, TpccSchema.SHARED));
+        }
+
+        void loop() {
+            while (!stop) {
+                int type = mix.nextInt(2);
+                long now = System.currentTimeMillis() * 1000;
+                Function<Transaction, Object> body;
+                if (type == NEW_ORDER) {
+                    NewOrderInput in = inputs.newOrder(home, now);
+                    body = tx -> newOrder(tx, in);
+                } else {
+                    PaymentInput in = inputs.payment(home, now);
+                    body = tx -> payment(tx, in);
+                }
+                boolean counted = measuring;
+                long started = System.nanoTime();
+                TxnResult<Object> result = node.run(RetryPolicy.defaults(), body);
+                long took = System.nanoTime() - started;
+                if (counted && measuring) {
+                    if (result.committed()) {
+                        commits[type]++;
+                        latency[type].recordValue(Math.max(1, took));
+                    }
+                    aborts[type] += result.attempts() - (result.committed() ? 1 : 0);
+                }
+            }
+        }
+
+        /** DBx1000's {@code run_new_order}: no inserts, no rollback for an unused item id (it has none). */
+        private Object newOrder(Transaction tx, NewOrderInput in) {
+            int w = in.w();
+            int d = in.d();
+            require(tx.read(warehouses, Warehouse.key(w), row -> read[0] = row.getInt(Warehouse.W_TAX)), "warehouse");
+            require(tx.read(customers, Customer.key(w, d, in.c()), row -> read[1] = row.getInt(Customer.C_DISCOUNT)),
+                "customer");
+            require(tx.update(districts, District.key(w, d), row -> {
+                read[0] = row.getInt(District.D_TAX);
+                row.setInt(District.D_NEXT_O_ID, row.getInt(District.D_NEXT_O_ID) + 1);
+            }), "district");
+            for (int i = 0; i < in.lineCount(); i++) {
+                int itemId = in.itemIds()[i];
+                if (itemId == InputGenerator.UNUSED_ITEM_ID) {
+                    continue; // the spec's unused id (1% of New-Orders); DBx1000 draws none
+                }
+                require(tx.read(items, Item.key(itemId), row -> read[0] = row.getMoney(Item.I_PRICE)), "item");
+                int quantity = in.quantities()[i];
+                boolean remote = in.supplyWarehouses()[i] != w;
+                require(tx.update(stock, Stock.key(in.supplyWarehouses()[i], itemId), row -> {
+                    int q = row.getInt(Stock.S_QUANTITY);
+                    row.setInt(Stock.S_YTD, row.getInt(Stock.S_YTD) + quantity);
+                    row.setInt(Stock.S_ORDER_CNT, row.getInt(Stock.S_ORDER_CNT) + 1);
+                    if (remote) {
+                        row.setInt(Stock.S_REMOTE_CNT, row.getInt(Stock.S_REMOTE_CNT) + 1);
+                    }
+                    row.setInt(Stock.S_QUANTITY, q > quantity + 10 ? q - quantity : q - quantity + 91);
+                }), "stock");
+            }
+            return null;
+        }
+
+        /** DBx1000's {@code run_payment}: no HISTORY row, no C_DATA change for a "BC" customer. */
+        private Object payment(Transaction tx, PaymentInput in) {
+            int w = in.w();
+            int d = in.d();
+            long amount = in.amountCents();
+            require(tx.update(warehouses, Warehouse.key(w), row -> {
+                row.getString(Warehouse.W_NAME);
+                row.setMoney(Warehouse.W_YTD, row.getMoney(Warehouse.W_YTD) + amount);
+            }), "warehouse");
+            require(tx.update(districts, District.key(w, d), row -> {
+                row.getString(District.D_NAME);
+                row.setMoney(District.D_YTD, row.getMoney(District.D_YTD) + amount);
+            }), "district");
+            int cW = in.customerW();
+            int cD = in.customerD();
+            int c = in.customerId();
+            if (in.byLastName()) {
+                namesakeCount = 0;
+                long key = Customer.lastNameKey(cW, cD, in.lastNameNumber());
+                int number = in.lastNameNumber();
+                tx.readRange(customersByLastName, key, key, Integer.MAX_VALUE, row -> {
+                    if (LastNames.number(row, Customer.C_LAST) == number && namesakeCount < namesakes.length) {
+                        namesakes[namesakeCount++] = row.getInt(Customer.C_ID);
+                    }
+                    return true;
+                });
+                if (namesakeCount == 0) {
+                    throw new IllegalStateException("no customer with last name number " + number + " in w=" + cW
+                        + " d=" + cD);
+                }
+                c = namesakes[namesakeCount / 2]; // DBx1000 takes the middle of its unsorted chain
+            }
+            require(tx.update(customers, Customer.key(cW, cD, c), row -> {
+                row.setMoney(Customer.C_BALANCE, row.getMoney(Customer.C_BALANCE) - amount);
+                row.setMoney(Customer.C_YTD_PAYMENT, row.getMoney(Customer.C_YTD_PAYMENT) + amount);
+                row.setInt(Customer.C_PAYMENT_CNT, row.getInt(Customer.C_PAYMENT_CNT) + 1);
+                row.getString(Customer.C_CREDIT);
+            }), "customer");
+            return null;
+        }
+
+        private static void require(boolean found, String table) {
+            if (!found) {
+                throw new IllegalStateException("a " + table + " row the load made is missing");
+            }
+        }
+    }
+}
