@@ -98,6 +98,7 @@ final class Lease {
                 counters.increment(Counter.DRAIN_TIMEOUTS);
                 return; // the holders stayed (they may wait for this thread): the last release serves it
             }
+            invalidations.serveStarted();
             try {
                 InvalidationRequest request = frame.takePending();
                 if (request != null && request.claim()) {
@@ -107,6 +108,7 @@ final class Lease {
                 frame.resetLease();
             } finally {
                 frame.unlockWrite(writeStamp);
+                invalidations.serveEnded();
             }
         } finally {
             frame.endDrain();

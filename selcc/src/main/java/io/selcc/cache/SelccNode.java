@@ -649,10 +649,24 @@ final class SelccNode extends AbstractComputeNode {
         return table.get(address);
     }
 
-    /** Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released. */
+    /** What serves other nodes' requests (tests stand in for a serve under way). */
+    InvalidationHandler invalidations() {
+        return invalidations;
+    }
+
+    /**
+     * Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released.
+     * Serves of other nodes' requests under way are waited for first (a bounded wait: a serve waits on a verb
+     * or two, never on a requester): their requester may already be done with the line it was granted while
+     * the serving thread still holds this node's frame, which a flush at a quiet point must not skip.
+     */
     void flush() {
+        invalidations.awaitServesDone(SERVE_WAIT_NANOS);
         evictor.flush();
     }
+
+    /** The longest a flush waits for serves under way. */
+    private static final long SERVE_WAIT_NANOS = 5_000_000_000L;
 
     /** Evicts up to {@code want} frames no thread holds (see {@link Evictor#evict(int)}); how many it evicted. */
     int evict(int want) {
