@@ -35,7 +35,8 @@ import java.util.function.Function;
 
 /**
  * New-Order and Payment the way DBx1000's TPC-C runs them (github yxymit/DBx1000, {@code benchmarks/tpcc_txn.cpp},
- * {@code TPCC_ACCESS_ALL false}), on this engine, so the two can be compared access for access. Not TPC-C:
+ * {@code WH_UPDATE true}; what it leaves out is commented-out code, not a flag), on this engine, so the two
+ * can be compared access for access. Not TPC-C:
  * DBx1000's New-Order inserts no ORDER, NEW-ORDER or ORDER-LINE row, reads W_TAX, C_DISCOUNT, D_NEXT_O_ID
  * (+1), I_PRICE and updates four STOCK counters; its Payment adds to W_YTD, D_YTD and three customer
  * columns (found by id, or by last name: the middle namesake, unsorted) and inserts no HISTORY row. The
@@ -45,9 +46,10 @@ import java.util.function.Function;
  * <p>Same inputs as the driver (NURand items, customers and last names; 1% remote stock lines, 15%
  * remote Payment customers), 50/50, each terminal on a virtual engine thread at a home warehouse,
  * no-wait 2PL by default, conflicts retried as the driver retries them. Where the two still differ, the
- * difference costs this engine, not DBx1000: a Payment by last name reads its namesakes' rows through
- * the concurrency control (DBx1000 walks its hash chain's entries and latches only the chosen row), and
- * an order may name an item twice (DBx1000 draws distinct items). DBx1000 parks an aborted transaction
+ * difference costs this engine, not DBx1000 (but for H_DATA, which DBx1000 builds from W_NAME and D_NAME
+ * and this only reads): a Payment by last name reads its namesakes' rows through the concurrency
+ * control (DBx1000 walks its hash chain's entries and latches only the chosen row), and an order may
+ * name an item twice (DBx1000 draws distinct items). DBx1000 parks an aborted transaction
  * and runs another meanwhile, this retries it with backoff; at W=2 both abort almost never. Prints
  * txn/s over the measured window, aborts and give-ups per commit per type, p50/p99 latency per type,
  * the process's CPU per transaction (every thread: terminals, JIT, GC) and the terminals' wall time per
