@@ -17,11 +17,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A flush waits for a serve of another node's request that still holds its frame: the serving thread
  * answers before it unlatches, so the requester may be done with its grant while the frame is held, and
- * a flush that skipped the frame then left this node's reader bit in the latch word (the flake of
+ * a flush that skipped the frame then left this node's bit or tag in the latch word (the flake of
  * {@code LostConnectionTest}, about one run in eight under load). Here the test stands in for the
  * serving thread: it holds the frame's X latch with a serve counted, starts a flush, and lets go.
  * Shown failing with the wait removed from {@code SelccNode.flush}: the flush returns while the frame is
- * held (the first assertion), and the latch word keeps the node's bit (the last).
+ * held ("the flush went on"), and with that assertion gone the latch word keeps the node's writer tag
+ * ("a latch bit left").
  */
 class FlushWaitsForServeTest {
     @Test
