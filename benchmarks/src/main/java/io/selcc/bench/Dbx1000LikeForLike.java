@@ -72,7 +72,30 @@ public final class Dbx1000LikeForLike {
             System.exit(2);
             return;
         }
-        System.exit(run(options, new PrintWriter(System.out, true)));
+        try {
+            run(options, new PrintWriter(System.out, true));
+        } catch (TerminalFailedException e) {
+            System.err.println("Dbx1000LikeForLike: " + e.getMessage());
+            e.getCause().printStackTrace(); // not an expected condition: a bug to read
+            System.exit(1);
+        }
+    }
+
+    /** What a run counted in its measured window, per type (index 0 New-Order, 1 Payment). */
+    record Counts(long[] commits, long[] aborts, long[] gaveUp) {
+    }
+
+    /** A terminal's transaction threw: the run stopped. */
+    static final class TerminalFailedException extends RuntimeException {
+        TerminalFailedException(Throwable cause) {
+            super("a terminal failed: " + cause, cause);
+        }
+    }
+
+    /** The run's phase, read by every terminal. */
+    private static final class Phase {
+        volatile boolean measuring;
+        volatile boolean stop;
     }
 
     /** The command line: every flag takes a value; anything else is refused with its name. */
@@ -129,7 +152,8 @@ public final class Dbx1000LikeForLike {
         }
     }
 
-    static int run(Options o, PrintWriter out) throws InterruptedException {
+    /** Loads, runs the terminals, prints the one-line report and returns what it counted. */
+    static Counts run(Options o, PrintWriter out) throws InterruptedException {
         ClusterSpec cluster = ClusterSpec.inProcess(o.computeNodes());
         int frames = (int) Math.max(TpccDatabases.defaultCacheFrames(o.warehouses()),
             (long) TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL * o.terminals());
@@ -137,12 +161,13 @@ public final class Dbx1000LikeForLike {
         TpccRandom.Constants constants = TpccRandom.Constants.random(o.seed());
         try (Database db = TpccDatabases.open(cluster, o.cc(), LockWaitPolicy.NO_WAIT, o.terminals(), frames, memory, 0)) {
             TpccDatabases.load(db, o.warehouses(), o.terminals(), o.seed(), constants, 0, memory, out);
+            Phase phase = new Phase();
             List<Terminal> terminals = new ArrayList<>();
             for (int n = 0; n < o.computeNodes(); n++) {
                 for (int t = 0; t < o.terminals(); t++) {
                     int index = n * o.terminals() + t;
                     int home = index % o.warehouses() + 1;
-                    terminals.add(new Terminal(db.node(n), home, new InputGenerator(new TpccRandom(o.seed() * 1000 + index,
+                    terminals.add(new Terminal(phase, db.node(n), home, new InputGenerator(new TpccRandom(o.seed() * 1000 + index,
                         constants), o.warehouses()), new SplittableRandom(o.seed() * 7919 + index),
                         new TpccRandom(o.seed() * 104_729 + index, constants)));
                 }
@@ -155,29 +180,27 @@ public final class Dbx1000LikeForLike {
                         terminal.loop();
                     } catch (Throwable e) {
                         failure.compareAndSet(null, e);
-                        Terminal.stop = true;
+                        phase.stop = true;
                     }
                 }));
             }
             var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
             waitOrFail(o.warmup(), failure);
-            Terminal.measuring = true;
+            phase.measuring = true;
             long cpuFrom = os.getProcessCpuTime();
             long from = System.nanoTime();
             waitOrFail(o.seconds(), failure);
-            Terminal.measuring = false;
+            phase.measuring = false;
             long elapsed = System.nanoTime() - from;
             long cpu = os.getProcessCpuTime() - cpuFrom;
-            Terminal.stop = true;
+            phase.stop = true;
             for (Thread thread : threads) {
                 thread.join();
             }
             if (failure.get() != null) {
-                failure.get().printStackTrace();
-                return 1;
+                throw new TerminalFailedException(failure.get());
             }
-            report(o, terminals, elapsed, cpu, out);
-            return 0;
+            return report(o, terminals, elapsed, cpu, out);
         }
     }
 
@@ -189,7 +212,7 @@ public final class Dbx1000LikeForLike {
         }
     }
 
-    private static void report(Options o, List<Terminal> terminals, long elapsedNanos, long cpuNanos, PrintWriter out) {
+    private static Counts report(Options o, List<Terminal> terminals, long elapsedNanos, long cpuNanos, PrintWriter out) {
         long[] commits = new long[2];
         long[] aborts = new long[2];
         long[] gaveUp = new long[2];
@@ -210,15 +233,15 @@ public final class Dbx1000LikeForLike {
             gaveUp[1], latency[0].getValueAtPercentile(50) / 1000, latency[1].getValueAtPercentile(50) / 1000,
             latency[0].getValueAtPercentile(99) / 1000, latency[1].getValueAtPercentile(99) / 1000,
             cpuNanos / 1e3 / Math.max(1, all), terminals.size() * (elapsedNanos / 1e3) / Math.max(1, all));
+        return new Counts(commits, aborts, gaveUp);
     }
 
     /** One terminal: its home warehouse, its inputs, and what it counted while measuring. */
     private static final class Terminal {
-        static volatile boolean measuring;
-        static volatile boolean stop;
         private static final int NEW_ORDER = 0;
         private static final int PAYMENT = 1;
 
+        private final Phase phase;
         private final DatabaseNode node;
         private final int home;
         private final InputGenerator inputs;
@@ -241,7 +264,9 @@ public final class Dbx1000LikeForLike {
         private int[] namesakes = new int[64];
         private int namesakeCount;
 
-        Terminal(DatabaseNode node, int home, InputGenerator inputs, SplittableRandom mix, TpccRandom itemDraws) {
+        Terminal(Phase phase, DatabaseNode node, int home, InputGenerator inputs, SplittableRandom mix,
+                 TpccRandom itemDraws) {
+            this.phase = phase;
             this.node = node;
             this.home = home;
             this.inputs = inputs;
@@ -256,7 +281,7 @@ public final class Dbx1000LikeForLike {
         }
 
         void loop() {
-            while (!stop) {
+            while (!phase.stop) {
                 int type = mix.nextInt(2);
                 long now = System.currentTimeMillis() * 1000;
                 Function<Transaction, Object> body;
@@ -267,11 +292,11 @@ public final class Dbx1000LikeForLike {
                     PaymentInput in = inputs.payment(home, now);
                     body = tx -> payment(tx, in);
                 }
-                boolean counted = measuring;
+                boolean counted = phase.measuring;
                 long started = System.nanoTime();
                 TxnResult<Object> result = node.run(RetryPolicy.defaults(), body);
                 long took = System.nanoTime() - started;
-                if (counted && measuring) {
+                if (counted && phase.measuring) {
                     if (result.committed()) {
                         commits[type]++;
                         latency[type].recordValue(Math.max(1, took));
