@@ -21,6 +21,14 @@ final class Evictor {
     private final AtomicInteger evictionCursor = new AtomicInteger();
     private volatile Thread evictionWorker;
     private volatile boolean workerSleeping;
+    /**
+     * Evictions under way (the worker's, a thread's that found no free frame, a flush's own): each holds its
+     * victims X-latched until their release verbs are posted, and a flush skips held frames, so a flush
+     * waits for others' (see {@link #flush}).
+     */
+    private final AtomicInteger inFlight = new AtomicInteger();
+    /** The longest a flush waits for other evictions under way. */
+    private static final long FLUSH_WAIT_NANOS = 5_000_000_000L;
 
     Evictor(SelccNode node) {
         this.node = node;
@@ -36,6 +44,24 @@ final class Evictor {
 
     /** As {@link #evict(int)}; {@code everything} ignores reference bits (a flush takes every unheld frame). */
     private int evict(int want, boolean everything) {
+        evictionStarted();
+        try {
+            return evictCounted(want, everything);
+        } finally {
+            evictionEnded();
+        }
+    }
+
+    /** An eviction holds (or is about to hold) victims; {@link #evictionEnded} once they are released. */
+    void evictionStarted() {
+        inFlight.incrementAndGet();
+    }
+
+    void evictionEnded() {
+        inFlight.decrementAndGet();
+    }
+
+    private int evictCounted(int want, boolean everything) {
         List<CacheFrame> victims = new ArrayList<>(want);
         int shards = node.table.shardCount();
         int quota = Math.max(1, (want + shards - 1) / shards * 2);
@@ -101,12 +127,24 @@ final class Evictor {
         return victims.size();
     }
 
-    /** Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released. */
+    /**
+     * Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released.
+     * Repeats until a pass finds nothing and no other eviction is under way (the eviction worker may hold
+     * victims this pass skipped, their release not yet posted), waiting for those a bounded time.
+     */
     void flush() {
-        while (evict(Math.max(1, node.frames.length), true) > 0) {
-            // repeat until only held frames remain
+        long deadline = System.nanoTime() + FLUSH_WAIT_NANOS;
+        while (true) {
+            if (evict(Math.max(1, node.frames.length), true) > 0) {
+                continue;
+            }
+            if (inFlight.get() == 0 || System.nanoTime() - deadline >= 0) {
+                return;
+            }
+            LockSupport.parkNanos(this, 20_000);
         }
     }
+
 
     /** The eviction worker's duty cycle: refill the free list to twice the low water mark, then sleep. */
     void runWorker() {
