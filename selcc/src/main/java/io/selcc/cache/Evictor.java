@@ -138,7 +138,11 @@ final class Evictor {
             if (evict(Math.max(1, node.frames.length), true) > 0) {
                 continue;
             }
-            if (inFlight.get() == 0 || System.nanoTime() - deadline >= 0) {
+            if (inFlight.get() == 0) {
+                return;
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                node.counters.increment(Counter.FLUSH_WAIT_TIMEOUTS);
                 return;
             }
             LockSupport.parkNanos(this, 20_000);

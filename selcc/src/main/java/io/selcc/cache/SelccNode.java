@@ -661,7 +661,9 @@ final class SelccNode extends AbstractComputeNode {
      * the serving thread still holds this node's frame, which a flush at a quiet point must not skip.
      */
     void flush() {
-        invalidations.awaitServesDone(SERVE_WAIT_NANOS);
+        if (!invalidations.awaitServesDone(SERVE_WAIT_NANOS)) {
+            counters.increment(Counter.FLUSH_WAIT_TIMEOUTS);
+        }
         evictor.flush();
     }
 

@@ -90,7 +90,12 @@ public enum Counter {
      */
     TO_AHEAD_ATTEMPTS,
     /** Re-reads of a row an ahead TO attempt made waiting for an older writer's intent to go. */
-    TO_AHEAD_INTENT_WAITS;
+    TO_AHEAD_INTENT_WAITS,
+    /**
+     * Flushes that stopped waiting for a serve or an eviction under way (bounded waits): the frames those
+     * held were skipped, so their latches may still name this node.
+     */
+    FLUSH_WAIT_TIMEOUTS;
 
     private static final Counter[] VALUES = values();
 

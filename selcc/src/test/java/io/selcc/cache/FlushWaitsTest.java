@@ -1,5 +1,6 @@
 package io.selcc.cache;
 
+import io.selcc.fabric.Counter;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -37,6 +38,35 @@ class FlushWaitsTest {
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aFlushWaitsForAnEvictionThatStillHoldsItsVictim() throws Exception {
         flushWhileHeld(node -> node.evictor.evictionStarted(), node -> node.evictor.evictionEnded());
+    }
+
+    /**
+     * A serve that outlasts the flush's bounded wait: the flush goes on without its frame and counts the
+     * timeout, so a latch word left naming the node is explained (fails if the timeout is not counted).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aFlushThatStopsWaitingCountsIt() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).build()) {
+            SelccNode node = (SelccNode) cluster.node(1);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            CacheFrame frame = node.cachedFrame(line);
+            long stamp = frame.tryWriteLock();
+            assertNotEquals(0, stamp, "the stand-in serve latched the frame");
+            node.invalidations().serveStarted();
+            try {
+                cluster.flushCaches(); // returns after the bounded wait
+                assertEquals(1, cluster.counters(1).get(Counter.FLUSH_WAIT_TIMEOUTS), "the timeout counted");
+                assertNotEquals(List.of(), cluster.busyLatchWords(10), "the held frame was skipped");
+            } finally {
+                frame.unlockWrite(stamp);
+                node.invalidations().serveEnded();
+            }
+            cluster.flushCaches();
+            assertEquals(List.of(), cluster.busyLatchWords(10), "flushed once the serve let go");
+            assertEquals(1, cluster.counters(1).get(Counter.FLUSH_WAIT_TIMEOUTS), "no second timeout");
+        }
     }
 
     /** Holds a frame of node 1 as {@code started} and {@code ended} count a holder, and flushes meanwhile. */
