@@ -22,12 +22,14 @@ final class Evictor {
     private volatile Thread evictionWorker;
     private volatile boolean workerSleeping;
     /**
-     * Evictions under way (the worker's, a thread's that found no free frame, a flush's own): each holds its
-     * victims X-latched until their release verbs are posted, and a flush skips held frames, so a flush
-     * waits for others' (see {@link #flush}).
+     * Passing holds: frames X-latched by a thread that releases or hands over their global latch itself
+     * and unlatches them a moment later. An eviction (the worker's, a thread's that found no free frame, a
+     * flush's own) holds its victims until their release verbs are posted; a serve of another node's
+     * request answers before it unlatches, so its requester may be done with the grant while the frame is
+     * still held. A flush skips held frames, so it waits for these (see {@link #flush}).
      */
-    private final AtomicInteger inFlight = new AtomicInteger();
-    /** The longest a flush waits for other evictions under way. */
+    private final AtomicInteger passingHolds = new AtomicInteger();
+    /** The longest a flush waits for passing holds (a serve waits on a verb or two, never on a requester). */
     private static final long FLUSH_WAIT_NANOS = 5_000_000_000L;
 
     Evictor(SelccNode node) {
@@ -44,21 +46,21 @@ final class Evictor {
 
     /** As {@link #evict(int)}; {@code everything} ignores reference bits (a flush takes every unheld frame). */
     private int evict(int want, boolean everything) {
-        evictionStarted();
+        holdStarted();
         try {
             return evictCounted(want, everything);
         } finally {
-            evictionEnded();
+            holdEnded();
         }
     }
 
-    /** An eviction holds (or is about to hold) victims; {@link #evictionEnded} once they are released. */
-    void evictionStarted() {
-        inFlight.incrementAndGet();
+    /** A passing hold begins (before its frame is offered to anyone): {@link #holdEnded} once it unlatched. */
+    void holdStarted() {
+        passingHolds.incrementAndGet();
     }
 
-    void evictionEnded() {
-        inFlight.decrementAndGet();
+    void holdEnded() {
+        passingHolds.decrementAndGet();
     }
 
     private int evictCounted(int want, boolean everything) {
@@ -129,8 +131,9 @@ final class Evictor {
 
     /**
      * Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released.
-     * Repeats until a pass finds nothing and no other eviction is under way (the eviction worker may hold
-     * victims this pass skipped, their release not yet posted), waiting for those a bounded time.
+     * Repeats until a pass finds nothing and no passing hold is left (a serve or another eviction may hold
+     * a frame this pass skipped), waiting for those a bounded time; a wait that runs out is counted and the
+     * flush ends without their frames.
      */
     void flush() {
         long deadline = System.nanoTime() + FLUSH_WAIT_NANOS;
@@ -138,7 +141,7 @@ final class Evictor {
             if (evict(Math.max(1, node.frames.length), true) > 0) {
                 continue;
             }
-            if (inFlight.get() == 0) {
+            if (passingHolds.get() == 0) {
                 return;
             }
             if (System.nanoTime() - deadline >= 0) {

@@ -28,39 +28,8 @@ final class InvalidationHandler {
     private final java.util.concurrent.ConcurrentHashMap<Long, InvalidationRequest> kept =
         new java.util.concurrent.ConcurrentHashMap<>();
 
-    /**
-     * Serves under way: a frame X-latched by a thread acting on a request (it answers before it unlatches).
-     * A flush waits for them ({@link #awaitServesDone}): a requester may already hold its grant while the
-     * serving thread has yet to unlatch, and a flush that skipped that frame left its reader bit behind.
-     */
-    private final java.util.concurrent.atomic.AtomicInteger serving = new java.util.concurrent.atomic.AtomicInteger();
-
     InvalidationHandler(SelccNode node) {
         this.node = node;
-    }
-
-    /** A thread X-latched a frame to serve a request; {@link #serveEnded} once it unlatched it. */
-    void serveStarted() {
-        serving.incrementAndGet();
-    }
-
-    void serveEnded() {
-        serving.decrementAndGet();
-    }
-
-    /**
-     * Waits (parking) until no serve holds a frame, or {@code timeoutNanos} passed (a serve never waits on
-     * its requester, only on a verb or two); whether none was left. For a flush at a quiet point.
-     */
-    boolean awaitServesDone(long timeoutNanos) {
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (serving.get() > 0) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(20_000);
-        }
-        return true;
     }
 
     void onMessage(int fromNode, Object message, ReplyHandle reply) {
@@ -129,14 +98,14 @@ final class InvalidationHandler {
             offerPending(frame, request);
             return;
         }
-        serveStarted();
+        node.evictor.holdStarted(); // a serve answers before it unlatches: a flush waits for it
         try {
             if (request.claimAtOnce()) { // else its connection was lost meanwhile: it is abandoned
                 serve(frame, request);
             }
         } finally {
             frame.unlockWrite(stamp);
-            serveEnded();
+            node.evictor.holdEnded();
         }
         servePendingIfIdle(frame);
     }
@@ -186,7 +155,7 @@ final class InvalidationHandler {
             if (stamp == 0) {
                 return; // the holder serves it when it releases
             }
-            serveStarted();
+            node.evictor.holdStarted();
             try {
                 InvalidationRequest request = frame.takePending();
                 if (request != null && request.claim()) {
@@ -195,7 +164,7 @@ final class InvalidationHandler {
                 frame.resetLease(); // the lease counted for that request; the next one starts afresh
             } finally {
                 frame.unlockWrite(stamp);
-                serveEnded();
+                node.evictor.holdEnded();
             }
         }
     }

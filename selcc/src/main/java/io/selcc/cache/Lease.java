@@ -20,11 +20,14 @@ final class Lease {
     private final Settings settings;
     private final NodeCounters counters;
     private final InvalidationHandler invalidations;
+    /** Told of the frame a drain holds while it serves (a flush waits for such holds). */
+    private final Evictor evictor;
 
-    Lease(Settings settings, NodeCounters counters, InvalidationHandler invalidations) {
+    Lease(Settings settings, NodeCounters counters, InvalidationHandler invalidations, Evictor evictor) {
         this.settings = settings;
         this.counters = counters;
         this.invalidations = invalidations;
+        this.evictor = evictor;
     }
 
     /**
@@ -98,7 +101,7 @@ final class Lease {
                 counters.increment(Counter.DRAIN_TIMEOUTS);
                 return; // the holders stayed (they may wait for this thread): the last release serves it
             }
-            invalidations.serveStarted();
+            evictor.holdStarted();
             try {
                 InvalidationRequest request = frame.takePending();
                 if (request != null && request.claim()) {
@@ -108,7 +111,7 @@ final class Lease {
                 frame.resetLease();
             } finally {
                 frame.unlockWrite(writeStamp);
-                invalidations.serveEnded();
+                evictor.holdEnded();
             }
         } finally {
             frame.endDrain();

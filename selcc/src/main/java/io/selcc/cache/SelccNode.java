@@ -98,9 +98,9 @@ final class SelccNode extends AbstractComputeNode {
         }
         this.table = new FrameTable(settings.shards(), frames, new FrameDirectory(capacities, gclSize));
         this.invalidations = new InvalidationHandler(this);
-        this.lease = new Lease(settings, counters, invalidations);
-        this.remote = new RemoteAcquire(this);
         this.evictor = new Evictor(this);
+        this.lease = new Lease(settings, counters, invalidations, evictor);
+        this.remote = new RemoteAcquire(this);
         endpoint.register(MessageKind.INVALIDATION, InvalidationMessages.CODEC, invalidations::onMessage);
     }
 
@@ -649,26 +649,10 @@ final class SelccNode extends AbstractComputeNode {
         return table.get(address);
     }
 
-    /** What serves other nodes' requests (tests stand in for a serve under way). */
-    InvalidationHandler invalidations() {
-        return invalidations;
-    }
-
-    /**
-     * Evicts every frame no thread holds: all dirty data reaches memory and all global latches are released.
-     * Serves of other nodes' requests under way are waited for first (a bounded wait: a serve waits on a verb
-     * or two, never on a requester): their requester may already be done with the line it was granted while
-     * the serving thread still holds this node's frame, which a flush at a quiet point must not skip.
-     */
+    /** Evicts every frame no thread holds, waiting for passing holds (see {@link Evictor#flush}). */
     void flush() {
-        if (!invalidations.awaitServesDone(SERVE_WAIT_NANOS)) {
-            counters.increment(Counter.FLUSH_WAIT_TIMEOUTS);
-        }
         evictor.flush();
     }
-
-    /** The longest a flush waits for serves under way. */
-    private static final long SERVE_WAIT_NANOS = 5_000_000_000L;
 
     /** Evicts up to {@code want} frames no thread holds (see {@link Evictor#evict(int)}); how many it evicted. */
     int evict(int want) {

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Timeout;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,27 +16,52 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A flush waits for the threads that hold a frame only for a moment and release its global latch
- * themselves: a frame skipped because it was held would keep this node's bit or tag in the latch word.
- * A serve of another node's request answers before it unlatches, so the requester may be done with its
- * grant while the frame is held (the flake of {@code LostConnectionTest}, about one run in eight under
- * load); the eviction worker holds its victims until their releases are posted. Each test stands in for
- * such a thread: it holds the frame's X latch, counted as that thread counts it, starts a flush, and lets
- * go. Shown failing with the waits removed ({@code SelccNode.flush}'s wait for serves, {@code
- * Evictor.flush}'s for evictions under way): the flush returns while the frame is held ("the flush went
- * on"), and with that assertion gone the latch word keeps the node's writer tag ("a latch bit left").
+ * A flush waits for passing holds: threads that hold a frame only for a moment and release its global
+ * latch themselves, so that a frame skipped because it was held would keep this node's bit or tag in
+ * the latch word. A serve of another node's request answers before it unlatches, so the requester may be
+ * done with its grant while the frame is held (the flake of {@code LostConnectionTest}, about one run in
+ * eight under load); the eviction worker holds its victims until their releases are posted. Both count
+ * through {@code Evictor.holdStarted}/{@code holdEnded}; the test stands in for such a thread: it holds
+ * the frame's X latch, counted, starts a flush, and lets go. Shown failing with the wait removed from
+ * {@code Evictor.flush}: the flush returns while the frame is held ("the flush went on"), and with that
+ * assertion gone the latch word keeps the node's writer tag ("a latch bit left").
  */
 class FlushWaitsTest {
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void aFlushWaitsForAServeThatStillHoldsItsFrame() throws Exception {
-        flushWhileHeld(node -> node.invalidations().serveStarted(), node -> node.invalidations().serveEnded());
-    }
+    void aFlushWaitsForAPassingHold() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).build()) {
+            SelccNode node = (SelccNode) cluster.node(1);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7); // cached modified: the word names this node
+            assertNotEquals(List.of(), cluster.busyLatchWords(10), "the lazily released line is still this node's");
+            CacheFrame frame = node.cachedFrame(line);
+            assertNotNull(frame, "the line is cached");
+            long stamp = frame.tryWriteLock();
+            assertNotEquals(0, stamp, "the stand-in latched the frame");
+            node.evictor.holdStarted();
 
-    @Test
-    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
-    void aFlushWaitsForAnEvictionThatStillHoldsItsVictim() throws Exception {
-        flushWhileHeld(node -> node.evictor.evictionStarted(), node -> node.evictor.evictionEnded());
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            Thread flusher = Thread.ofPlatform().name("flusher").start(() -> {
+                try {
+                    cluster.flushCaches();
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+            });
+            // Waiting is correct for as long as the stand-in holds the frame; a flush that does not wait is
+            // done within this bound on any machine, so only a broken flush can end the join early.
+            flusher.join(300);
+            assertTrue(flusher.isAlive(), "the flush went on while the frame was held");
+
+            frame.unlockWrite(stamp);
+            node.evictor.holdEnded();
+            flusher.join(30_000);
+            assertFalse(flusher.isAlive(), "the flush ended once the frame was let go");
+            assertNull(failure.get(), () -> "the flush failed: " + failure.get());
+            assertEquals(List.of(), cluster.busyLatchWords(10), "a latch bit left by a flush that skipped the frame");
+            assertEquals(7, SequentialConsistencyTest.read(node, line), "the flush wrote the line back");
+        }
     }
 
     /**
@@ -54,54 +78,18 @@ class FlushWaitsTest {
             CacheFrame frame = node.cachedFrame(line);
             long stamp = frame.tryWriteLock();
             assertNotEquals(0, stamp, "the stand-in serve latched the frame");
-            node.invalidations().serveStarted();
+            node.evictor.holdStarted();
             try {
                 cluster.flushCaches(); // returns after the bounded wait
                 assertEquals(1, cluster.counters(1).get(Counter.FLUSH_WAIT_TIMEOUTS), "the timeout counted");
                 assertNotEquals(List.of(), cluster.busyLatchWords(10), "the held frame was skipped");
             } finally {
                 frame.unlockWrite(stamp);
-                node.invalidations().serveEnded();
+                node.evictor.holdEnded();
             }
             cluster.flushCaches();
             assertEquals(List.of(), cluster.busyLatchWords(10), "flushed once the serve let go");
             assertEquals(1, cluster.counters(1).get(Counter.FLUSH_WAIT_TIMEOUTS), "no second timeout");
-        }
-    }
-
-    /** Holds a frame of node 1 as {@code started} and {@code ended} count a holder, and flushes meanwhile. */
-    private static void flushWhileHeld(Consumer<SelccNode> started, Consumer<SelccNode> ended) throws Exception {
-        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).build()) {
-            SelccNode node = (SelccNode) cluster.node(1);
-            long line = node.allocate();
-            SequentialConsistencyTest.write(node, line, 7); // cached modified: the word names this node
-            assertNotEquals(List.of(), cluster.busyLatchWords(10), "the lazily released line is still this node's");
-            CacheFrame frame = node.cachedFrame(line);
-            assertNotNull(frame, "the line is cached");
-            long stamp = frame.tryWriteLock();
-            assertNotEquals(0, stamp, "the stand-in latched the frame");
-            started.accept(node);
-
-            AtomicReference<Throwable> failure = new AtomicReference<>();
-            Thread flusher = Thread.ofPlatform().name("flusher").start(() -> {
-                try {
-                    cluster.flushCaches();
-                } catch (Throwable t) {
-                    failure.set(t);
-                }
-            });
-            // Waiting is correct for as long as the stand-in holds the frame; a flush that does not wait is
-            // done within this bound on any machine, so only a broken flush can end the join early.
-            flusher.join(300);
-            assertTrue(flusher.isAlive(), "the flush went on while the frame was held");
-
-            frame.unlockWrite(stamp);
-            ended.accept(node);
-            flusher.join(30_000);
-            assertFalse(flusher.isAlive(), "the flush ended once the frame was let go");
-            assertNull(failure.get(), () -> "the flush failed: " + failure.get());
-            assertEquals(List.of(), cluster.busyLatchWords(10), "a latch bit left by a flush that skipped the frame");
-            assertEquals(7, SequentialConsistencyTest.read(node, line), "the flush wrote the line back");
         }
     }
 }
