@@ -155,8 +155,7 @@ public final class Dbx1000LikeForLike {
     /** Loads, runs the terminals, prints the one-line report and returns what it counted. */
     static Counts run(Options o, PrintWriter out) throws InterruptedException {
         ClusterSpec cluster = ClusterSpec.inProcess(o.computeNodes());
-        int frames = (int) Math.max(TpccDatabases.defaultCacheFrames(o.warehouses()),
-            (long) TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL * o.terminals());
+        int frames = TpccDatabases.cacheFrames(o.warehouses(), o.terminals());
         long memory = TpccDatabases.memoryPerNode(cluster, o.warehouses(), 0); // nothing is inserted while running
         TpccRandom.Constants constants = TpccRandom.Constants.random(o.seed());
         try (Database db = TpccDatabases.open(cluster, o.cc(), LockWaitPolicy.NO_WAIT, o.terminals(), frames, memory, 0)) {

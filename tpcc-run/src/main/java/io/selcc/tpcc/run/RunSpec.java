@@ -298,8 +298,7 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         if (cluster.cacheFrames() > 0) {
             return cluster.cacheFrames();
         }
-        long needed = (long) TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL * busiestNode();
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(TpccDatabases.defaultCacheFrames(warehouses), needed));
+        return TpccDatabases.cacheFrames(warehouses, busiestNode());
     }
 
     private static void check(List<Violation> violations, boolean holds, String flag, Object value, String problem) {

@@ -45,6 +45,12 @@ public final class TpccDatabases {
         return Math.max(16_384, BYTES_PER_WAREHOUSE * warehouses / 2 / 2048);
     }
 
+    /** Frames per compute node when none are asked for: the default, raised to what {@code threadsPerNode} need. */
+    public static int cacheFrames(int warehouses, int threadsPerNode) {
+        long needed = (long) MIN_CACHE_FRAMES_PER_TERMINAL * threadsPerNode;
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(defaultCacheFrames(warehouses), needed));
+    }
+
     /**
      * The default memory per memory node of a load or a check: twice the initial population, or, for a
      * recovered database, twice its checkpoint and logs ({@code recoveredBytes}) if that is more (rows in

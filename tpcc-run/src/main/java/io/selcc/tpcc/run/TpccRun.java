@@ -134,8 +134,7 @@ public final class TpccRun {
      */
     private static Database openForLoad(RunSpec spec, long memoryPerNode) {
         int frames = spec.cluster().cacheFrames() > 0 ? spec.cluster().cacheFrames()
-            : (int) Math.min(Integer.MAX_VALUE, Math.max(TpccDatabases.defaultCacheFrames(spec.warehouses()),
-                (long) TpccDatabases.MIN_CACHE_FRAMES_PER_TERMINAL * spec.cluster().loaderThreads()));
+            : TpccDatabases.cacheFrames(spec.warehouses(), spec.cluster().loaderThreads());
         return TpccDatabases.open(spec.cluster(), spec.cc(), spec.lockWait(), spec.cluster().loaderThreads(), frames,
             memoryPerNode, spec.partitions());
     }
