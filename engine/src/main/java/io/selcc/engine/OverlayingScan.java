@@ -1,5 +1,6 @@
 package io.selcc.engine;
 
+import io.selcc.cache.ComputeNode;
 import io.selcc.engine.PendingIndexChanges.IndexChange;
 import io.selcc.engine.cc.CcTransaction;
 import io.selcc.storage.TupleBuffer;
@@ -94,7 +95,8 @@ final class OverlayingScan {
                 }
                 // A row found by a scan is often read or written by key next (Delivery's new order and
                 // order lines, Payment's customer found by last name): the hint lets that skip the index.
-                table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid());
+                table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid(),
+                    ComputeNode.NO_FRAME);
                 delivered++;
                 visitingRecordId = entry.rid();
                 if (!visitor.visit(row) || delivered >= limit) {

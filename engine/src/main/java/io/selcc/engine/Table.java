@@ -1,5 +1,6 @@
 package io.selcc.engine;
 
+import io.selcc.cache.ComputeNode;
 import io.selcc.engine.index.BLinkTree;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.Schema;
@@ -157,47 +158,63 @@ public final class Table {
     }
 
     /**
-     * Where this thread last found each of a few thousand primary keys: a direct-mapped cache of
-     * (key, record id) pairs. A hint is only a guess: the caller reads the row through its algorithm
+     * Where this thread last found each of a few thousand primary keys: a cache of (key, record id,
+     * cache frame) entries. A hint is only a guess: the caller reads the row through its algorithm
      * and checks that it is visible and has the key, which makes it the key's row (a unique key has
      * at most one visible row), and falls back to the index when not. Rows rarely move (a delete and
-     * a new insert of the key), so a point lookup of a hot key skips the B-link descent.
+     * a new insert of the key), so a point lookup of a hot key skips the B-link descent. The frame is
+     * where the compute node cached the row's page when last seen ({@code ComputeNode.NO_FRAME} if
+     * unknown), so the access goes from the entry to the frame without the node's lookup from address to
+     * frame; the frame's tag confirms it (a line may leave the cache at any time).
      */
     static final class RidHints {
         private static final int MIN_BITS = 10;
         /**
-         * 2^16 pairs = 1 MiB per table and thread at most. 2^18 (4 MiB, room for all of TPC-C's 100,000
+         * 2^16 entries = 1.5 MiB per table and thread at most. 2^18 (room for all of TPC-C's 100,000
          * items) saved no more accesses in a 15 s run: each growth starts an empty array.
          */
         private static final int MAX_BITS = 16;
-        /** Pairs per bucket, log 2: four pairs, 64 bytes, so one bucket is about one cache line. */
+        /** Entries per bucket, log 2: four, so the key scan of a bucket stays within about a cache line. */
         private static final int WAY_BITS = 2;
         private static final int WAYS = 1 << WAY_BITS;
+        /** Words per entry: key, record id (0 = empty), frame. */
+        private static final int ENTRY = 3;
+        private static final int RID = 1;
+        private static final int FRAME = 2;
         private int bits = MIN_BITS;
         /**
-         * Buckets of {@link #WAYS} pairs, most recently stored first: key at 2i, record id at 2i + 1
-         * (0 = empty). Direct-mapped (one pair per slot) lost ~12% of lookups to keys sharing a slot,
-         * each miss a B-link descent; four ways read the same line and keep nearly all.
+         * Buckets of {@link #WAYS} entries, most recently stored first. Direct-mapped (one entry per
+         * slot) lost ~12% of lookups to keys sharing a slot, each miss a B-link descent; four ways keep
+         * nearly all.
          */
-        private long[] pairs = new long[2 << MIN_BITS];
+        private long[] entries = new long[ENTRY << MIN_BITS];
         private int missesSinceGrowth;
+        /** The frame of the entry {@link #get} last answered ({@code NO_FRAME} when it answered 0). */
+        private int foundFrame = ComputeNode.NO_FRAME;
         /** Hints returned to a reader (right or stale: the reader checks); tests assert they were used. */
         long tries;
 
         int bucket(long key) {
-            return (int) ((key * 0x9E3779B97F4A7C15L) >>> (64 - bits + WAY_BITS)) << (WAY_BITS + 1);
+            return ENTRY * (int) ((key * 0x9E3779B97F4A7C15L) >>> (64 - bits + WAY_BITS) << WAY_BITS);
         }
 
-        /** The hinted record id of {@code key}, 0 if none. */
+        /** The hinted record id of {@code key}, 0 if none; its frame is then {@link #foundFrame()}. */
         long get(long key) {
-            long[] p = pairs;
+            long[] e = entries;
             int b = bucket(key);
-            for (int i = b; i < b + 2 * WAYS; i += 2) {
-                if (p[i] == key) {
-                    return p[i + 1];
+            for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
+                if (e[i] == key) {
+                    foundFrame = (int) e[i + FRAME];
+                    return e[i + RID];
                 }
             }
+            foundFrame = ComputeNode.NO_FRAME;
             return 0;
+        }
+
+        /** The cache frame of the record id {@link #get} returned last. */
+        int foundFrame() {
+            return foundFrame;
         }
 
         /**
@@ -205,40 +222,53 @@ public final class Table {
          * outnumber the slots (twice as many misses as slots since the last growth) grows 4x, up to
          * {@link #MAX_BITS}; a small table keeps the small array.
          */
-        void put(long key, long rid) {
+        void put(long key, long rid, int frame) {
             if (++missesSinceGrowth > (2 << bits) && bits < MAX_BITS) {
                 bits = Math.min(MAX_BITS, bits + 2);
-                pairs = new long[2 << bits]; // hints only: losing them costs lookups, not answers
+                entries = new long[ENTRY << bits]; // hints only: losing them costs lookups, not answers
                 missesSinceGrowth = 0;
             }
-            remember(key, rid);
+            remember(key, rid, frame);
         }
 
         /**
          * Records where a scan found {@code key}, without counting it as a miss (no growth): first in
-         * its bucket, the pairs before its old place (or all, dropping the last) moving one way down.
+         * its bucket, the entries before its old place (or all, dropping the last) moving one way down.
          */
-        void remember(long key, long rid) {
-            long[] p = pairs;
+        void remember(long key, long rid, int frame) {
+            long[] e = entries;
             int b = bucket(key);
-            int at = b + 2 * (WAYS - 1);
-            for (int i = b; i < b + 2 * WAYS; i += 2) {
-                if (p[i] == key) {
+            int at = b + ENTRY * (WAYS - 1);
+            for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
+                if (e[i] == key) {
                     at = i;
                     break;
                 }
             }
-            System.arraycopy(p, b, p, b + 2, at - b);
-            p[b] = key;
-            p[b + 1] = rid;
+            System.arraycopy(e, b, e, b + ENTRY, at - b);
+            e[b] = key;
+            e[b + RID] = rid;
+            e[b + FRAME] = frame;
+        }
+
+        /** Records that {@code key}'s row, found through its hint, was in {@code frame} (another than hinted). */
+        void moved(long key, int frame) {
+            long[] e = entries;
+            int b = bucket(key);
+            for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
+                if (e[i] == key) {
+                    e[i + FRAME] = frame;
+                    return;
+                }
+            }
         }
 
         void forget(long key) {
-            long[] p = pairs;
+            long[] e = entries;
             int b = bucket(key);
-            for (int i = b; i < b + 2 * WAYS; i += 2) {
-                if (p[i] == key) {
-                    p[i + 1] = 0;
+            for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
+                if (e[i] == key) {
+                    e[i + RID] = 0;
                 }
             }
         }

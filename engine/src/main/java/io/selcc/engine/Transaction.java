@@ -1,5 +1,6 @@
 package io.selcc.engine;
 
+import io.selcc.cache.ComputeNode;
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.CommitOutcome;
@@ -100,7 +101,9 @@ public final class Transaction implements AutoCloseable {
     private boolean readByKey(Table table, long key, Predicate<TupleView> hasKey, TupleBuffer into) {
         long hinted = hint(table, key);
         if (hinted != NONE) {
-            if (readRow(table, hinted, hasKey, into)) {
+            int frame = table.ridHints().foundFrame();
+            if (readRow(table, hinted, frame, hasKey, into)) {
+                noteFrame(table, key, frame);
                 return true;
             }
             table.ridHints().forget(key);
@@ -109,19 +112,31 @@ public final class Transaction implements AutoCloseable {
         if (rid == NONE) {
             return false;
         }
-        if (!readRow(table, rid, hasKey, into)) {
+        if (!readRow(table, rid, ComputeNode.NO_FRAME, hasKey, into)) {
             throw staleEntry(table, key);
         }
-        table.ridHints().put(key, rid);
+        table.ridHints().put(key, rid, cc.lastFrame());
         return true;
     }
 
     /** The algorithm's read, with its abort turned into the transaction's end (no lambda: hot path). */
     boolean readRow(Table table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        return readRow(table, rid, ComputeNode.NO_FRAME, expected, into);
+    }
+
+    private boolean readRow(Table table, long rid, int frameHint, Predicate<TupleView> expected, TupleBuffer into) {
         try {
-            return cc.read(table.heap(), rid, expected, into);
+            return cc.read(table.heap(), rid, frameHint, expected, into);
         } catch (AbortException e) {
             throw ended(e);
+        }
+    }
+
+    /** After a hinted access: keeps the hint's frame true when the row's page was found in another. */
+    private void noteFrame(Table table, long key, int hintedFrame) {
+        int frame = cc.lastFrame();
+        if (frame != hintedFrame) {
+            table.ridHints().moved(key, frame);
         }
     }
 
@@ -239,7 +254,9 @@ public final class Transaction implements AutoCloseable {
         try {
             long hinted = hint(table, key);
             if (hinted != NONE) {
-                if (update(table, key, hinted, updater, scratch, false)) {
+                int frame = table.ridHints().foundFrame();
+                if (update(table, key, hinted, frame, updater, scratch, false)) {
+                    noteFrame(table, key, frame);
                     return true;
                 }
                 table.ridHints().forget(key);
@@ -248,8 +265,8 @@ public final class Transaction implements AutoCloseable {
             if (rid == NONE) {
                 return false;
             }
-            update(table, key, rid, updater, scratch, true);
-            table.ridHints().put(key, rid);
+            update(table, key, rid, ComputeNode.NO_FRAME, updater, scratch, true);
+            table.ridHints().put(key, rid, cc.lastFrame());
             return true;
         } finally {
             scratch.release();
@@ -257,13 +274,13 @@ public final class Transaction implements AutoCloseable {
     }
 
     /** False only for a hint ({@code fromIndex} false) whose row is not the key's. */
-    private boolean update(Table table, long key, long rid, Consumer<TupleView> updater, Table.Scratch scratch,
-                           boolean fromIndex) {
+    private boolean update(Table table, long key, long rid, int frameHint, Consumer<TupleView> updater,
+                           Table.Scratch scratch, boolean fromIndex) {
         TupleBuffer before = scratch.first;
         TupleBuffer after = scratch.second;
         boolean found;
         try {
-            found = cc.update(table.heap(), rid, scratch.hasKey, updater, before, after);
+            found = cc.update(table.heap(), rid, frameHint, scratch.hasKey, updater, before, after);
         } catch (AbortException e) {
             throw ended(e); // caught inline: a wrapping lambda would capture per update
         }

@@ -111,6 +111,16 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     }
 
     @Override
+    public final GclHandle tryLock(long address, boolean exclusive, int frameHint) {
+        return lockHinted(checkGcl(address), exclusive, frameHint);
+    }
+
+    /** {@link #tryLock}: a node without frames has nothing to guess at. */
+    GclHandle lockHinted(long address, boolean exclusive, int frameHint) {
+        return lock(address, exclusive, true);
+    }
+
+    @Override
     public final GclHandle lockOrDie(long address, boolean exclusive, long age) {
         if (age == NO_AGE) {
             throw new IllegalArgumentException("a wait-die acquire needs an age: address=" + GlobalAddress.toString(address));
@@ -128,9 +138,14 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     @Override
     public final boolean tryOptimisticRead(long address, GclHandle handle) {
+        return tryOptimisticRead(address, handle, NO_FRAME);
+    }
+
+    @Override
+    public final boolean tryOptimisticRead(long address, GclHandle handle, int frameHint) {
         checkOptimistic(handle);
         handle.released = true;
-        return optimisticRead(checkGcl(address), handle);
+        return optimisticRead(checkGcl(address), handle, frameHint);
     }
 
     @Override
@@ -153,7 +168,12 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     }
 
     /** Binds the handle to a readable cached copy of the line without latching it; false if there is none. */
-    abstract boolean optimisticRead(long address, GclHandle handle);
+    abstract boolean optimisticRead(long address, GclHandle handle, int frameHint);
+
+    /** The frame whose copy starts at {@code base} in the pool (see {@link GclHandle#frameIndex()}). */
+    final int frameAt(long base) {
+        return (int) (base >>> Integer.numberOfTrailingZeros(gclSize));
+    }
 
     /** True if no writer latched the handle's frame since it was bound. */
     abstract boolean validateOptimistic(GclHandle handle);

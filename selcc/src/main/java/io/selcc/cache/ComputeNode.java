@@ -97,6 +97,20 @@ public interface ComputeNode {
     /** Exclusive counterpart of {@link #trySLock}; null when busy. Used by no-wait 2PL. */
     GclHandle tryXLock(long address);
 
+    /** No frame: the {@link GclHandle#frameIndex()} of a line this node does not cache, and no hint. */
+    int NO_FRAME = -1;
+
+    /**
+     * {@link #trySLock} or {@link #tryXLock} with a guess at the frame that caches the line: the
+     * {@link GclHandle#frameIndex()} of an earlier latch of it. A hit then goes from the guess straight to
+     * the frame's header, without the lookup from address to frame. The guess is only a hint: the frame's
+     * tag (the address it caches, read before the latch is taken from that same word) confirms it, and a
+     * frame that has since cached another line, a guess out of range or {@link #NO_FRAME} cost the
+     * lookup it would have saved, nothing else (a stale guess is counted as {@code FRAME_HINT_MISSES}).
+     * SEL mode caches nothing and ignores it.
+     */
+    GclHandle tryLock(long address, boolean exclusive, int frameHint);
+
     /**
      * The age of no transaction: a latch taken without an age counts as held by a transaction younger
      * than every other (such holders are brief and wait for no aged latch).
@@ -177,6 +191,9 @@ public interface ComputeNode {
      * errors from garbage (catch them, then validate fails). Always false in SEL mode.
      */
     boolean tryOptimisticRead(long address, GclHandle handle);
+
+    /** {@link #tryOptimisticRead} with a guess at the frame that caches the line, as {@link #tryLock} takes one. */
+    boolean tryOptimisticRead(long address, GclHandle handle, int frameHint);
 
     /** True if what was read through {@code handle} since {@link #tryOptimisticRead} is a consistent copy. */
     boolean validate(GclHandle handle);

@@ -129,6 +129,15 @@ public final class GclHandle {
         return address;
     }
 
+    /**
+     * The frame of its node's cache this handle's line was latched or read in, a hint for a later
+     * {@link ComputeNode#tryLock} of the same line; {@link ComputeNode#NO_FRAME} where the node caches
+     * nothing (SEL mode, a snapshot read from memory, an image).
+     */
+    public int frameIndex() {
+        return frame == null ? ComputeNode.NO_FRAME : owner.frameAt(base);
+    }
+
     public boolean isExclusive() {
         return exclusive;
     }

@@ -128,7 +128,7 @@ final class SelNode extends AbstractComputeNode {
     }
 
     @Override
-    boolean optimisticRead(long address, GclHandle handle) {
+    boolean optimisticRead(long address, GclHandle handle, int frameHint) {
         return false; // nothing cached: every read is a latched remote read
     }
 

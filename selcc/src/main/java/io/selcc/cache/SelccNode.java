@@ -127,6 +127,15 @@ final class SelccNode extends AbstractComputeNode {
         return index;
     }
 
+    /**
+     * Whether a caller's guess ({@link ComputeNode#tryLock}) names a frame of this node. Its tag is not
+     * read here: the caller judges it after the latch word, as it judges the lookup's answer, and looks
+     * the address up when the frame caches another line.
+     */
+    private boolean isFrame(int frameHint) {
+        return frameHint >= 0 && frameHint < frames.length;
+    }
+
     /** The frame caching {@code address} (a hint, see {@link #frameIndexOf}), or null. */
     private CacheFrame frameOf(long address) {
         int index = frameIndexOf(address);
@@ -266,8 +275,17 @@ final class SelccNode extends AbstractComputeNode {
      * place ({@link #letGo}) whichever way the frame was found.
      */
     private GclHandle lock(long address, boolean exclusive, boolean tryOnly, long age) {
+        return lock(address, exclusive, tryOnly, age, NO_FRAME);
+    }
+
+    @Override
+    GclHandle lockHinted(long address, boolean exclusive, int frameHint) {
+        return lock(address, exclusive, true, NO_AGE, frameHint);
+    }
+
+    private GclHandle lock(long address, boolean exclusive, boolean tryOnly, long age, int frameHint) {
         if (age == NO_AGE && seam == null) {
-            GclHandle hit = tryHit(address, exclusive);
+            GclHandle hit = tryHit(address, exclusive, frameHint);
             if (hit != null) {
                 return hit;
             }
@@ -371,13 +389,26 @@ final class SelccNode extends AbstractComputeNode {
      * frame's header (tag, latch, ownership, flags) by index, never the {@link CacheFrame} object: the
      * handle keeps a reference to it without reading it.
      */
-    private GclHandle tryHit(long address, boolean exclusive) {
-        int index = frameIndexOf(address);
+    private GclHandle tryHit(long address, boolean exclusive, int frameHint) {
+        boolean hinted = isFrame(frameHint);
+        int index = hinted ? frameHint : frameIndexOf(address);
         if (index == FrameTable.ABSENT) {
             return null;
         }
         int at = FrameHeader.at(index);
+        // The word first, then the tag: a latch CASed from this very word proves no writer came between,
+        // so the tag and the ownership judged here are the frame's as of the latch.
         long word = FrameHeader.word(headers, at);
+        if (FrameHeader.tag(headers, at) != address) {
+            if (hinted) { // the guessed frame caches another line now (or none): look the address up
+                counters.increment(Counter.FRAME_HINT_MISSES);
+                return tryHit(address, exclusive, NO_FRAME);
+            }
+            return null; // a frame that moved on since the lookup: the full path looks again
+        }
+        if (hinted) {
+            FrameHeader.touch(headers, at); // as a lookup touches what it finds
+        }
         if ((word & (FrameHeader.PENDING | FrameHeader.DRAINING)) != 0) {
             CacheFrame frame = frames[index];
             if (frame.clearStalePendingFlag()) {
@@ -385,10 +416,8 @@ final class SelccNode extends AbstractComputeNode {
             }
             return null; // the lease counts this acquisition: the full path
         }
-        // The word first, then the tag: a latch CASed from this very word proves no writer came between,
-        // so the tag and the ownership judged here are the frame's as of the latch.
-        if (!FrameHeader.permits(FrameHeader.ownership(word), exclusive) || FrameHeader.tag(headers, at) != address) {
-            return null; // a remote acquire, or a frame that moved on: the full path
+        if (!FrameHeader.permits(FrameHeader.ownership(word), exclusive)) {
+            return null; // a remote acquire: the full path
         }
         long stamp = FrameHeader.tryLatchFrom(headers, at, word, exclusive);
         if (stamp == 0) {
@@ -439,8 +468,9 @@ final class SelccNode extends AbstractComputeNode {
      * read, and {@link #validateOptimistic} reads it again after the caller's reads (the seqlock pattern).
      */
     @Override
-    boolean optimisticRead(long address, GclHandle handle) {
-        int index = frameIndexOf(address);
+    boolean optimisticRead(long address, GclHandle handle, int frameHint) {
+        boolean hinted = isFrame(frameHint);
+        int index = hinted ? frameHint : frameIndexOf(address);
         if (index == FrameTable.ABSENT) {
             return false;
         }
@@ -448,8 +478,17 @@ final class SelccNode extends AbstractComputeNode {
         long word = FrameHeader.word(headers, at);
         long stamp = FrameHeader.tryOptimisticRead(word);
         // Identity and ownership change only under the X latch, which the stamp's validation detects.
-        if (stamp == 0 || FrameHeader.tag(headers, at) != address
-            || !FrameHeader.permits(FrameHeader.ownership(word), false)) {
+        if (FrameHeader.tag(headers, at) != address) {
+            if (hinted) { // the guessed frame caches another line now: look the address up
+                counters.increment(Counter.FRAME_HINT_MISSES);
+                return optimisticRead(address, handle, NO_FRAME);
+            }
+            return false;
+        }
+        if (hinted) {
+            FrameHeader.touch(headers, at);
+        }
+        if (stamp == 0 || !FrameHeader.permits(FrameHeader.ownership(word), false)) {
             return false;
         }
         handle.bindOptimistic(frames[index], pool, poolOffset(index), address, stamp);

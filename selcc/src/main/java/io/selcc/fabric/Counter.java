@@ -73,6 +73,8 @@ public enum Counter {
     OPTIMISTIC_READS,
     /** Optimistic reads a local writer overlapped (the reader retried, latched). */
     OPTIMISTIC_FAILURES,
+    /** Frame hints ({@code ComputeNode.tryLock}) that named a frame caching another line: looked up by address instead. */
+    FRAME_HINT_MISSES,
     /** Wait-die acquires that waited at least once for younger holders (2PL's WAIT_DIE policy). */
     WAIT_DIE_WAITS,
     /** Wait-die acquires that gave up because an older transaction held the latch or waited for it, here or elsewhere. */

@@ -83,6 +83,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      */
     private final ReadSet readMarks;
 
+    /** See {@link #lastFrame()}. */
+    private int lastFrame = ComputeNode.NO_FRAME;
+
     /**
      * @param workspaces the calling thread's workspace, borrowed when free (a thread runs one
      *                   transaction at a time; a nested one gets a fresh workspace)
@@ -228,10 +231,16 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     @Override
     public boolean read(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+        return read(table, rid, ComputeNode.NO_FRAME, expected, into);
+    }
+
+    @Override
+    public boolean read(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected, TupleBuffer into) {
         if (table.insertOnly() && held.get(table.pageOf(rid)) == null) {
-            return readCommittedForGood(table, rid, expected, into);
+            return readCommittedForGood(table, rid, frameHint, expected, into);
         }
-        Held page = latch(table.pageOf(rid), false);
+        Held page = latch(table.pageOf(rid), false, frameHint);
+        lastFrame = page.handle.frameIndex();
         TupleView row = view(table).wrap(page.handle, table.slotOf(rid));
         if (!readable(row, rid) || !expected.test(row)) {
             return false;
@@ -247,7 +256,14 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     @Override
     public boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                           TupleBuffer before, TupleBuffer after) {
-        Held page = latch(table.pageOf(rid), true);
+        return update(table, rid, ComputeNode.NO_FRAME, expected, updater, before, after);
+    }
+
+    @Override
+    public boolean update(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
+                          Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after) {
+        Held page = latch(table.pageOf(rid), true, frameHint);
+        lastFrame = page.handle.frameIndex();
         TupleView row = view(table).wrap(page.handle, table.slotOf(rid));
         if (!readable(row, rid) || !expected.test(row)) {
             return false;
@@ -331,6 +347,11 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     }
 
     @Override
+    public int lastFrame() {
+        return lastFrame;
+    }
+
+    @Override
     public LeafGuard leafGuard() {
         return guard;
     }
@@ -371,21 +392,24 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * transaction inserted is on a page it holds and goes the usual way; an absent key is covered by its
      * index leaf. {@code into} may be written when the answer is false.
      */
-    private boolean readCommittedForGood(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
+    private boolean readCommittedForGood(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
+                                         TupleBuffer into) {
         checkActive();
         long pageAddress = table.pageOf(rid);
         GclHandle optimistic = workspace.optimisticHandle(node);
-        if (node.tryOptimisticRead(pageAddress, optimistic)) {
+        if (node.tryOptimisticRead(pageAddress, optimistic, frameHint)) {
+            lastFrame = optimistic.frameIndex();
             TupleView copy = copyView(table).wrap(into);
             copy.copyFrom(view(table).wrap(optimistic, table.slotOf(rid)));
             if (node.validate(optimistic)) { // a consistent copy: judged on the copy, never on the live row
                 return copy.isVisible() && expected.test(copy);
             }
         }
-        GclHandle page = acquire(node, pageAddress, false);
+        GclHandle page = acquire(node, pageAddress, false, frameHint);
         if (page == null) {
             throw abortWith(AbortReason.LOCK_CONFLICT, pageAddress);
         }
+        lastFrame = page.frameIndex();
         try {
             TupleView row = view(table).wrap(page, table.slotOf(rid));
             if (!row.isVisible() || !expected.test(row)) {
@@ -454,8 +478,13 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * every holder (wait-die). Null when refused: the caller aborts.
      */
     private GclHandle acquire(ComputeNode computeNode, long address, boolean exclusive) {
+        return acquire(computeNode, address, exclusive, ComputeNode.NO_FRAME);
+    }
+
+    /** {@link #acquire(ComputeNode, long, boolean)} with a guess at the line's cache frame (no-wait only: wait-die ignores it). */
+    private GclHandle acquire(ComputeNode computeNode, long address, boolean exclusive, int frameHint) {
         if (age == ComputeNode.NO_AGE) {
-            return exclusive ? computeNode.tryXLock(address) : computeNode.trySLock(address);
+            return computeNode.tryLock(address, exclusive, frameHint);
         }
         return computeNode.lockOrDie(address, exclusive, age);
     }
@@ -470,8 +499,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * Heap pages only: an index leaf may be latched inside a tree operation. Not for a branch of a
      * distributed transaction: its other branches hold latches elsewhere meanwhile.
      */
-    private GclHandle acquireHeapPage(long page, boolean exclusive) {
-        GclHandle handle = acquire(node, page, exclusive);
+    private GclHandle acquireHeapPage(long page, boolean exclusive, int frameHint) {
+        GclHandle handle = acquire(node, page, exclusive, frameHint);
         if (handle != null || age != ComputeNode.NO_AGE || !firstLatchWaits || held.size() != 0) {
             return handle;
         }
@@ -510,10 +539,15 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     /** The page's latch in the mode needed, taking or upgrading it as {@link #acquire} may; aborts when refused. */
     private Held latch(long page, boolean exclusive) {
+        return latch(page, exclusive, ComputeNode.NO_FRAME);
+    }
+
+    /** {@link #latch(long, boolean)} with a guess at the page's cache frame, for a page not held yet. */
+    private Held latch(long page, boolean exclusive, int frameHint) {
         checkActive();
         Held h = held.get(page);
         if (h == null) {
-            GclHandle handle = acquireHeapPage(page, exclusive);
+            GclHandle handle = acquireHeapPage(page, exclusive, frameHint);
             if (handle == null) {
                 throw abortWith(AbortReason.LOCK_CONFLICT, page);
             }

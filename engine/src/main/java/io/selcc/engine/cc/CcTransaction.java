@@ -1,5 +1,6 @@
 package io.selcc.engine.cc;
 
+import io.selcc.cache.ComputeNode;
 import io.selcc.engine.index.LeafGuard;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.TupleBuffer;
@@ -30,6 +31,31 @@ public interface CcTransaction {
      */
     boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                    TupleBuffer before, TupleBuffer after);
+
+    /**
+     * {@link #read} with a guess at the cache frame that holds the row's page: the {@link #lastFrame()}
+     * of an earlier access to the row, or {@code ComputeNode.NO_FRAME}. An algorithm that latches or
+     * reads the page through its compute node passes it on ({@code ComputeNode.tryLock}), so a hit skips
+     * the lookup from address to frame; a wrong guess costs that lookup, nothing else. The default
+     * ignores it.
+     */
+    default boolean read(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected, TupleBuffer into) {
+        return read(table, rid, expected, into);
+    }
+
+    /** {@link #update} with a guess at the row page's cache frame, as {@link #read(HeapTable, long, int, Predicate, TupleBuffer)} takes one. */
+    default boolean update(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
+                           Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after) {
+        return update(table, rid, expected, updater, before, after);
+    }
+
+    /**
+     * The cache frame the last read or update of this transaction found its row's page in, a hint for a
+     * later access to the row; {@code ComputeNode.NO_FRAME} when unknown (the default).
+     */
+    default int lastFrame() {
+        return ComputeNode.NO_FRAME;
+    }
 
     /** Reads the row into {@code before} and deletes it. */
     boolean delete(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer before);

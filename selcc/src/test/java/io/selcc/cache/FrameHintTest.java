@@ -1,0 +1,120 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.Counter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A frame hint ({@link ComputeNode#tryLock}, {@link ComputeNode#tryOptimisticRead(long, GclHandle, int)})
+ * reaches the line's frame without the directory, and a hint to a frame that was evicted and reused for
+ * another line is refused by the tag in the frame's header: the access then finds the line by address
+ * and reads its own bytes. Shown failing with the tag check removed from {@code SelccNode.tryHit} (the
+ * stale hint's latch read the other line's value, 1,000 and up, instead of 7).
+ */
+class FrameHintTest {
+    @Test
+    void aRightHintLatchesItsFrameWithoutAMiss() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            GclHandle first = node.sLock(line);
+            int frame = first.frameIndex();
+            node.unlock(first);
+            assertTrue(frame >= 0, "a cached line has a frame: " + frame);
+            long misses = node.counters().snapshot().get(Counter.FRAME_HINT_MISSES);
+
+            for (boolean exclusive : new boolean[] {false, true}) {
+                GclHandle h = node.tryLock(line, exclusive, frame);
+                assertNotNull(h, "the line is free");
+                assertEquals(frame, h.frameIndex());
+                assertEquals(7, h.getLong(0));
+                node.unlock(h);
+            }
+            GclHandle optimistic = node.optimisticHandle();
+            assertTrue(node.tryOptimisticRead(line, optimistic, frame));
+            assertEquals(7, optimistic.getLong(0));
+            assertTrue(node.validate(optimistic));
+            assertEquals(frame, optimistic.frameIndex());
+            assertEquals(misses, node.counters().snapshot().get(Counter.FRAME_HINT_MISSES), "no hint missed");
+        }
+    }
+
+    @Test
+    void noHintAndAHintOutOfRangeAreLookedUp() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            for (int hint : new int[] {ComputeNode.NO_FRAME, 16, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+                GclHandle h = node.tryLock(line, false, hint);
+                assertNotNull(h, "hint " + hint);
+                assertEquals(7, h.getLong(0), "hint " + hint);
+                node.unlock(h);
+            }
+            assertEquals(0, node.counters().snapshot().get(Counter.FRAME_HINT_MISSES), "none of them named a frame");
+        }
+    }
+
+    @Test
+    void selModeHasNoFrames() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).accessMode(AccessMode.SEL).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            GclHandle h = node.tryLock(line, true, 3);
+            assertNotNull(h);
+            assertEquals(ComputeNode.NO_FRAME, h.frameIndex());
+            assertEquals(7, h.getLong(0));
+            node.unlock(h);
+        }
+    }
+
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aHintToAFrameReusedForAnotherLineIsRefused() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            SelccNode node = (SelccNode) cluster.node(0);
+            long hinted = node.allocate();
+            SequentialConsistencyTest.write(node, hinted, 7);
+            GclHandle first = node.sLock(hinted);
+            int frame = first.frameIndex();
+            node.unlock(first);
+            long reuser = 0;
+            for (int i = 0; i < 1_000 && reuser == 0; i++) { // other lines until one takes the frame over
+                long other = node.allocate();
+                SequentialConsistencyTest.write(node, other, 1_000 + i);
+                CacheFrame holder = node.cachedFrame(other);
+                if (holder != null && holder.index == frame) {
+                    reuser = other;
+                }
+            }
+            assertNotEquals(0, reuser, "the hinted frame was reused for another line");
+            assertEquals(reuser, node.frames[frame].address(), "the hint is stale when used");
+            long misses = node.counters().snapshot().get(Counter.FRAME_HINT_MISSES);
+
+            GclHandle h = node.tryLock(hinted, false, frame);
+            assertNotNull(h, "the line is free");
+            assertEquals(7, h.getLong(0), "latched read of the hinted line, not of the frame's new line");
+            assertEquals(hinted, h.address());
+            int nowAt = h.frameIndex();
+            node.unlock(h);
+            assertEquals(misses + 1, node.counters().snapshot().get(Counter.FRAME_HINT_MISSES), "the stale hint was counted");
+
+            if (nowAt != frame && node.frames[frame].address() != hinted) {
+                GclHandle optimistic = node.optimisticHandle();
+                assertTrue(node.tryOptimisticRead(hinted, optimistic, frame), "found by address");
+                assertEquals(7, optimistic.getLong(0), "optimistic read of the hinted line");
+                assertTrue(node.validate(optimistic));
+                assertEquals(misses + 2, node.counters().snapshot().get(Counter.FRAME_HINT_MISSES));
+            }
+        }
+    }
+}
