@@ -43,6 +43,8 @@ public class HitPathBenchmark {
     private ComputeNode cached;
     private ComputeNode uncached;
     private long gcl;
+    /** The frame {@link #gcl} is cached in, as a record id hint keeps it. */
+    private int frame;
     private long selGcl;
 
     @Setup(Level.Trial)
@@ -50,7 +52,9 @@ public class HitPathBenchmark {
         selcc = SelccCluster.builder().computeNodes(1).build();
         cached = selcc.node(0);
         gcl = cached.allocate();
-        cached.unlock(cached.sLock(gcl));
+        GclHandle first = cached.sLock(gcl);
+        frame = first.frameIndex();
+        cached.unlock(first);
         sel = SelccCluster.builder().computeNodes(1).accessMode(AccessMode.SEL).build();
         uncached = sel.node(0);
         selGcl = uncached.allocate();
@@ -66,6 +70,15 @@ public class HitPathBenchmark {
     @Benchmark
     public long sharedHit() {
         GclHandle h = cached.sLock(gcl);
+        long value = h.getLong(0);
+        cached.unlock(h);
+        return value;
+    }
+
+    /** {@link #sharedHit} with the frame as a hint ({@code ComputeNode.tryLock}): no lookup from address to frame. */
+    @Benchmark
+    public long sharedHitHinted() {
+        GclHandle h = cached.tryLock(gcl, false, frame);
         long value = h.getLong(0);
         cached.unlock(h);
         return value;
