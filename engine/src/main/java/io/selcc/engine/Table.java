@@ -189,7 +189,7 @@ public final class Table {
          */
         private long[] entries = new long[ENTRY << MIN_BITS];
         private int missesSinceGrowth;
-        /** The frame of the entry {@link #get} last answered ({@code NO_FRAME} when it answered 0). */
+        /** The frame of the entry {@link #get} last found (meaningless when it answered 0: no hint). */
         private int foundFrame = ComputeNode.NO_FRAME;
         /** Hints returned to a reader (right or stale: the reader checks); tests assert they were used. */
         long tries;

@@ -1395,6 +1395,71 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * A record id hint keeps the cache frame of its row's page where the algorithm reports one (no-wait
+     * 2PL does; the others leave {@code NO_FRAME}), and a frame hint gone stale (the page evicted and its
+     * frame taken by other lines) costs a lookup, never an answer: reads and updates by key still find
+     * the row, the stale frame is counted and the hint corrected. Shown failing with the engine passing
+     * {@code NO_FRAME} instead of the hint's frame (no stale hint met: the hint was never used) and with
+     * the cache's tag check removed for hinted hits (no stale hint counted; the row check then caught the
+     * other line's bytes and the index answered, so the answers stayed right).
+     */
+    @Test
+    void frameHintsNameTheRowsFrameAndAStaleOneCostsOnlyALookup() {
+        try (Database db = open(1, AccessMode.SELCC, 64)) {
+            DatabaseNode node = db.node(0);
+            Table table = node.table("account");
+            io.selcc.cache.ComputeNode cache = node.computeNode();
+            load(node, 3, 100);
+            assertEquals(100, balance(node, 1)); // through the index: the hint is stored
+            assertEquals(100, balance(node, 1)); // through the hint
+            long rid = table.ridHints().get(1);
+            assertTrue(rid != 0, "key 1 is hinted");
+            long page = table.heap().pageOf(rid);
+            boolean storesFrames = cc().equals("2pl"); // its reads and updates report their frames
+            boolean usesFrames = storesFrames && lockWait() == LockWaitPolicy.NO_WAIT; // wait-die latches by address
+            int hinted = table.ridHints().foundFrame();
+            assertEquals(storesFrames ? frameOf(cache, page) : io.selcc.cache.ComputeNode.NO_FRAME, hinted,
+                "the hint's frame");
+
+            // Four cache-fulls of other lines: the page is evicted (CLOCK sweeps past it more than twice)
+            // and its frame taken by another line or left free, whose tag is not the page's.
+            long evictionsBefore = cache.counters().snapshot().get(Counter.EVICTIONS);
+            for (int i = 0; i < 4 * 64; i++) {
+                long other = cache.allocate();
+                io.selcc.cache.GclHandle h = cache.xLock(other);
+                h.putLong(0, i);
+                cache.unlock(h);
+            }
+            assertTrue(cache.counters().snapshot().get(Counter.EVICTIONS) - evictionsBefore >= 3 * 64, "lines left the cache");
+            long missesBefore = cache.counters().snapshot().get(Counter.FRAME_HINT_MISSES);
+            assertEquals(100, balance(node, 1), "key 1 after its page moved");
+            long misses = cache.counters().snapshot().get(Counter.FRAME_HINT_MISSES) - missesBefore;
+            assertTrue(node.run(tx -> tx.update(table, 1, r -> r.setMoney(BALANCE, 101))).committed());
+            assertEquals(101, balance(node, 1));
+            assertEquals(100, balance(node, 2), "key 2 untouched");
+            if (usesFrames) {
+                assertEquals(1, misses, "the stale frame hint was met once, then corrected");
+            } else {
+                assertEquals(0, misses, "no frame hint was passed to the cache");
+            }
+            if (storesFrames) {
+                table.ridHints().get(1);
+                assertEquals(frameOf(cache, page), table.ridHints().foundFrame(), "the hint follows the page");
+            }
+        }
+    }
+
+    /** The frame that caches {@code page} now (latched and released to find out). */
+    private static int frameOf(io.selcc.cache.ComputeNode cache, long page) {
+        io.selcc.cache.GclHandle h = cache.sLock(page);
+        try {
+            return h.frameIndex();
+        } finally {
+            cache.unlock(h);
+        }
+    }
+
+    /**
      * Record id hints (Table.RidHints) answer repeated point reads without the index, and a stale hint
      * never answers wrongly: after key 1's row moved (deleted, its slot taken by key 2, key 1 inserted
      * anew), and after key 3 was deleted, reads and updates by key still find the right row or none.

@@ -77,6 +77,51 @@ class FrameHintTest {
         }
     }
 
+    /**
+     * A right hint does not make a hit of a copy that no longer permits the access: an invalidated copy
+     * (another node wrote the line) and a shared copy asked for in X go the remote way, so the reader sees
+     * the other node's write and the other node loses its copy. Shown failing with the ownership check
+     * skipped for hinted hits (node 0 read its stale 7; node 1 kept reading its copy).
+     */
+    @Test
+    @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+    void aRightHintStillObeysTheCopysOwnership() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).build()) {
+            ComputeNode a = cluster.node(0);
+            ComputeNode b = cluster.node(1);
+            long line = a.allocate();
+            SequentialConsistencyTest.write(a, line, 7);
+            GclHandle first = a.sLock(line);
+            int frame = first.frameIndex();
+            a.unlock(first);
+
+            SequentialConsistencyTest.write(b, line, 8); // node 0's copy is invalidated
+            GclHandle read = tryUntilGranted(a, line, false, frame);
+            assertEquals(8, read.getLong(0), "the other node's write, not the invalidated copy");
+            assertEquals(line, read.address());
+            int frameNow = read.frameIndex();
+            a.unlock(read);
+
+            assertEquals(8, SequentialConsistencyTest.read(b, line), "node 1 shares the line");
+            GclHandle write = tryUntilGranted(a, line, true, frameNow);
+            write.putLong(0, 9);
+            a.unlock(write);
+            assertEquals(9, SequentialConsistencyTest.read(b, line), "node 1's shared copy was invalidated by the X latch");
+        }
+    }
+
+    /** A try-latch with a hint, repeated while the line is busy (the other node serves our request meanwhile). */
+    private static GclHandle tryUntilGranted(ComputeNode node, long line, boolean exclusive, int frame) {
+        for (int attempt = 0; attempt < 100_000; attempt++) {
+            GclHandle h = node.tryLock(line, exclusive, frame);
+            if (h != null) {
+                return h;
+            }
+            Thread.yield();
+        }
+        throw new AssertionError("the line stayed busy for 100,000 tries");
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aHintToAFrameReusedForAnotherLineIsRefused() {
