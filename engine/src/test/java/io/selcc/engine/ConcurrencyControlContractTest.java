@@ -606,12 +606,18 @@ public abstract class ConcurrencyControlContractTest {
         Runnable body(int wave, int t);
     }
 
+    /** How long all waves of one {@link #inVirtualWaves} call may take (they take a few seconds). */
+    private static final java.time.Duration WAVES_DEADLINE = java.time.Duration.ofSeconds(50);
+
     /**
      * Runs {@code waves} waves of {@code perWave} short-lived virtual threads, each wave joined before the next
-     * starts; the first failure of any thread fails the test (with the seed).
+     * starts; the first failure of any thread fails the test (with the seed). Waves that outlast
+     * {@link #WAVES_DEADLINE} fail it with every thread's stack, virtual ones included, printed: a hang (seen
+     * once in CI, with TO, not reproduced since) then says where the threads stood.
      */
     private static void inVirtualWaves(int waves, int perWave, long seed, WaveTask task) throws InterruptedException {
         AtomicReference<Throwable> failure = new AtomicReference<>();
+        long deadline = System.nanoTime() + WAVES_DEADLINE.toNanos();
         for (int wave = 0; wave < waves; wave++) {
             List<Thread> threads = new ArrayList<>();
             for (int t = 0; t < perWave; t++) {
@@ -625,11 +631,33 @@ public abstract class ConcurrencyControlContractTest {
                 }));
             }
             for (Thread thread : threads) {
-                thread.join();
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || !thread.join(java.time.Duration.ofNanos(left))) {
+                    String dump = threadDump();
+                    System.out.println(dump);
+                    throw new AssertionError("wave " + wave + " of " + waves + " still running after " + WAVES_DEADLINE
+                        + " (seed=" + seed + "); thread dump printed above, " + dump.length() + " characters");
+                }
             }
         }
         if (failure.get() != null) {
             throw new AssertionError("seed=" + seed, failure.get());
+        }
+    }
+
+    /** Every thread's stack, virtual threads included (the JDK's thread dump, plain text). */
+    static String threadDump() {
+        try {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("selcc-thread-dump");
+            java.nio.file.Path file = dir.resolve("threads.txt");
+            ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+                .dumpThreads(file.toString(), com.sun.management.HotSpotDiagnosticMXBean.ThreadDumpFormat.TEXT_PLAIN);
+            String text = java.nio.file.Files.readString(file);
+            java.nio.file.Files.delete(file);
+            java.nio.file.Files.delete(dir);
+            return text;
+        } catch (java.io.IOException | RuntimeException e) {
+            return "(no thread dump: " + e + ")";
         }
     }
 
