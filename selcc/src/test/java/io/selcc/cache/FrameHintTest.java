@@ -7,7 +7,6 @@ import org.junit.jupiter.api.Timeout;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,9 +24,7 @@ class FrameHintTest {
             ComputeNode node = cluster.node(0);
             long line = node.allocate();
             SequentialConsistencyTest.write(node, line, 7);
-            GclHandle first = node.sLock(line);
-            int frame = first.frameIndex();
-            node.unlock(first);
+            int frame = frameOf(node, line);
             assertTrue(frame >= 0, "a cached line has a frame: " + frame);
             long misses = node.counters().snapshot().get(Counter.FRAME_HINT_MISSES);
 
@@ -91,9 +88,7 @@ class FrameHintTest {
             ComputeNode b = cluster.node(1);
             long line = a.allocate();
             SequentialConsistencyTest.write(a, line, 7);
-            GclHandle first = a.sLock(line);
-            int frame = first.frameIndex();
-            a.unlock(first);
+            int frame = frameOf(a, line);
 
             SequentialConsistencyTest.write(b, line, 8); // node 0's copy is invalidated
             GclHandle read = tryUntilGranted(a, line, false, frame);
@@ -107,6 +102,16 @@ class FrameHintTest {
             write.putLong(0, 9);
             a.unlock(write);
             assertEquals(9, SequentialConsistencyTest.read(b, line), "node 1's shared copy was invalidated by the X latch");
+        }
+    }
+
+    /** The frame that caches {@code line} on {@code node} (latched and released to find out). */
+    private static int frameOf(ComputeNode node, long line) {
+        GclHandle h = node.sLock(line);
+        try {
+            return h.frameIndex();
+        } finally {
+            node.unlock(h);
         }
     }
 
@@ -129,19 +134,8 @@ class FrameHintTest {
             SelccNode node = (SelccNode) cluster.node(0);
             long hinted = node.allocate();
             SequentialConsistencyTest.write(node, hinted, 7);
-            GclHandle first = node.sLock(hinted);
-            int frame = first.frameIndex();
-            node.unlock(first);
-            long reuser = 0;
-            for (int i = 0; i < 1_000 && reuser == 0; i++) { // other lines until one takes the frame over
-                long other = node.allocate();
-                SequentialConsistencyTest.write(node, other, 1_000 + i);
-                CacheFrame holder = node.cachedFrame(other);
-                if (holder != null && holder.index == frame) {
-                    reuser = other;
-                }
-            }
-            assertNotEquals(0, reuser, "the hinted frame was reused for another line");
+            int frame = frameOf(node, hinted);
+            long reuser = StaleHintTest.reuseFrame(node, frame);
             assertEquals(reuser, node.frames[frame].address(), "the hint is stale when used");
             long misses = node.counters().snapshot().get(Counter.FRAME_HINT_MISSES);
 

@@ -7,7 +7,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -19,6 +18,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * timeout fails it). Asserts that the hint was stale when it was used.
  */
 class StaleHintTest {
+    /**
+     * Writes other lines (values 1,000 and up) until one is cached in {@code frame}; returns that line. Fails
+     * if none takes the frame over in 1,000 lines.
+     */
+    static long reuseFrame(SelccNode node, int frame) {
+        for (int i = 0; i < 1_000; i++) {
+            long other = node.allocate();
+            SequentialConsistencyTest.write(node, other, 1_000 + i);
+            CacheFrame holder = node.cachedFrame(other);
+            if (holder != null && holder.index == frame) {
+                return other;
+            }
+        }
+        throw new AssertionError("no line took frame " + frame + " over in 1,000 lines");
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aHintToAFrameReusedForAnotherLineIsRefused() {
@@ -27,16 +42,7 @@ class StaleHintTest {
             long hinted = node.allocate();
             SequentialConsistencyTest.write(node, hinted, 7);
             int frame = node.cachedFrame(hinted).index;
-            long reuser = 0;
-            for (int i = 0; i < 1_000 && reuser == 0; i++) { // other lines until one takes the frame over
-                long other = node.allocate();
-                SequentialConsistencyTest.write(node, other, 1_000 + i);
-                CacheFrame holder = node.cachedFrame(other);
-                if (holder != null && holder.index == frame) {
-                    reuser = other;
-                }
-            }
-            assertNotEquals(0, reuser, "the hinted frame was reused for another line");
+            long reuser = reuseFrame(node, frame);
             long reusedBy = reuser;
             AtomicInteger staleAnswers = new AtomicInteger();
             node.seam = new SelccNode.LockSeam() {
