@@ -95,8 +95,10 @@ final class OverlayingScan {
                 }
                 // A row found by a scan is often read or written by key next (Delivery's new order and
                 // order lines, Payment's customer found by last name): the hint lets that skip the index.
-                table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid(),
-                    ComputeNode.NO_FRAME);
+                if (!pending.changedRowsOf(table)) { // the node's other threads read the hints (Transaction.learn)
+                    table.ridHints().remember(index.isPrimary() ? entry.key() : table.primaryKey(row), entry.rid(),
+                        ComputeNode.NO_FRAME);
+                }
                 delivered++;
                 visitingRecordId = entry.rid();
                 if (!visitor.visit(row) || delivered >= limit) {

@@ -8,6 +8,8 @@ import io.selcc.storage.TupleBuffer;
 import io.selcc.storage.TupleView;
 import io.selcc.threads.PerThread;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -28,8 +30,10 @@ public final class Table {
      * that recovers, before and after any other runs transactions here.
      */
     private boolean secondariesDeferred;
-    /** Per-thread hints from primary key to record id (see {@link RidHints}). */
-    private final PerThread<RidHints> ridHints = PerThread.withInitial(RidHints::new);
+    /** Hints from primary key to record id, shared by this node's threads (see {@link RidHints}). */
+    private final RidHints.Words hintWords = new RidHints.Words();
+    /** Each thread's view of {@link #hintWords}. */
+    private final PerThread<RidHints> ridHints = PerThread.withInitial(() -> new RidHints(hintWords));
     /** Per-thread row buffers for one statement at a time (see {@link #scratch()}). */
     private final PerThread<Scratch> scratch = PerThread.withInitial(() -> new Scratch(heap().schema()));
 
@@ -152,28 +156,40 @@ public final class Table {
         }
     }
 
-    /** This thread's record id hints for the primary key. */
+    /** This thread's view of the node's record id hints for the primary key. */
     RidHints ridHints() {
         return ridHints.get();
     }
 
     /**
-     * Where this thread last found each of a few thousand primary keys: a cache of (key, record id,
-     * cache frame) entries. A hint is only a guess: the caller reads the row through its algorithm
-     * and checks that it is visible and has the key, which makes it the key's row (a unique key has
-     * at most one visible row), and falls back to the index when not. Rows rarely move (a delete and
-     * a new insert of the key), so a point lookup of a hot key skips the B-link descent. The frame is
-     * where the compute node cached the row's page when last seen ({@code ComputeNode.NO_FRAME} if
-     * unknown), so the access goes from the entry to the frame without the node's lookup from address to
-     * frame; the frame's tag confirms it (a line may leave the cache at any time).
+     * Where this node's threads last found each of many primary keys: a cache of (key, record id, cache
+     * frame) entries, shared by the node's threads (a key one terminal found is hinted to the others; a
+     * table per thread made every thread find every key through the index once: with two terminals on a
+     * node a tenth of TPC-C's stock and item accesses went down the B-link tree over 30 s, a thirtieth with
+     * one table). A hint is only a guess: the
+     * caller reads the row through its algorithm and checks that it is visible and has the key, which
+     * makes it the key's row (a unique key has at most one visible row), and falls back to the index when
+     * not. Rows rarely move (a delete and a new insert of the key), so a point lookup of a hot key skips
+     * the B-link descent. The frame is where the compute node cached the row's page when last seen
+     * ({@code ComputeNode.NO_FRAME} if unknown), so the access goes from the entry to the frame without
+     * the node's lookup from address to frame; the frame's tag confirms it (a line may leave the cache
+     * at any time).
+     *
+     * <p>Threads write entries without a lock: every word is read and written whole (opaque), so a
+     * reader sees a key, a record id and a frame that some thread stored, perhaps from different entries
+     * when two writers met in a bucket; the caller's checks make any such mix cost a lookup, never an
+     * answer. This object is one thread's view: the answer of its last {@link #get} and its count of
+     * hints tried; the words live in the table's {@link Words}.
      */
     static final class RidHints {
+        private static final VarHandle WORD = MethodHandles.arrayElementVarHandle(long[].class);
         private static final int MIN_BITS = 10;
         /**
-         * 2^16 entries = 1.5 MiB per table and thread at most. 2^18 (room for all of TPC-C's 100,000
-         * items) saved no more accesses in a 15 s run: each growth starts an empty array.
+         * 2^18 entries = 6 MiB per table and compute node at most: room for the 200,000 stock rows of two
+         * TPC-C warehouses. (Per thread, 2^18 answered fewer than 2^16 in a short run: each growth starts
+         * empty and each thread refilled its own; one table per node is filled by all of them.)
          */
-        private static final int MAX_BITS = 16;
+        private static final int MAX_BITS = 18;
         /** Entries per bucket, log 2: four, so the key scan of a bucket stays within about a cache line. */
         private static final int WAY_BITS = 2;
         private static final int WAYS = 1 << WAY_BITS;
@@ -181,31 +197,71 @@ public final class Table {
         private static final int ENTRY = 3;
         private static final int RID = 1;
         private static final int FRAME = 2;
-        private int bits = MIN_BITS;
+
         /**
-         * Buckets of {@link #WAYS} entries, most recently stored first. Direct-mapped (one entry per
-         * slot) lost ~12% of lookups to keys sharing a slot, each miss a B-link descent; four ways keep
-         * nearly all.
+         * A table's entries, shared by its node's threads. Buckets of {@link #WAYS} entries, most recently
+         * stored first. Direct-mapped (one entry per slot) lost ~12% of lookups to keys sharing a slot,
+         * each miss a B-link descent; four ways keep nearly all.
          */
-        private long[] entries = new long[ENTRY << MIN_BITS];
-        private int missesSinceGrowth;
+        static final class Words {
+            /** The current generation: replaced whole on growth (readers of the old one lose nothing). */
+            private volatile Generation generation = new Generation(MIN_BITS);
+            /** Misses since the last growth; racy (a lost count only delays a growth). */
+            private int missesSinceGrowth;
+        }
+
+        /** One size of the table: its words and log 2 of its entries, read together. */
+        private static final class Generation {
+            final long[] words;
+            final int bits;
+
+            Generation(int bits) {
+                this.bits = bits;
+                this.words = new long[ENTRY << bits];
+            }
+
+            int bucket(long key) {
+                return ENTRY * (int) ((key * 0x9E3779B97F4A7C15L) >>> (64 - bits + WAY_BITS) << WAY_BITS);
+            }
+        }
+
+        private final Words shared;
         /** The frame of the entry {@link #get} last found (meaningless when it answered 0: no hint). */
         private int foundFrame = ComputeNode.NO_FRAME;
-        /** Hints returned to a reader (right or stale: the reader checks); tests assert they were used. */
+        /** Hints this thread returned to a reader (right or stale: the reader checks); tests assert they were used. */
         long tries;
 
+        /** One thread's view of a table's shared entries. */
+        RidHints(Words shared) {
+            this.shared = shared;
+        }
+
+        /** A view of entries of its own (tests). */
+        RidHints() {
+            this(new Words());
+        }
+
+        private static long word(long[] w, int i) {
+            return (long) WORD.getOpaque(w, i);
+        }
+
+        private static void word(long[] w, int i, long value) {
+            WORD.setOpaque(w, i, value);
+        }
+
         int bucket(long key) {
-            return ENTRY * (int) ((key * 0x9E3779B97F4A7C15L) >>> (64 - bits + WAY_BITS) << WAY_BITS);
+            return shared.generation.bucket(key);
         }
 
         /** The hinted record id of {@code key}, 0 if none; its frame is then {@link #foundFrame()}. */
         long get(long key) {
-            long[] e = entries;
-            int b = bucket(key);
+            Generation g = shared.generation;
+            long[] w = g.words;
+            int b = g.bucket(key);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
-                if (e[i] == key) {
-                    foundFrame = (int) e[i + FRAME];
-                    return e[i + RID];
+                if (word(w, i) == key) {
+                    foundFrame = (int) word(w, i + FRAME);
+                    return word(w, i + RID);
                 }
             }
             foundFrame = ComputeNode.NO_FRAME;
@@ -223,10 +279,14 @@ public final class Table {
          * {@link #MAX_BITS}; a small table keeps the small array.
          */
         void put(long key, long rid, int frame) {
-            if (++missesSinceGrowth > (2 << bits) && bits < MAX_BITS) {
-                bits = Math.min(MAX_BITS, bits + 2);
-                entries = new long[ENTRY << bits]; // hints only: losing them costs lookups, not answers
-                missesSinceGrowth = 0;
+            Words s = shared;
+            Generation g = s.generation;
+            // The size first: once the table is full grown, a miss writes nothing beside the entry (the
+            // count shares a CPU cache line with the generation every lookup reads).
+            if (g.bits < MAX_BITS && ++s.missesSinceGrowth > (2 << g.bits)) {
+                s.missesSinceGrowth = 0;
+                // Hints only: losing them costs lookups, not answers (so does a racing growth's array).
+                s.generation = new Generation(Math.min(MAX_BITS, g.bits + 2));
             }
             remember(key, rid, frame);
         }
@@ -234,47 +294,56 @@ public final class Table {
         /**
          * Records where a scan found {@code key}, without counting it as a miss (no growth): first in
          * its bucket, the entries before its old place (or all, dropping the last) moving one way down.
+         * Word by word, not {@code System.arraycopy}: its wide moves need not keep each word whole.
          */
         void remember(long key, long rid, int frame) {
-            long[] e = entries;
-            int b = bucket(key);
+            Generation g = shared.generation;
+            long[] w = g.words;
+            int b = g.bucket(key);
             int at = b + ENTRY * (WAYS - 1);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
-                if (e[i] == key) {
+                if (word(w, i) == key) {
                     at = i;
                     break;
                 }
             }
-            System.arraycopy(e, b, e, b + ENTRY, at - b);
-            e[b] = key;
-            e[b + RID] = rid;
-            e[b + FRAME] = frame;
+            if (at == b && word(w, b + RID) == rid && word(w, b + FRAME) == frame) {
+                return; // first already, unchanged: no write to a line other threads read
+            }
+            for (int i = at + ENTRY - 1; i >= b + ENTRY; i--) {
+                word(w, i, word(w, i - ENTRY));
+            }
+            word(w, b, key);
+            word(w, b + RID, rid);
+            word(w, b + FRAME, frame);
         }
 
         /** Records that {@code key}'s row, found through its hint, was in {@code frame} (another than hinted). */
         void moved(long key, int frame) {
-            long[] e = entries;
-            int b = bucket(key);
+            Generation g = shared.generation;
+            long[] w = g.words;
+            int b = g.bucket(key);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
-                if (e[i] == key) {
-                    e[i + FRAME] = frame;
+                if (word(w, i) == key) {
+                    word(w, i + FRAME, frame);
                     return;
                 }
             }
         }
 
         void forget(long key) {
-            long[] e = entries;
-            int b = bucket(key);
+            Generation g = shared.generation;
+            long[] w = g.words;
+            int b = g.bucket(key);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
-                if (e[i] == key) {
-                    e[i + RID] = 0;
+                if (word(w, i) == key) {
+                    word(w, i + RID, 0);
                 }
             }
         }
 
         int slots() {
-            return 1 << bits;
+            return 1 << shared.generation.bits;
         }
     }
 

@@ -115,7 +115,7 @@ public final class Transaction implements AutoCloseable {
         if (!readRow(table, rid, ComputeNode.NO_FRAME, hasKey, into)) {
             throw staleEntry(table, key);
         }
-        table.ridHints().put(key, rid, cc.lastFrame());
+        learn(table, key, rid);
         return true;
     }
 
@@ -129,6 +129,18 @@ public final class Transaction implements AutoCloseable {
             return cc.read(table.heap(), rid, frameHint, expected, into);
         } catch (AbortException e) {
             throw ended(e);
+        }
+    }
+
+    /**
+     * Stores where the index found {@code key}, unless this transaction inserted or deleted rows of the
+     * table: the node's hints are read by its other threads, and a record id of this transaction's own
+     * uncommitted insert would send them to a page it holds (under no-wait 2PL: an abort for a key the
+     * index would have called absent).
+     */
+    private void learn(Table table, long key, long rid) {
+        if (!pending.changedRowsOf(table)) {
+            table.ridHints().put(key, rid, cc.lastFrame());
         }
     }
 
@@ -266,7 +278,7 @@ public final class Transaction implements AutoCloseable {
                 return false;
             }
             update(table, key, rid, ComputeNode.NO_FRAME, updater, scratch, true);
-            table.ridHints().put(key, rid, cc.lastFrame());
+            learn(table, key, rid);
             return true;
         } finally {
             scratch.release();

@@ -1423,6 +1423,29 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * Record id hints are one table per compute node, shared by its threads: a key one thread found
+     * through the index is hinted to the next thread that reads it, and another node keeps its own.
+     * Shown failing with a table per thread (the second thread's read was not hinted).
+     */
+    @Test
+    @Timeout(60)
+    void recordIdHintsAreSharedByTheThreadsOfANode() throws Exception {
+        try (Database db = open(2, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            Table table = node.table("account");
+            load(node, 3, 100);
+            assertEquals(0, table.ridHints().get(1), "nothing hinted before a read by key");
+            java.util.concurrent.FutureTask<Long> otherThread = new java.util.concurrent.FutureTask<>(() -> balance(node, 1));
+            Thread.ofPlatform().start(otherThread).join();
+            assertEquals(100, otherThread.get(), "the other thread's read through the index");
+            long before = table.ridHints().tries;
+            assertEquals(100, balance(node, 1));
+            assertEquals(before + 1, table.ridHints().tries, "the key the other thread found is hinted to this one");
+            assertEquals(0, db.node(1).table("account").ridHints().get(1), "node 1 keeps hints of its own");
+        }
+    }
+
+    /**
      * A record id hint keeps the cache frame of its row's page where the algorithm reports one (no-wait
      * 2PL does; the others leave {@code NO_FRAME}), and a frame hint gone stale (the page evicted and its
      * frame taken by other lines) costs a lookup, never an answer: reads and updates by key still find

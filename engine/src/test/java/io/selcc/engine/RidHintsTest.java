@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The record id hint table keeps four keys per bucket, most recently stored first, each with its record id
@@ -37,6 +38,97 @@ class RidHintsTest {
             assertEquals(1000 + key, hints.get(key), "key " + key + " of " + keys);
             assertEquals((int) key, hints.foundFrame(), "its frame, key " + key);
         }
+    }
+
+    /**
+     * Moving a bucket's entries down stays inside the bucket: the next bucket's four entries keep their
+     * record ids and frames. Shown failing with the move one word too long (the next bucket's first key
+     * overwritten).
+     */
+    @Test
+    void movingABucketsEntriesLeavesTheNextBucketAlone() {
+        Table.RidHints hints = new Table.RidHints();
+        List<Long> first = keysSharingABucket(hints, 5);
+        int next = hints.bucket(first.get(0)) + 12; // four entries of three words
+        List<Long> neighbours = new ArrayList<>();
+        for (long key = 1; neighbours.size() < 4; key++) {
+            if (hints.bucket(key) == next) {
+                neighbours.add(key);
+            }
+        }
+        for (long key : neighbours) {
+            hints.remember(key, 5000 + key, (int) key);
+        }
+        for (int i = 0; i < 4; i++) {
+            hints.remember(first.get(i), 1000 + i, i);
+        }
+        hints.remember(first.get(3), 2003, 23); // the last one moves to the front
+        hints.remember(first.get(4), 1004, 4); // a new one pushes the last out
+        for (long key : neighbours) {
+            assertEquals(5000 + key, hints.get(key), "neighbour " + key + " of " + neighbours);
+            assertEquals((int) key, hints.foundFrame(), "its frame");
+        }
+        assertEquals(2003, hints.get(first.get(3)));
+        assertEquals(1004, hints.get(first.get(4)));
+    }
+
+    /**
+     * The node's threads write one table without a lock: whatever they do at once, a lookup answers 0 or
+     * a record id some thread stored (never a torn word, a frame or a key in its place) and a frame some
+     * thread stored. Two threads put, remember, move and forget keys of a few buckets (growth included)
+     * while both look keys up. Shown failing with {@code moved} writing the frame at the record id's
+     * offset (a frame answered as a record id). A bucket move by a stride of one word instead of one entry
+     * is not caught here (the moved entries' keys become frames and never match: hints lost, not wrong);
+     * {@link #movingABucketsEntriesLeavesTheNextBucketAlone} checks the move's extent.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void concurrentWritersNeverMakeAWordNobodyStored() throws Exception {
+        Table.RidHints.Words words = new Table.RidHints.Words();
+        long seed = System.nanoTime();
+        System.out.println("concurrentWritersNeverMakeAWordNobodyStored seed=" + seed);
+        long base = 1_000_000_000L; // keys never look like record ids or frames
+        int keys = 64;
+        java.util.concurrent.atomic.AtomicLong answered = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.Callable<Void> worker = () -> {
+            Table.RidHints view = new Table.RidHints(words);
+            java.util.SplittableRandom random = new java.util.SplittableRandom(seed ^ Thread.currentThread().threadId());
+            for (int op = 0; op < 2_000_000; op++) {
+                long key = base + random.nextInt(keys);
+                long rid = (key - base) << 1 | 1; // odd, decodes to its key
+                int frame = 1_000 + (int) (key - base);
+                switch (random.nextInt(5)) {
+                    case 0 -> view.put(key, rid, frame);
+                    case 1 -> view.remember(key, rid, frame);
+                    case 2 -> view.moved(key, frame);
+                    case 3 -> view.forget(key);
+                    default -> {
+                        long got = view.get(key);
+                        if (got != 0) {
+                            answered.incrementAndGet();
+                            if ((got & 1) == 0 || (got >> 1) < 0 || (got >> 1) >= keys) {
+                                throw new AssertionError("a record id nobody stored: " + got + " (seed=" + seed + ")");
+                            }
+                            int f = view.foundFrame();
+                            if (f < 1_000 || f >= 1_000 + keys) {
+                                throw new AssertionError("a frame nobody stored: " + f + " (seed=" + seed + ")");
+                            }
+                        }
+                    }
+                }
+            }
+            return null;
+        };
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            List<java.util.concurrent.Future<Void>> done = pool.invokeAll(List.of(worker, worker));
+            for (java.util.concurrent.Future<Void> f : done) {
+                f.get(); // a worker's failure fails the test
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertTrue(answered.get() > 10_000, "lookups found hints: " + answered.get());
     }
 
     @Test
