@@ -228,7 +228,7 @@ public final class Table {
         private final Words shared;
         /** The frame of the entry {@link #get} last found (meaningless when it answered 0: no hint). */
         private int foundFrame = ComputeNode.NO_FRAME;
-        /** Hints this thread returned to a reader (right or stale: the reader checks); tests assert they were used. */
+        /** Hints {@link #get} returned to this thread (right or stale: the reader checks); tests assert they were used. */
         long tries;
 
         /** One thread's view of a table's shared entries. */
@@ -260,8 +260,12 @@ public final class Table {
             int b = g.bucket(key);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
                 if (word(w, i) == key) {
+                    long rid = word(w, i + RID);
+                    if (rid != 0) {
+                        tries++;
+                    }
                     foundFrame = (int) word(w, i + FRAME);
-                    return word(w, i + RID);
+                    return rid;
                 }
             }
             foundFrame = ComputeNode.NO_FRAME;

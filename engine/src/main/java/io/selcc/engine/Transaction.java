@@ -99,14 +99,15 @@ public final class Transaction implements AutoCloseable {
 
     /** Copies the key's row into {@code into}, found through its hint or the index; false if none. */
     private boolean readByKey(Table table, long key, Predicate<TupleView> hasKey, TupleBuffer into) {
-        long hinted = hint(table, key);
+        Table.RidHints hints = table.ridHints(); // one per-thread lookup per access
+        long hinted = hint(table, hints, key);
         if (hinted != NONE) {
-            int frame = table.ridHints().foundFrame();
+            int frame = hints.foundFrame();
             if (readRow(table, hinted, frame, hasKey, into)) {
-                noteFrame(table, key, frame);
+                noteFrame(hints, key, frame);
                 return true;
             }
-            table.ridHints().forget(key);
+            hints.forget(key);
         }
         long rid = locate(table, key);
         if (rid == NONE) {
@@ -145,10 +146,10 @@ public final class Transaction implements AutoCloseable {
     }
 
     /** After a hinted access: keeps the hint's frame true when the row's page was found in another. */
-    private void noteFrame(Table table, long key, int hintedFrame) {
+    private void noteFrame(Table.RidHints hints, long key, int hintedFrame) {
         int frame = cc.lastFrame();
         if (frame != hintedFrame) {
-            table.ridHints().moved(key, frame);
+            hints.moved(key, frame);
         }
     }
 
@@ -157,15 +158,8 @@ public final class Transaction implements AutoCloseable {
      * row of the table itself (its own inserts and deletes are answered by {@link #locate}). The
      * caller reads the row with the key as the expected predicate and falls back to the index.
      */
-    private long hint(Table table, long key) {
-        if (pending.changedRowsOf(table)) {
-            return NONE;
-        }
-        long rid = table.ridHints().get(key);
-        if (rid != NONE) {
-            table.ridHints().tries++;
-        }
-        return rid;
+    private long hint(Table table, Table.RidHints hints, long key) {
+        return pending.changedRowsOf(table) ? NONE : hints.get(key);
     }
 
     /** Forward scan of {@code index} over keys in [low, high]; at most {@code limit} rows. Returns rows delivered. */
@@ -264,14 +258,15 @@ public final class Transaction implements AutoCloseable {
         refuseIfInsertOnly(table, "update");
         Table.Scratch scratch = table.scratchFor(key);
         try {
-            long hinted = hint(table, key);
+            Table.RidHints hints = table.ridHints();
+            long hinted = hint(table, hints, key);
             if (hinted != NONE) {
-                int frame = table.ridHints().foundFrame();
+                int frame = hints.foundFrame();
                 if (update(table, key, hinted, frame, updater, scratch, false)) {
-                    noteFrame(table, key, frame);
+                    noteFrame(hints, key, frame);
                     return true;
                 }
-                table.ridHints().forget(key);
+                hints.forget(key);
             }
             long rid = locate(table, key);
             if (rid == NONE) {

@@ -152,7 +152,6 @@ final class Evictor {
         }
     }
 
-
     /** The eviction worker's duty cycle: refill the free list to twice the low water mark, then sleep. */
     void runWorker() {
         evictionWorker = Thread.currentThread();

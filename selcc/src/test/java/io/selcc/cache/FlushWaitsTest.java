@@ -27,6 +27,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * assertion gone the latch word keeps the node's writer tag ("a latch bit left").
  */
 class FlushWaitsTest {
+    /** The stand-in's hold: the cached frame latched in X and counted as a passing hold; returns the stamp. */
+    private static long holdAsAServeWould(SelccNode node, CacheFrame frame) {
+        assertNotNull(frame, "the line is cached");
+        long stamp = frame.tryWriteLock();
+        assertNotEquals(0, stamp, "the stand-in latched the frame");
+        node.evictor.holdStarted();
+        return stamp;
+    }
+
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
     void aFlushWaitsForAPassingHold() throws Exception {
@@ -36,10 +45,7 @@ class FlushWaitsTest {
             SequentialConsistencyTest.write(node, line, 7); // cached modified: the word names this node
             assertNotEquals(List.of(), cluster.busyLatchWords(10), "the lazily released line is still this node's");
             CacheFrame frame = node.cachedFrame(line);
-            assertNotNull(frame, "the line is cached");
-            long stamp = frame.tryWriteLock();
-            assertNotEquals(0, stamp, "the stand-in latched the frame");
-            node.evictor.holdStarted();
+            long stamp = holdAsAServeWould(node, frame);
 
             AtomicReference<Throwable> failure = new AtomicReference<>();
             Thread flusher = Thread.ofPlatform().name("flusher").start(() -> {
@@ -76,9 +82,7 @@ class FlushWaitsTest {
             long line = node.allocate();
             SequentialConsistencyTest.write(node, line, 7);
             CacheFrame frame = node.cachedFrame(line);
-            long stamp = frame.tryWriteLock();
-            assertNotEquals(0, stamp, "the stand-in serve latched the frame");
-            node.evictor.holdStarted();
+            long stamp = holdAsAServeWould(node, frame);
             try {
                 cluster.flushCaches(); // returns after the bounded wait
                 assertEquals(1, cluster.counters(1).get(Counter.FLUSH_WAIT_TIMEOUTS), "the timeout counted");
