@@ -93,7 +93,7 @@ final class SelccNode extends AbstractComputeNode {
         this.frames = new CacheFrame[n];
         this.free = new FreeFrames(n);
         for (int i = n - 1; i >= 0; i--) {
-            frames[i] = new CacheFrame(i, headers, pool.asSlice(poolOffset(i), gclSize));
+            frames[i] = new CacheFrame(i, headers, pool.asSlice(poolOffset(i), gclSize), counters);
             free.push(frames[i]);
         }
         this.table = new FrameTable(settings.shards(), frames, new FrameDirectory(capacities, gclSize));

@@ -61,6 +61,11 @@ public enum Counter {
     LATCH_RETRIES,
     /** tryXLock/trySLock calls that gave up. */
     LATCH_GIVE_UPS,
+    /**
+     * Parks of blocking local latch waits: a waiter parks once per release it waits for (each such release
+     * wakes it), or again after a long safety net.
+     */
+    LATCH_PARKS,
     /** Pending requests served by a drain after their lease expired (paper 5.3.1). */
     LEASE_EXPIRIES,
     /** No-wait local acquires refused because a pending request's lease had expired (or a drain ran). */
