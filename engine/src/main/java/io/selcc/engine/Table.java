@@ -259,7 +259,7 @@ public final class Table {
             long[] w = g.words;
             int b = g.bucket(key);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
-                if (word(w, i) == key) {
+                if ((long) WORD.getAcquire(w, i) == key) { // then the frame and record id stored before it
                     long rid = word(w, i + RID);
                     if (rid != 0) {
                         tries++;
@@ -314,12 +314,16 @@ public final class Table {
             if (at == b && word(w, b + RID) == rid && word(w, b + FRAME) == frame) {
                 return; // first already, unchanged: no write to a line other threads read
             }
-            for (int i = at + ENTRY - 1; i >= b + ENTRY; i--) {
-                word(w, i, word(w, i - ENTRY));
+            // Each entry's key last, released: a lookup that finds a key finds a frame and a record id some
+            // thread stored, not the zeros of a fresh table (stored key first, a lookup once answered frame 0).
+            for (int e = at; e >= b + ENTRY; e -= ENTRY) {
+                word(w, e + FRAME, word(w, e - ENTRY + FRAME));
+                word(w, e + RID, word(w, e - ENTRY + RID));
+                WORD.setRelease(w, e, word(w, e - ENTRY));
             }
-            word(w, b, key);
-            word(w, b + RID, rid);
             word(w, b + FRAME, frame);
+            word(w, b + RID, rid);
+            WORD.setRelease(w, b, key);
         }
 
         /** Records that {@code key}'s row, found through its hint, was in {@code frame} (another than hinted). */
