@@ -193,7 +193,11 @@ public final class Table {
         /** Entries per bucket, log 2: four, so the key scan of a bucket stays within about a cache line. */
         private static final int WAY_BITS = 2;
         private static final int WAYS = 1 << WAY_BITS;
-        /** Words per entry: key, record id (0 = empty), frame. */
+        /**
+         * Words per entry: key, record id (0 = empty), frame plus one (0 = none). Plus one because a shift
+         * may copy an empty entry's zeros over a half-written one (two writers in one bucket), and a zero
+         * read as a frame was frame 0, a frame nobody stored: now it reads as no frame.
+         */
         private static final int ENTRY = 3;
         private static final int RID = 1;
         private static final int FRAME = 2;
@@ -264,7 +268,7 @@ public final class Table {
                     if (rid != 0) {
                         tries++;
                     }
-                    foundFrame = (int) word(w, i + FRAME);
+                    foundFrame = (int) (word(w, i + FRAME) - 1); // 0 stored: NO_FRAME
                     return rid;
                 }
             }
@@ -311,17 +315,17 @@ public final class Table {
                     break;
                 }
             }
-            if (at == b && word(w, b + RID) == rid && word(w, b + FRAME) == frame) {
+            if (at == b && word(w, b + RID) == rid && word(w, b + FRAME) == frame + 1L) {
                 return; // first already, unchanged: no write to a line other threads read
             }
-            // Each entry's key last, released: a lookup that finds a key finds a frame and a record id some
-            // thread stored, not the zeros of a fresh table (stored key first, a lookup once answered frame 0).
+            // Each entry's key last, released: a lookup that finds the head entry's key finds the frame and
+            // record id stored with it (with the key first, a fresh table's zero frame was found often).
             for (int e = at; e >= b + ENTRY; e -= ENTRY) {
                 word(w, e + FRAME, word(w, e - ENTRY + FRAME));
                 word(w, e + RID, word(w, e - ENTRY + RID));
                 WORD.setRelease(w, e, word(w, e - ENTRY));
             }
-            word(w, b + FRAME, frame);
+            word(w, b + FRAME, frame + 1L);
             word(w, b + RID, rid);
             WORD.setRelease(w, b, key);
         }
@@ -333,7 +337,7 @@ public final class Table {
             int b = g.bucket(key);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
                 if (word(w, i) == key) {
-                    word(w, i + FRAME, frame);
+                    word(w, i + FRAME, frame + 1L);
                     return;
                 }
             }
