@@ -7,6 +7,8 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One cache frame: a local copy of a GCL with its local S/X latch, ownership memo, dirty bounds,
@@ -20,15 +22,17 @@ import java.util.concurrent.TimeUnit;
  * <p>Identity ({@link #address}) changes only under the frame's X latch and its shard's lock, so a
  * thread that latched a frame re-checks the address before trusting it.
  *
- * <p>Blocking latch waits park on this object's monitor: a waiter marks the latch word
- * ({@link FrameHeader#PARKED}) under the monitor, and the release that clears the mark notifies.
+ * <p>Blocking latch waits park on the frame's {@link Parking} condition: a waiter marks the latch word
+ * ({@link FrameHeader#PARKED}) holding its lock, and the release that clears the mark signals.
  */
 final class CacheFrame {
     private static final VarHandle PENDING;
+    private static final VarHandle PARKING;
 
     static {
         try {
             PENDING = MethodHandles.lookup().findVarHandle(CacheFrame.class, "pending", InvalidationRequest.class);
+            PARKING = MethodHandles.lookup().findVarHandle(CacheFrame.class, "parking", Parking.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -66,6 +70,8 @@ final class CacheFrame {
      * that then looks again (so an install racing the take leaves the flag set).
      */
     private volatile InvalidationRequest pending;
+    /** Made by the first thread that waits on this frame ({@link #parking()}); most frames never need one. */
+    private volatile Parking parking;
 
     /** Priority with which this node won X after starving; lower-priority readers are refused (5.3.2). */
     volatile int ownerPriority;
@@ -215,29 +221,31 @@ final class CacheFrame {
 
     void endDrain() {
         FrameHeader.flag(headers, at, FrameHeader.DRAINING, false);
-        synchronized (this) { // drain waiters and latch waiters share the monitor; both loop
-            notifyAll();
-        }
+        wakeParked(); // drain waiters and latch waiters share the condition; both loop
     }
 
     /**
      * Waits until no thread drains this frame. A drain lasts the drainer's wait for the local holders
-     * and its serving round trips, so the wait parks (Object.wait unmounts a virtual thread on JDK 25):
-     * a yield loop here kept a terminal runnable for all that time.
+     * and its serving round trips, so the wait parks (on the frame's condition, which unmounts a virtual
+     * thread): a yield loop here kept a terminal runnable for all that time.
      */
     void awaitDrainEnd() {
         if (!draining()) {
             return;
         }
         boolean interrupted = false;
-        synchronized (this) {
+        Parking parking = parking(); // made before the flag is read again: endDrain clears it, then looks for this
+        parking.lock.lock();
+        try {
             while (draining()) {
                 try {
-                    wait();
+                    parking.released.await();
                 } catch (InterruptedException e) {
                     interrupted = true; // a newcomer does not give up its access: the drain ends soon
                 }
             }
+        } finally {
+            parking.lock.unlock();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();
@@ -302,7 +310,7 @@ final class CacheFrame {
                     return stamp;
                 }
                 if (spins < 4) {
-                    Thread.onSpinWait(); // a holder about to release: cheaper than the monitor
+                    Thread.onSpinWait(); // a holder about to release: cheaper than parking
                     continue;
                 }
                 long left = deadline == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
@@ -310,15 +318,20 @@ final class CacheFrame {
                     giveUp(exclusive);
                     return 0; // a timed wait ends at its deadline or when interrupted, as StampedLock's did
                 }
-                synchronized (this) {
+                Parking parking = parking(); // made before the mark: a release that clears the mark finds it
+                parking.lock.lock();
+                try {
                     if (FrameHeader.markParked(headers, at, exclusive)) {
                         counters.increment(Counter.LATCH_PARKS);
                         try {
-                            wait(Math.max(1, Math.min(MAX_PARK_MILLIS, left / 1_000_000))); // unmounts a virtual thread
+                            parking.released.await(Math.max(1, Math.min(MAX_PARK_MILLIS, left / 1_000_000)),
+                                TimeUnit.MILLISECONDS);
                         } catch (InterruptedException e) {
                             interrupted = true; // an untimed latch wait is not given up (StampedLock's was not either)
                         }
                     }
+                } finally {
+                    parking.lock.unlock();
                 }
             }
         } finally {
@@ -338,9 +351,38 @@ final class CacheFrame {
 
     /** Wakes threads parked on this frame's latch (called by the release that cleared the mark). */
     void wakeParked() {
-        synchronized (this) {
-            notifyAll();
+        Parking parking = this.parking;
+        if (parking == null) {
+            return; // nobody ever parked here (a parker makes it before it marks the word)
         }
+        parking.lock.lock();
+        try {
+            parking.released.signalAll();
+        } finally {
+            parking.lock.unlock();
+        }
+    }
+
+    /** This frame's parking place, made by the first thread that waits on the frame. */
+    private Parking parking() {
+        Parking parking = this.parking;
+        if (parking == null) {
+            Parking made = new Parking();
+            parking = PARKING.compareAndSet(this, null, made) ? made : this.parking;
+        }
+        return parking;
+    }
+
+    /**
+     * Where threads wait for this frame's latch or drain: a lock and its condition, not the frame's
+     * monitor. A virtual thread woken from {@code Object.wait} re-enters the monitor through the JDK's
+     * unblocker thread, a hand-off from outside the carrier pool that the pool (JDK 25) can leave waiting
+     * for seconds while its carriers run virtual threads that wake each other; a condition's waiter is
+     * unparked by the releasing thread itself, on its carrier.
+     */
+    private static final class Parking {
+        final ReentrantLock lock = new ReentrantLock();
+        final Condition released = lock.newCondition();
     }
 
     void unlockRead(long stamp) {

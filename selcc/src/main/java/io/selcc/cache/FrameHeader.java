@@ -30,7 +30,7 @@ import java.lang.invoke.VarHandle;
  * {@code readers} counts shared holders (at most 4,095: a reader beyond that is refused, or waits);
  * {@code X} is the exclusive holder; {@code WW} says a blocking writer waits, which turns blocking
  * readers away (no-wait readers still pass it, as they passed {@code StampedLock}'s queue); {@code PK}
- * says a thread parks on the frame's monitor, so the release that clears it must wake it; {@code own} is
+ * says a thread parks on the frame's condition, so the release that clears it must wake it; {@code own} is
  * the ownership ({@link #INVALID}, {@link #SHARED}, {@link #MODIFIED}), changed only under X; {@code P}
  * says a remote request may be pending on the frame, {@code D} that a thread drains its local holders
  * (either sends a hit down the full path). The version grows by one at every exclusive release, so an
@@ -332,8 +332,8 @@ final class FrameHeader {
 
     /**
      * Marks the latch as having a parked thread, unless it is available now; false if it was (the caller
-     * tries again instead of parking). Called under the frame's monitor, which the waking release takes
-     * too, so the mark and the wait cannot miss the release between them.
+     * tries again instead of parking). Called holding the frame's parking lock, which the waking release
+     * takes too, so the mark and the wait cannot miss the release between them.
      */
     static boolean markParked(long[] table, int at, boolean exclusive) {
         while (true) {
