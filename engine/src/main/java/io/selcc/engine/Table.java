@@ -319,7 +319,7 @@ public final class Table {
                 return; // first already, unchanged: no write to a line other threads read
             }
             // Each entry's key last, released: a lookup that finds the head entry's key finds the frame and
-            // record id stored with it (with the key first, a fresh table's zero frame was found often).
+            // record id stored with it, not the empty entry's zeros (which now read as no hint, not frame 0).
             for (int e = at; e >= b + ENTRY; e -= ENTRY) {
                 word(w, e + FRAME, word(w, e - ENTRY + FRAME));
                 word(w, e + RID, word(w, e - ENTRY + RID));

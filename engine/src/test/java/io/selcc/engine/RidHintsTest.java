@@ -85,11 +85,12 @@ class RidHintsTest {
      * shift that copies an empty entry over one another writer fills is where a frame nobody stored
      * came from), then lets the last table grow. Shown failing with {@code moved} writing the frame at
      * the record id's offset (a frame answered as a record id), and with frames stored as they are
-     * instead of plus one (a frame of 0, in about one run in two: CI met it once; a reviewer's interleaving
-     * of two shifting writers reproduced it, and storing the key last did not prevent it). A bucket move by a stride of one
-     * word instead of one entry is not caught here (the moved entries' keys become frames and never
-     * match: hints lost, not wrong); {@link #movingABucketsEntriesLeavesTheNextBucketAlone} checks the
-     * move's extent.
+     * instead of plus one (a frame of 0, in about one run in two: CI met it once; a reviewer's
+     * interleaving of two shifting writers reproduced it, and storing the key last did not prevent it).
+     * A serial run (one pool thread) fails the count of lookups on fresh tables both wrote. A bucket move
+     * by a stride of one word instead of one entry is not caught here (the moved entries' keys become
+     * frames and never match: hints lost, not wrong);
+     * {@link #movingABucketsEntriesLeavesTheNextBucketAlone} checks the move's extent.
      */
     @Test
     @org.junit.jupiter.api.Timeout(60)
