@@ -85,6 +85,30 @@ public final class Converters {
         }
     }
 
+    /** {@code auto}, {@code unlimited} or a whole number >= 1: how many transactions a compute node runs at once. */
+    public static final class ActivePerNodeConverter implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String value) {
+            String given = value.strip().toLowerCase(Locale.ROOT);
+            if (given.equals("auto")) {
+                return io.selcc.tpcc.run.RunSpec.AUTO_ACTIVE;
+            }
+            if (given.equals("unlimited")) {
+                return io.selcc.tpcc.driver.DriverConfig.UNLIMITED;
+            }
+            int n;
+            try {
+                n = Integer.parseInt(given);
+            } catch (NumberFormatException e) {
+                throw new TypeConversionException("'" + value + "' is not auto, unlimited or a whole number >= 1");
+            }
+            if (n < 1) {
+                throw new TypeConversionException("'" + value + "' is not auto, unlimited or a whole number >= 1");
+            }
+            return n;
+        }
+    }
+
     /** The value of {@code choices} whose label is {@code value}; else a conversion error naming them. */
     private static <E> E byLabel(E[] choices, java.util.function.Function<E, String> label, String value, String what) {
         for (E choice : choices) {

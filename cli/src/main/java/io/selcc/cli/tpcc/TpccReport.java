@@ -96,6 +96,7 @@ final class TpccReport {
         where(json, outcome)
             .field("placement", config.placement().label())
             .field("terminalThreads", config.terminalThreads().label())
+            .field("activePerNode", activePerNode(config))
             .field("lockWait", spec.lockWait().cliName())
             .field("gclSize", cluster.gclSize())
             .field("cacheFrames", outcome.cacheFrames())
@@ -108,6 +109,11 @@ final class TpccReport {
             .field("warmupMillis", config.warmupNanos() / 1_000_000)
             .field("seed", config.seed())
             .field("maxAttempts", config.retry().maxAttempts());
+    }
+
+    /** How many transactions a compute node ran at once at most: a number, or "unlimited". */
+    private static String activePerNode(DriverConfig config) {
+        return config.activePerNode() == DriverConfig.UNLIMITED ? "unlimited" : Integer.toString(config.activePerNode());
     }
 
     /** The report: the run's parameters and figures, its log's, its mode's and its repairs'. */
@@ -123,6 +129,7 @@ final class TpccReport {
             .field("placement", config.placement().label())
             .field("terminalThreads", config.terminalThreads().label())
             .field("carriers", RunReport.carriers(config))
+            .field("activePerNode", activePerNode(config))
             .field("lockWait", spec.lockWait().cliName())
             .field("gclSize", cluster.gclSize())
             .field("cacheFrames", outcome.cacheFrames())

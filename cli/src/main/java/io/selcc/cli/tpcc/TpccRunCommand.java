@@ -101,6 +101,14 @@ public final class TpccRunCommand implements Callable<Integer> {
             + " jittered backoff). Default: ${DEFAULT-VALUE}.")
     private int maxAttempts;
 
+    @Option(names = "--active-per-node", paramLabel = "auto|unlimited|N", defaultValue = "auto",
+        converter = Converters.ActivePerNodeConverter.class,
+        description = "At most N of a compute node's terminals run a transaction at once; the others queue for a"
+            + " turn, and their response time includes the wait (a transaction monitor's server pool). auto: the"
+            + " node's share of the cores when every node is in this JVM with no --rtt, --gbps or --wal (there"
+            + " transactions beyond the cores add conflicts, not work), else unlimited. Default: ${DEFAULT-VALUE}.")
+    private int activePerNode;
+
     @Option(names = "--wal", paramLabel = "off|async|sync", defaultValue = "off",
         description = "Log every committed transaction: async acknowledges a commit once it and every earlier"
             + " commit are appended, without waiting for the disk (a killed process loses nothing acknowledged),"
@@ -206,7 +214,7 @@ public final class TpccRunCommand implements Callable<Integer> {
             .distribution(distribution == null ? OptionalInt.empty() : OptionalInt.of(distribution))
             .checkpointEvery(checkpointEvery)
             .crash(crashNode == null ? null : new RunSpec.CrashPlan(crashNode, crashAfter))
-            .memoryPerNode(tpcc.memoryPerNode).logDir(logDir)
+            .memoryPerNode(tpcc.memoryPerNode).logDir(logDir).activePerNode(activePerNode)
             .build();
         refuse(cl, runSpec.validate());
         return runSpec;

@@ -32,6 +32,8 @@ class TpccCommandTest {
         assertBadInput(CliRun.of("tpcc", "run", "--terminals", "0"), "--terminals", "must be >= 1");
         assertBadInput(CliRun.of("tpcc", "run", "--placement", "random"), "--placement", "random");
         assertBadInput(CliRun.of("tpcc", "run", "--terminal-threads", "green"), "--terminal-threads", "green");
+        assertBadInput(CliRun.of("tpcc", "run", "--active-per-node", "0"), "--active-per-node", "auto, unlimited");
+        assertBadInput(CliRun.of("tpcc", "run", "--active-per-node", "some"), "--active-per-node", "'some'");
         assertBadInput(CliRun.of("tpcc", "run", "--mode", "partitioned", "--warehouses", "2", "--placement", "spread"),
             "--placement", "use home");
         assertBadInput(CliRun.of("tpcc", "run", "--terminals", "6", "--cache", "2048"), "--cache", "frames per terminal");
@@ -142,6 +144,9 @@ class TpccCommandTest {
         assertEquals("home", report.get("placement"));
         assertEquals("virtual", report.get("terminalThreads"));
         assertTrue(((Number) report.get("carriers")).intValue() >= 1, report.toString());
+        // Two nodes in this JVM, no log or latency model: they take turns, each with its share of the cores.
+        assertTrue(Integer.parseInt((String) report.get("activePerNode")) >= 1, report.toString());
+        assertTrue(run.out().contains("transaction(s) at once per compute node"), run.out());
         assertEquals(List.of(1L, 1L), ((List<?>) report.get("terminalsByNode")).stream()
             .map(n -> ((Number) n).longValue()).toList(), "terminals by node");
         // Fails when the terminals stop measuring their CPU time (0 per transaction).

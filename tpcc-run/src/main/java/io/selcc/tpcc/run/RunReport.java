@@ -65,17 +65,22 @@ public final class RunReport {
     /** How the run's terminals sat: per warehouse, in all, where, on what kind of thread, over how many carriers. */
     public static String terminalsLine(DriverConfig config, int computeNodes) {
         io.selcc.tpcc.driver.TerminalPlacement placement = config.terminals(computeNodes);
-        return String.format(Locale.ROOT, "%d terminal(s) (%d per warehouse, placement %s, per compute node %s) on %s threads%s",
+        return String.format(Locale.ROOT, "%d terminal(s) (%d per warehouse, placement %s, per compute node %s) on %s threads%s%s",
             placement.terminals().size(), config.terminalsPerWarehouse(), config.placement().label(),
             java.util.Arrays.toString(placement.perNode()), config.terminalThreads().label(),
-            config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? " over " + carriers(config) + " carrier(s)" : "");
+            config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? " over " + carriers(config) + " carrier(s)" : "",
+            config.activePerNode() == DriverConfig.UNLIMITED ? ""
+                : ", taking turns: " + config.activePerNode() + " transaction(s) at once per compute node");
     }
 
     /** Platform threads that run the terminals: the virtual-thread scheduler's parallelism, or one per terminal. */
     public static int carriers(DriverConfig config) {
-        return config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL
-            ? Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors())
-            : -1;
+        return config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? virtualCarriers() : -1;
+    }
+
+    /** The virtual-thread scheduler's parallelism: one carrier per core unless the JVM was told otherwise. */
+    public static int virtualCarriers() {
+        return Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
     }
 
 }

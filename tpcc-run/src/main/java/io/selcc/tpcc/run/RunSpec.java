@@ -30,12 +30,20 @@ import java.util.OptionalInt;
  * @param memoryPerNode   shared memory per memory node in bytes; 0: twice the population plus room for the run
  * @param logDir          with compute nodes as processes and a log: the directory every process logs into;
  *                        null otherwise
+ * @param activePerNode   at most this many of a compute node's terminals run a transaction at once, the others
+ *                        queue ({@link DriverConfig#activePerNode}); {@link #AUTO_ACTIVE}: as many as the
+ *                        node's share of the cores when nothing but the cores bounds the run, else unlimited
+ *                        ({@link TpccRun#activePerNode}); {@link DriverConfig#UNLIMITED}: every terminal runs
  */
 public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path dataDir, boolean check,
                       ClusterSpec cluster, int terminalsPerWarehouse, TerminalPlacement.Placement placement,
                       DriverConfig.TerminalThreads terminalThreads, LockWaitPolicy lockWait, Duration duration,
                       Duration warmup, long seed, Mix mix, boolean waitTimes, int maxAttempts, OptionalInt distribution,
-                      Duration checkpointEvery, CrashPlan crash, long memoryPerNode, Path logDir) {
+                      Duration checkpointEvery, CrashPlan crash, long memoryPerNode, Path logDir,
+                      int activePerNode) {
+
+    /** {@link #activePerNode} chosen by the run ({@link TpccRun#activePerNode}). */
+    public static final int AUTO_ACTIVE = -1;
 
     /** Terminals per warehouse a run takes at most (each terminal is a thread with its own per-thread state). */
     public static final int MAX_TERMINALS_PER_WAREHOUSE = 1000;
@@ -156,6 +164,8 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
             check(v, log != LogMode.OFF, "--crash-node", crash.node(), "needs a log to restore it from (--wal async or sync)");
         }
         check(v, maxAttempts >= 1, "--max-attempts", maxAttempts, "must be >= 1");
+        check(v, activePerNode >= AUTO_ACTIVE, "--active-per-node", activePerNode,
+            "must be >= 1, auto or unlimited");
         return v;
     }
 
@@ -335,6 +345,7 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         b.crash = crash;
         b.memoryPerNode = memoryPerNode;
         b.logDir = logDir;
+        b.activePerNode = activePerNode;
         return b;
     }
 
@@ -362,6 +373,7 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         private CrashPlan crash;
         private long memoryPerNode;
         private Path logDir;
+        private int activePerNode = AUTO_ACTIVE;
 
         private Builder() {
         }
@@ -388,6 +400,7 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         public Builder crash(CrashPlan crash) { this.crash = crash; return this; }
         public Builder memoryPerNode(long bytes) { this.memoryPerNode = bytes; return this; }
         public Builder logDir(Path logDir) { this.logDir = logDir; return this; }
+        public Builder activePerNode(int n) { this.activePerNode = n; return this; }
 
         /**
          * Runs the database kept in {@code dir} as {@code tpcc run --data-dir} does: its warehouses and its
@@ -408,7 +421,7 @@ public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path da
         public RunSpec build() {
             return new RunSpec(cc, warehouses, mode, log, dataDir, check, cluster, terminalsPerWarehouse, placement,
                 terminalThreads, lockWait, duration, warmup, seed, mix, waitTimes, maxAttempts, distribution,
-                checkpointEvery, crash, memoryPerNode, logDir);
+                checkpointEvery, crash, memoryPerNode, logDir, activePerNode);
         }
     }
 }

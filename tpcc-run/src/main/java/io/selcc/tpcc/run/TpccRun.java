@@ -178,7 +178,28 @@ public final class TpccRun {
         });
         return new DriverConfig(spec.warehouses(), spec.terminalsPerWarehouse(), spec.placement(), spec.terminalThreads(),
             spec.duration().toNanos(), spec.warmup().toNanos(), spec.seed(), spec.mix(), spec.waitTimes(), constants,
-            retry, spec.distribution().orElse(DriverConfig.SPEC_REMOTE_LINES));
+            retry, spec.distribution().orElse(DriverConfig.SPEC_REMOTE_LINES), activePerNode(spec));
+    }
+
+    /**
+     * How many of a compute node's terminals run a transaction at once: the spec's, or with
+     * {@link RunSpec#AUTO_ACTIVE} the node's share of the cores that run terminals (rounded up) when every
+     * node is in this JVM with no latency model and no log, and unlimited otherwise. With nothing but the
+     * cores to wait for, transactions beyond the cores add conflicts, not work (docs/decisions.md, "A compute
+     * node's terminals take turns"); a run that waits on round trips or forces needs many in flight.
+     */
+    public static int activePerNode(RunSpec spec) {
+        if (spec.activePerNode() != RunSpec.AUTO_ACTIVE) {
+            return spec.activePerNode();
+        }
+        ClusterSpec cluster = spec.cluster();
+        if (cluster.fabric().source() != null || cluster.fabric().separateProcesses() || !cluster.latency().isOff()
+            || spec.log() != RunSpec.LogMode.OFF) {
+            return DriverConfig.UNLIMITED;
+        }
+        int cores = spec.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? RunReport.virtualCarriers()
+            : Runtime.getRuntime().availableProcessors();
+        return Math.max(1, (cores + cluster.computeNodes() - 1) / cluster.computeNodes());
     }
 
     /**

@@ -52,7 +52,7 @@ class PartitionedDriverFailureTest {
         PartitionedDatabase partitioned = PartitionedDatabase.builder(db).faults(failsFirstDecision).build();
         DriverConfig config = new DriverConfig(2, 2, TerminalPlacement.Placement.HOME,
             DriverConfig.TerminalThreads.VIRTUAL, 600_000_000_000L, 0, 11, new Mix(50, 50, 0, 0, 0), false,
-            constants, RetryPolicy.defaults(), 100);
+            constants, RetryPolicy.defaults(), 100, DriverConfig.UNLIMITED);
         TpccDriver driver = new TpccDriver(db, config, null);
         driver.partitioned(new TwoPhaseCommitExecution(partitioned));
         driver.giveUpOnTerminalsAfter(Duration.ofSeconds(2));

@@ -33,6 +33,28 @@ class RunSpecTest {
         assertEquals(List.of(), RunSpec.builder().build().validate());
     }
 
+    /**
+     * Terminals take turns by default only where nothing but the cores bounds the run: every node in this
+     * JVM, no latency model, no log. A run waiting on round trips or forces needs many in flight.
+     */
+    @Test
+    void terminalsTakeTurnsOnlyWhereTheCoresAreAllTheyWaitFor() {
+        int cores = RunReport.virtualCarriers();
+        assertEquals(Math.max(1, (cores + 1) / 2), TpccRun.activePerNode(RunSpec.builder().build()), "two nodes share the cores");
+        assertEquals(Math.max(1, cores), TpccRun.activePerNode(spec(b -> b.cluster(ClusterSpec.inProcess(1)))), "one node");
+        assertEquals(io.selcc.tpcc.driver.DriverConfig.UNLIMITED,
+            TpccRun.activePerNode(spec(b -> b.log(RunSpec.LogMode.SYNC))), "a log: commits wait for forces");
+        ClusterSpec slow = ClusterSpec.inProcess(2);
+        slow = new ClusterSpec(slow.access(), 2, slow.memoryNodes(), slow.loaderThreads(), slow.gclSize(),
+            slow.cacheFrames(), 2_000, 0, slow.fairness(), slow.fabric());
+        ClusterSpec modelled = slow;
+        assertEquals(io.selcc.tpcc.driver.DriverConfig.UNLIMITED, TpccRun.activePerNode(spec(b -> b.cluster(modelled))),
+            "a latency model: transactions wait for round trips");
+        assertEquals(3, TpccRun.activePerNode(spec(b -> b.activePerNode(3).log(RunSpec.LogMode.SYNC))), "asked for");
+        assertEquals(io.selcc.tpcc.driver.DriverConfig.UNLIMITED,
+            TpccRun.activePerNode(spec(b -> b.activePerNode(io.selcc.tpcc.driver.DriverConfig.UNLIMITED))), "asked for");
+    }
+
     @Test
     void everyViolationIsReturnedNotOnlyTheFirst() {
         RunSpec bad = spec(b -> b.cc("mvcc").terminalsPerWarehouse(0).duration(Duration.ZERO).maxAttempts(0));

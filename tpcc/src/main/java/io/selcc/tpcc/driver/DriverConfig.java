@@ -20,13 +20,18 @@ import io.selcc.tpcc.TpccRandom;
  * @param crossPartitionPercent the share of New-Orders with a line supplied by another compute node's
  *                              warehouse ({@link io.selcc.tpcc.txn.InputGenerator#crossPartition}), or -1
  *                              for the spec's 1% remote lines
+ * @param activePerNode at most this many of a compute node's terminals run a transaction at once, the others
+ *                      queue for a turn (a transaction monitor's server pool); {@link #UNLIMITED}: every
+ *                      terminal runs its own
  */
 public record DriverConfig(int warehouses, int terminalsPerWarehouse, TerminalPlacement.Placement placement,
                            TerminalThreads terminalThreads, long durationNanos, long warmupNanos, long seed,
                            Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry,
-                           int crossPartitionPercent) {
+                           int crossPartitionPercent, int activePerNode) {
     /** {@link #crossPartitionPercent} of a run with the spec's 1% remote New-Order lines instead of a share. */
     public static final int SPEC_REMOTE_LINES = -1;
+    /** {@link #activePerNode} of a run whose terminals do not queue: each runs its transactions when it likes. */
+    public static final int UNLIMITED = 0;
 
     /** What runs a terminal. */
     public enum TerminalThreads {
@@ -44,7 +49,7 @@ public record DriverConfig(int warehouses, int terminalsPerWarehouse, TerminalPl
     public DriverConfig(int warehouses, int terminalsPerWarehouse, long durationNanos, long warmupNanos, long seed,
                         Mix mix, boolean waitTimes, TpccRandom.Constants constants, RetryPolicy retry) {
         this(warehouses, terminalsPerWarehouse, TerminalPlacement.Placement.HOME, TerminalThreads.VIRTUAL, durationNanos,
-            warmupNanos, seed, mix, waitTimes, constants, retry, SPEC_REMOTE_LINES);
+            warmupNanos, seed, mix, waitTimes, constants, retry, SPEC_REMOTE_LINES, UNLIMITED);
     }
 
     /** Where the terminals of this run sit on {@code computeNodes} compute nodes. */
@@ -69,6 +74,10 @@ public record DriverConfig(int warehouses, int terminalsPerWarehouse, TerminalPl
         }
         if (durationNanos <= 0) {
             throw new IllegalArgumentException("duration must be > 0: durationNanos=" + durationNanos);
+        }
+        if (activePerNode < 0) {
+            throw new IllegalArgumentException("active transactions per node must be >= 0 (0: unlimited): "
+                + activePerNode);
         }
         if (warmupNanos < 0) {
             throw new IllegalArgumentException("warm-up must be >= 0: warmupNanos=" + warmupNanos);

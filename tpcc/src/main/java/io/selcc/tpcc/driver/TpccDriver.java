@@ -65,6 +65,8 @@ public final class TpccDriver {
 
     private final Database db;
     private final DriverConfig config;
+    /** Each compute node's turns to run a transaction (empty when terminals do not queue), by node id. */
+    private final List<Turns> turns = new ArrayList<>();
     private final PrintStream progress;
     private final LongSupplier clock;
     private volatile boolean stop;
@@ -121,6 +123,11 @@ public final class TpccDriver {
     public TpccDriver atMeasureStart(Runnable hook) {
         this.atMeasureStart = hook;
         return this;
+    }
+
+    /** The most transactions a compute node's terminals ran at once in the last run (0: they did not queue). */
+    int mostRunningPerNode() {
+        return turns.stream().mapToInt(Turns::mostRunning).max().orElse(0);
     }
 
     public TpccDriver(Database db, DriverConfig config, PrintStream progress) {
@@ -231,6 +238,12 @@ public final class TpccDriver {
         SplittableRandom seeds = new SplittableRandom(config.seed());
         TerminalPlacement placement = config.terminals(nodes);
         CarrierUsage carriers = config.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? new CarrierUsage() : null;
+        turns.clear();
+        if (config.activePerNode() != DriverConfig.UNLIMITED) {
+            for (int node = 0; node < nodes; node++) {
+                turns.add(new Turns(config.activePerNode()));
+            }
+        }
         // Fixed before the first terminal starts: a transaction that starts at or after it counts.
         long start = clock.getAsLong();
         long measuredStart = start + config.warmupNanos();
@@ -241,7 +254,8 @@ public final class TpccDriver {
                 continue; // a compute node in another process runs its own terminals
             }
             DatabaseNode node = db.node(home.node());
-            Terminal terminal = new Terminal(node, home, random, carriers == null);
+            Terminal terminal = new Terminal(node, home, random, carriers == null,
+                turns.isEmpty() ? null : turns.get(home.node()));
             terminals.add(terminal);
             int nodeId = home.node();
             Runnable body = () -> {
@@ -275,6 +289,7 @@ public final class TpccDriver {
             phase("run", measuredStart, measuredStart + config.durationNanos());
         } finally {
             stop = true;
+            turns.forEach(Turns::open); // a terminal queued for its turn finds the run stopped
             awaitTerminals(threads, failures);
         }
         long measuredEnd = clock.getAsLong();
@@ -359,6 +374,8 @@ public final class TpccDriver {
         /** Partitioned mode: what runs this terminal's transactions across partitions; null in shared mode. */
         private final io.selcc.tpcc.txn.PartitionedExecution.Runner partitionedRunner;
         private final int nodeId;
+        /** Its node's turns to run a transaction; null when terminals do not queue. */
+        private final Turns turns;
         final Map<TxnType, TypeStats> stats = new EnumMap<>(TxnType.class);
         final InputShares shares = new InputShares();
         /** Whether this terminal measures its own thread's CPU time and allocation (a platform thread). */
@@ -371,8 +388,10 @@ public final class TpccDriver {
         private final long[] countsBefore = new long[Counter.values().length];
         private final long[] countsAfter = new long[Counter.values().length];
 
-        Terminal(DatabaseNode node, TerminalPlacement.Terminal home, SplittableRandom random, boolean ownCpuTime) {
+        Terminal(DatabaseNode node, TerminalPlacement.Terminal home, SplittableRandom random, boolean ownCpuTime,
+                 Turns turns) {
             this.node = node;
+            this.turns = turns;
             this.nodeId = node.computeNode().nodeId();
             this.ownCpuTime = ownCpuTime && CPU_TIME;
             int nodes = db.computeNodeCount();
@@ -457,6 +476,9 @@ public final class TpccDriver {
                     yield run((tx, router) -> transactions.stockLevel(tx, in));
                 }
             };
+            if (result == null) {
+                return; // stopped before its turn came
+            }
             long ended = clock.getAsLong();
             if (result.outcome().reason() == AbortReason.SHARED_MEMORY_FULL) {
                 sharedMemoryFull = true;
@@ -528,12 +550,21 @@ public final class TpccDriver {
         /**
          * Runs a profile's body and commits it, retrying conflicts: on this node (the router is null: every
          * warehouse is local), or in partitioned mode as a transaction homed here whose other-partition rows
-         * go through the router.
+         * go through the router. With turns, in its node's turn; null when the run stopped while it queued.
          */
         private <T> TxnResult<T> run(java.util.function.BiFunction<io.selcc.engine.Transaction,
                                          io.selcc.tpcc.txn.WarehouseRouter, T> body) {
-            return partitionedRunner == null ? node.run(config.retry(), tx -> body.apply(tx, null))
-                : partitionedRunner.run(config.retry(), body);
+            if (turns != null && !turns.take(() -> stop)) {
+                return null; // the run stopped while it queued: no transaction
+            }
+            try {
+                return partitionedRunner == null ? node.run(config.retry(), tx -> body.apply(tx, null))
+                    : partitionedRunner.run(config.retry(), body);
+            } finally {
+                if (turns != null) {
+                    turns.give();
+                }
+            }
         }
 
         /** What the last transaction (its retries included) counted of {@code counter} on this thread. */

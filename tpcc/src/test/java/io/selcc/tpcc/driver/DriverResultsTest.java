@@ -25,7 +25,8 @@ class DriverResultsTest {
     /** Two warehouses, one terminal each, at home: one terminal per node of two. */
     private static final DriverConfig CONFIG = new DriverConfig(2, 1, TerminalPlacement.Placement.HOME,
         DriverConfig.TerminalThreads.VIRTUAL, 1_000_000_000L, 0, 7, Mix.parse("45,43,4,4,4"),
-        false, TpccRandom.Constants.random(7), new RetryPolicy(10, 1_000, 1_000_000, () -> 0L), -1);
+        false, TpccRandom.Constants.random(7), new RetryPolicy(10, 1_000, 1_000_000, () -> 0L), -1,
+        DriverConfig.UNLIMITED);
 
     /** A result with every field set from {@code seed} (printed by the test that fails). */
     private static DriverResult sample(long seed) {
