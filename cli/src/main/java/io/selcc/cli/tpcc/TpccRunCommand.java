@@ -105,8 +105,9 @@ public final class TpccRunCommand implements Callable<Integer> {
         converter = Converters.ActivePerNodeConverter.class,
         description = "At most N of a compute node's terminals run a transaction at once; the others queue for a"
             + " turn, and their response time includes the wait (a transaction monitor's server pool). auto: the"
-            + " node's share of the cores when every node is in this JVM with no --rtt, --gbps or --wal (there"
-            + " transactions beyond the cores add conflicts, not work), else unlimited. Default: ${DEFAULT-VALUE}.")
+            + " node's share of the cores for a shared run with home placement and every node in this JVM, with no"
+            + " --rtt, --gbps or --wal (there transactions beyond the cores add conflicts, not work), else"
+            + " unlimited. Default: ${DEFAULT-VALUE}.")
     private int activePerNode;
 
     @Option(names = "--wal", paramLabel = "off|async|sync", defaultValue = "off",

@@ -183,22 +183,29 @@ public final class TpccRun {
 
     /**
      * How many of a compute node's terminals run a transaction at once: the spec's, or with
-     * {@link RunSpec#AUTO_ACTIVE} the node's share of the cores that run terminals (rounded up) when every
-     * node is in this JVM with no latency model and no log, and unlimited otherwise. With nothing but the
-     * cores to wait for, transactions beyond the cores add conflicts, not work (docs/decisions.md, "A compute
-     * node's terminals take turns"); a run that waits on round trips or forces needs many in flight.
+     * {@link RunSpec#AUTO_ACTIVE} the node's share of the cores that run terminals (rounded up) when the
+     * run is shared, its terminals at home, and every node in this JVM with no latency model and no log;
+     * unlimited otherwise. With nothing but the cores to wait for, transactions beyond the cores add
+     * conflicts, not work (docs/decisions.md, "A compute node's terminals take turns"); a run that waits on
+     * round trips or forces needs many in flight, and partitioned and spread runs were not measured with
+     * turns (a partitioned transaction holds its turn while other partitions' branches run).
      */
     public static int activePerNode(RunSpec spec) {
+        return activePerNode(spec, spec.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL
+            ? RunReport.virtualCarriers() : Runtime.getRuntime().availableProcessors());
+    }
+
+    /** {@link #activePerNode(RunSpec)} on a machine with {@code cores} threads to run terminals. */
+    static int activePerNode(RunSpec spec, int cores) {
         if (spec.activePerNode() != RunSpec.AUTO_ACTIVE) {
             return spec.activePerNode();
         }
         ClusterSpec cluster = spec.cluster();
         if (cluster.fabric().source() != null || cluster.fabric().separateProcesses() || !cluster.latency().isOff()
-            || spec.log() != RunSpec.LogMode.OFF) {
+            || spec.log() != RunSpec.LogMode.OFF || spec.partitioned()
+            || spec.placement() != io.selcc.tpcc.driver.TerminalPlacement.Placement.HOME) {
             return DriverConfig.UNLIMITED;
         }
-        int cores = spec.terminalThreads() == DriverConfig.TerminalThreads.VIRTUAL ? RunReport.virtualCarriers()
-            : Runtime.getRuntime().availableProcessors();
         return Math.max(1, (cores + cluster.computeNodes() - 1) / cluster.computeNodes());
     }
 

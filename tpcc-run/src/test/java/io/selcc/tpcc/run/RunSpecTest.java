@@ -34,25 +34,33 @@ class RunSpecTest {
     }
 
     /**
-     * Terminals take turns by default only where nothing but the cores bounds the run: every node in this
-     * JVM, no latency model, no log. A run waiting on round trips or forces needs many in flight.
+     * Terminals take turns by default only where nothing but the cores bounds the run: a shared run at home,
+     * every node in this JVM, no latency model, no log. A run waiting on round trips or forces needs many in
+     * flight, and partitioned and spread runs were not measured with turns.
      */
     @Test
     void terminalsTakeTurnsOnlyWhereTheCoresAreAllTheyWaitFor() {
-        int cores = RunReport.virtualCarriers();
-        assertEquals(Math.max(1, (cores + 1) / 2), TpccRun.activePerNode(RunSpec.builder().build()), "two nodes share the cores");
-        assertEquals(Math.max(1, cores), TpccRun.activePerNode(spec(b -> b.cluster(ClusterSpec.inProcess(1)))), "one node");
-        assertEquals(io.selcc.tpcc.driver.DriverConfig.UNLIMITED,
-            TpccRun.activePerNode(spec(b -> b.log(RunSpec.LogMode.SYNC))), "a log: commits wait for forces");
-        ClusterSpec slow = ClusterSpec.inProcess(2);
-        slow = new ClusterSpec(slow.access(), 2, slow.memoryNodes(), slow.loaderThreads(), slow.gclSize(),
-            slow.cacheFrames(), 2_000, 0, slow.fairness(), slow.fabric());
-        ClusterSpec modelled = slow;
-        assertEquals(io.selcc.tpcc.driver.DriverConfig.UNLIMITED, TpccRun.activePerNode(spec(b -> b.cluster(modelled))),
+        int unlimited = io.selcc.tpcc.driver.DriverConfig.UNLIMITED;
+        assertEquals(2, TpccRun.activePerNode(RunSpec.builder().build(), 3), "two nodes share three cores, rounded up");
+        assertEquals(1, TpccRun.activePerNode(RunSpec.builder().build(), 2), "two nodes share two cores");
+        assertEquals(1, TpccRun.activePerNode(RunSpec.builder().build(), 1), "at least one");
+        assertEquals(4, TpccRun.activePerNode(spec(b -> b.cluster(ClusterSpec.inProcess(1))), 4), "one node");
+        assertEquals(unlimited, TpccRun.activePerNode(spec(b -> b.log(RunSpec.LogMode.SYNC)), 2),
+            "a log: commits wait for forces");
+        ClusterSpec base = ClusterSpec.inProcess(2);
+        ClusterSpec modelled = new ClusterSpec(base.access(), 2, base.memoryNodes(), base.loaderThreads(),
+            base.gclSize(), base.cacheFrames(), 2_000, 0, base.fairness(), base.fabric());
+        assertEquals(unlimited, TpccRun.activePerNode(spec(b -> b.cluster(modelled)), 2),
             "a latency model: transactions wait for round trips");
-        assertEquals(3, TpccRun.activePerNode(spec(b -> b.activePerNode(3).log(RunSpec.LogMode.SYNC))), "asked for");
-        assertEquals(io.selcc.tpcc.driver.DriverConfig.UNLIMITED,
-            TpccRun.activePerNode(spec(b -> b.activePerNode(io.selcc.tpcc.driver.DriverConfig.UNLIMITED))), "asked for");
+        ClusterSpec bandwidth = new ClusterSpec(base.access(), 2, base.memoryNodes(), base.loaderThreads(),
+            base.gclSize(), base.cacheFrames(), 0, 56, base.fairness(), base.fabric());
+        assertEquals(unlimited, TpccRun.activePerNode(spec(b -> b.cluster(bandwidth)), 2), "a bandwidth model");
+        assertEquals(unlimited, TpccRun.activePerNode(spec(b -> b.warehouses(2).mode(RunSpec.Mode.PARTITIONED)), 2),
+            "partitioned");
+        assertEquals(unlimited, TpccRun.activePerNode(spec(b -> b.placement(TerminalPlacement.Placement.SPREAD)), 2),
+            "spread");
+        assertEquals(3, TpccRun.activePerNode(spec(b -> b.activePerNode(3).log(RunSpec.LogMode.SYNC)), 2), "asked for");
+        assertEquals(unlimited, TpccRun.activePerNode(spec(b -> b.activePerNode(unlimited)), 2), "asked for");
     }
 
     @Test

@@ -31,7 +31,7 @@ final class Turns {
     /**
      * Waits for a turn (parks; the terminal whose transaction ended hands it on) and takes it, unless the
      * run stopped: then it starts no new transaction. True with the turn taken. The wait is untimed (a timed
-     * park of a virtual thread goes through the JDK's timer on every wait and cost a third to half of
+     * park of a virtual thread goes through the JDK's timer on every wait and cost a quarter to half of
      * the throughput); a run that stops {@link #open}s the turns, as a holder may never give its turn back (a
      * transaction in doubt after a failed decision).
      */
@@ -45,9 +45,12 @@ final class Turns {
         return true;
     }
 
-    /** Lets every terminal still queued through, to find the run stopped (called once it is). */
+    /**
+     * Lets the terminals still queued through, to find the run stopped (called once it is): one more turn
+     * is enough, as each of them gives it on at once.
+     */
     void open() {
-        turns.release(Integer.MAX_VALUE / 2);
+        turns.release();
     }
 
     void give() {

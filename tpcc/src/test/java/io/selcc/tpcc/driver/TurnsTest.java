@@ -6,31 +6,44 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A terminal queued for its node's only turn, whose holder never gives it back (a transaction in doubt),
- * leaves once the run stops and opens the turns, without a transaction. Planted bug seen failing:
- * {@code Turns.open} doing nothing (the queued terminal waits for ever: the timeout fails the test).
+ * Terminals queued for their node's only turn, whose holder never gives it back (a transaction in doubt),
+ * leave once the run stops and opens the turns, without a transaction. Planted bugs seen failing:
+ * {@code Turns.open} doing nothing (the queued terminals wait for ever: the timeout fails the test), and a
+ * stopped terminal keeping the turn it got instead of passing it on (the second one waits for ever).
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class TurnsTest {
     @Test
-    void aQueuedTerminalLeavesWhenTheRunStopsThoughTheHolderNeverGivesItsTurnBack() throws Exception {
+    void queuedTerminalsLeaveWhenTheRunStopsThoughTheHolderNeverGivesItsTurnBack() throws Exception {
         Turns turns = new Turns(1);
         AtomicBoolean stopped = new AtomicBoolean();
         assertTrue(turns.take(stopped::get), "the first terminal takes the turn (and never gives it back)");
-        AtomicReference<Boolean> took = new AtomicReference<>();
-        Thread queued = Thread.ofVirtual().start(() -> took.set(turns.take(stopped::get)));
-        while (queued.getState() != Thread.State.WAITING) {
-            Thread.onSpinWait(); // until it parks in the queue; the timeout ends a hang
+        int queuedCount = 3;
+        Thread[] queued = new Thread[queuedCount];
+        AtomicInteger tookAny = new AtomicInteger();
+        for (int i = 0; i < queuedCount; i++) {
+            queued[i] = Thread.ofVirtual().start(() -> {
+                if (turns.take(stopped::get)) {
+                    tookAny.incrementAndGet();
+                }
+            });
+        }
+        for (Thread thread : queued) {
+            while (thread.isAlive() && thread.getState() != Thread.State.WAITING) {
+                Thread.onSpinWait(); // until it parks in the queue; the timeout ends a hang
+            }
         }
         stopped.set(true);
-        turns.open();
-        queued.join();
-        assertFalse(took.get(), "it left without a turn: the run had stopped");
+        turns.open(); // one turn more: each queued terminal finds the run stopped and passes it on
+        for (Thread thread : queued) {
+            thread.join();
+        }
+        assertEquals(0, tookAny.get(), "they left without a turn: the run had stopped");
         assertFalse(turns.take(stopped::get), "nor does any later terminal start a transaction");
         assertEquals(1, turns.mostRunning(), "only the first ever ran");
     }
