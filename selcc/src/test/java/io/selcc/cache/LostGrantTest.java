@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LostGrantTest {
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang spins in fence(): only a separate thread can fail it
     void aDowngradeThatLandedBeforeItsWriterCrashedIsTheRequestersSharedCopy() throws Exception {
         StallingFabric fabric = new StallingFabric(new LocalFabric(1, 1 << 20, 2, LatencyModel.OFF));
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64)
@@ -72,7 +72,7 @@ class LostGrantTest {
     }
 
     @Test
-    @Timeout(60)
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a hang spins in fence(): only a separate thread can fail it
     void aHandoverThatLandedBeforeItsWriterCrashedGoesBackToTheCrashedNodesRepair() throws Exception {
         StallingFabric fabric = new StallingFabric(new LocalFabric(1, 1 << 20, 2, LatencyModel.OFF));
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(64)
