@@ -29,7 +29,7 @@ final class TpccReport {
     /** The columns of {@code --csv}: the run's parameters, then one row's figures (a transaction type, or all). */
     static final java.util.List<String> CSV_HEADER = java.util.List.of("benchmark", "cc", "access", "fabric", "processes",
         "warehouses", "computeNodes", "memoryNodes", "terminalsPerWarehouse", "terminals", "placement", "terminalThreads",
-        "carriers", "lockWait", "mode", "wal", "seed", "durationMillis", "measuredMillis",
+        "carriers", "activePerNode", "lockWait", "mode", "wal", "seed", "durationMillis", "measuredMillis",
         "tpmC", "type", "committed", "aborted", "abortsPerCommit", "failed", "rolledBack", "txnPerSec", "p50Micros", "p90Micros", "p99Micros",
         "maxMicros", "roundTripsPerTxn", "messagesPerTxn");
 
@@ -43,7 +43,7 @@ final class TpccReport {
             cluster.fabric().label(), cluster.fabric().processes(), config.warehouses(), cluster.computeNodes(),
             cluster.memoryNodes(), config.terminalsPerWarehouse(), config.terminals(cluster.computeNodes()).terminals().size(),
             config.placement().label(), config.terminalThreads().label(), RunReport.carriers(config),
-            spec.lockWait().cliName(), spec.mode().label(), spec.log().label(), config.seed(),
+            activePerNode(config), spec.lockWait().cliName(), spec.mode().label(), spec.log().label(), config.seed(),
             config.durationNanos() / 1_000_000, result.measuredNanos() / 1_000_000, result.tpmC());
         java.util.List<java.util.List<Object>> rows = new java.util.ArrayList<>();
         org.HdrHistogram.Histogram all = new org.HdrHistogram.Histogram(3);
