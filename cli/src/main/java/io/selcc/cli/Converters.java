@@ -96,12 +96,7 @@ public final class Converters {
             if (given.equals("unlimited")) {
                 return io.selcc.tpcc.driver.DriverConfig.UNLIMITED;
             }
-            int n;
-            try {
-                n = Integer.parseInt(given);
-            } catch (NumberFormatException e) {
-                throw new TypeConversionException("'" + value + "' is not auto, unlimited or a whole number >= 1");
-            }
+            int n = given.matches("[0-9]{1,9}") ? Integer.parseInt(given) : 0;
             if (n < 1) {
                 throw new TypeConversionException("'" + value + "' is not auto, unlimited or a whole number >= 1");
             }

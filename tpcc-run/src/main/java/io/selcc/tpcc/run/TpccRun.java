@@ -8,6 +8,7 @@ import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.check.CheckReport;
 import io.selcc.tpcc.driver.DriverConfig;
 import io.selcc.tpcc.driver.DriverResult;
+import io.selcc.tpcc.driver.TerminalPlacement;
 import io.selcc.tpcc.driver.TpccDriver;
 import io.selcc.twopc.CoordinatorFailedException;
 import io.selcc.twopc.PartitionedDatabase;
@@ -203,10 +204,10 @@ public final class TpccRun {
         ClusterSpec cluster = spec.cluster();
         if (cluster.fabric().source() != null || cluster.fabric().separateProcesses() || !cluster.latency().isOff()
             || spec.log() != RunSpec.LogMode.OFF || spec.partitioned()
-            || spec.placement() != io.selcc.tpcc.driver.TerminalPlacement.Placement.HOME) {
+            || spec.placement() != TerminalPlacement.Placement.HOME) {
             return DriverConfig.UNLIMITED;
         }
-        return Math.max(1, (cores + cluster.computeNodes() - 1) / cluster.computeNodes());
+        return Math.max(1, Math.ceilDiv(cores, cluster.computeNodes()));
     }
 
     /**

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,10 +27,15 @@ class TurnsTest {
         int queuedCount = 3;
         Thread[] queued = new Thread[queuedCount];
         AtomicInteger tookAny = new AtomicInteger();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
         for (int i = 0; i < queuedCount; i++) {
             queued[i] = Thread.ofVirtual().start(() -> {
-                if (turns.take(stopped::get)) {
-                    tookAny.incrementAndGet();
+                try {
+                    if (turns.take(stopped::get)) {
+                        tookAny.incrementAndGet();
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
                 }
             });
         }
@@ -42,6 +48,9 @@ class TurnsTest {
         turns.open(); // one turn more: each queued terminal finds the run stopped and passes it on
         for (Thread thread : queued) {
             thread.join();
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a queued terminal failed", failure.get());
         }
         assertEquals(0, tookAny.get(), "they left without a turn: the run had stopped");
         assertFalse(turns.take(stopped::get), "nor does any later terminal start a transaction");
