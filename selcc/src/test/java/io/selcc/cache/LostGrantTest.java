@@ -121,7 +121,10 @@ class LostGrantTest {
         fabric.armed = true;
         requester.start();
         SelccNode node1 = (SelccNode) cluster.node(1);
-        while (node1.cachedFrame(line).pending() == null) {
+        // Kept, and the handler that kept it returned: in this fabric it runs on the requester's thread, and
+        // if it were still between keeping the request and its own look for an idle frame, it could serve
+        // the grant itself and stall there, where the crash's fence waits for it (a CI run hung so).
+        while (node1.cachedFrame(line).pending() == null || fabric.handlersInFlight.get() != 0) {
             Thread.onSpinWait();
         }
         holder.release.countDown(); // its release serves the kept request: the grant lands, then stalls
@@ -172,6 +175,8 @@ class LostGrantTest {
         final CountDownLatch landed = new CountDownLatch(1);
         final CountDownLatch resume = new CountDownLatch(1);
         volatile boolean armed;
+        /** Messages node 1's handlers are handling now. */
+        final AtomicInteger handlersInFlight = new AtomicInteger();
         private final FabricEndpoint node1;
 
         StallingFabric(LocalFabric local) {
@@ -226,7 +231,16 @@ class LostGrantTest {
             @Override public long remoteFaa(long a, long delta) { return inner.remoteFaa(a, delta); }
             @Override public void post(VerbBatch batch) { inner.post(batch); }
             @Override public PendingVerbs postAsync(VerbBatch batch) { return inner.postAsync(batch); }
-            @Override public void register(MessageKind kind, MessageCodec codec, MessageHandler handler) { inner.register(kind, codec, handler); }
+            @Override public void register(MessageKind kind, MessageCodec codec, MessageHandler handler) {
+                inner.register(kind, codec, (from, request, reply) -> {
+                    handlersInFlight.incrementAndGet();
+                    try {
+                        handler.onMessage(from, request, reply);
+                    } finally {
+                        handlersInFlight.decrementAndGet();
+                    }
+                });
+            }
             @Override public PendingReply send(int toNode, MessageKind kind, Object request) { return inner.send(toNode, kind, request); }
             @Override public void sendAll(int[] toNodes, int count, MessageKind kind, Object[] requests, PendingReply[] replies) {
                 inner.sendAll(toNodes, count, kind, requests, replies);
