@@ -104,10 +104,10 @@ public final class TpccRunCommand implements Callable<Integer> {
     @Option(names = "--active-per-node", paramLabel = "auto|unlimited|N", defaultValue = "auto",
         converter = Converters.ActivePerNodeConverter.class,
         description = "At most N of a compute node's terminals run a transaction at once; the others queue for a"
-            + " turn, and their response time includes the wait (a transaction monitor's server pool). auto: the"
-            + " node's share of the cores for a shared run with home placement and every node in this JVM, with no"
-            + " --rtt, --gbps or --wal (there transactions beyond the cores add conflicts, not work), else"
-            + " unlimited. Default: ${DEFAULT-VALUE}.")
+            + " turn, and their response time includes the wait (a transaction monitor's server pool). auto: 1"
+            + " where the compute nodes are at least as many as the cores, for a shared run with home placement and"
+            + " every node in this JVM, with no --rtt, --gbps or --wal (there transactions beyond the cores add"
+            + " conflicts, not work), else unlimited. Default: ${DEFAULT-VALUE}.")
     private int activePerNode;
 
     @Option(names = "--wal", paramLabel = "off|async|sync", defaultValue = "off",

@@ -31,8 +31,8 @@ import java.util.OptionalInt;
  * @param logDir          with compute nodes as processes and a log: the directory every process logs into;
  *                        null otherwise
  * @param activePerNode   at most this many of a compute node's terminals run a transaction at once, the others
- *                        queue ({@link DriverConfig#activePerNode}); {@link #AUTO_ACTIVE}: as many as the
- *                        node's share of the cores when nothing but the cores bounds the run, else unlimited
+ *                        queue ({@link DriverConfig#activePerNode}); {@link #AUTO_ACTIVE}: one when nothing
+ *                        but the cores bounds the run and the nodes are at least as many, else unlimited
  *                        ({@link TpccRun#activePerNode}); {@link DriverConfig#UNLIMITED}: every terminal runs
  */
 public record RunSpec(String cc, int warehouses, Mode mode, LogMode log, Path dataDir, boolean check,

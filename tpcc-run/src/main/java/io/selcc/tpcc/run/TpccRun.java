@@ -184,9 +184,9 @@ public final class TpccRun {
 
     /**
      * How many of a compute node's terminals run a transaction at once: the spec's, or with
-     * {@link RunSpec#AUTO_ACTIVE} the node's share of the cores that run terminals (rounded up) when the
-     * run is shared, its terminals at home, and every node in this JVM with no latency model and no log;
-     * unlimited otherwise. With nothing but the cores to wait for, transactions beyond the cores add
+     * {@link RunSpec#AUTO_ACTIVE} one when there are at least as many compute nodes as cores that run
+     * terminals, the run is shared, its terminals at home, and every node in this JVM with no latency model
+     * and no log; unlimited otherwise. With nothing but the cores to wait for, transactions beyond the cores add
      * conflicts, not work (docs/decisions.md, "A compute node's terminals take turns"); a run that waits on
      * round trips or forces needs many in flight, and partitioned and spread runs were not measured with
      * turns (a partitioned transaction holds its turn while other partitions' branches run).
@@ -207,7 +207,11 @@ public final class TpccRun {
             || spec.placement() != TerminalPlacement.Placement.HOME) {
             return DriverConfig.UNLIMITED;
         }
-        return Math.max(1, Math.ceilDiv(cores, cluster.computeNodes()));
+        // One turn each, and only where the nodes at least match the carriers: a node with two turns or more
+        // (one node on two cores) ran at 0.4-0.5x of its unlimited throughput, one turn alone at 0.3x. A turn
+        // handed to a queued terminal while another carrier idles wakes that carrier, and a turn holder parked on
+        // a latch another holder keeps leaves its carrier idle (docs/decisions.md).
+        return cluster.computeNodes() >= cores ? 1 : DriverConfig.UNLIMITED;
     }
 
     /**
