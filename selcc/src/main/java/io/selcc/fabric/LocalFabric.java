@@ -45,6 +45,17 @@ public final class LocalFabric implements Fabric {
      * @param latency latency model applied to every round trip ({@link LatencyModel#OFF} for none)
      */
     public LocalFabric(int memoryNodeCount, long bytesPerMemoryNode, int computeNodeCount, LatencyModel latency) {
+        this(memoryNodeCount, bytesPerMemoryNode, computeNodeCount, latency, 0);
+    }
+
+    /**
+     * {@link #LocalFabric(int, long, int, LatencyModel)} whose memory nodes register the first
+     * {@code registeredBytesPerMemoryNode} of their memory at start: those pages are made resident now, as RDMA
+     * registration pins them, instead of on a compute node's first write ({@link OffHeap#makeResident}). Memory
+     * is handed out from the bottom up, so a run whose shared memory stays within it meets no first touch.
+     */
+    public LocalFabric(int memoryNodeCount, long bytesPerMemoryNode, int computeNodeCount, LatencyModel latency,
+                       long registeredBytesPerMemoryNode) {
         if (memoryNodeCount < 1 || memoryNodeCount > GlobalAddress.MAX_MEMORY_NODES) {
             throw new IllegalArgumentException("memory nodes must be in [1, " + GlobalAddress.MAX_MEMORY_NODES
                 + "]: memoryNodes=" + memoryNodeCount);
@@ -57,10 +68,15 @@ public final class LocalFabric implements Fabric {
             throw new IllegalArgumentException(
                 "memory per node must be a multiple of 8 in [4096, 2^48): bytesPerMemoryNode=" + bytesPerMemoryNode);
         }
+        if (registeredBytesPerMemoryNode < 0) {
+            throw new IllegalArgumentException("registered memory per node must be >= 0: registeredBytesPerMemoryNode="
+                + registeredBytesPerMemoryNode);
+        }
         this.latency = latency;
         this.memoryNodes = new MemorySegment[memoryNodeCount];
         for (int i = 0; i < memoryNodeCount; i++) {
             memoryNodes[i] = OffHeap.zeroed(arena, bytesPerMemoryNode, 4096); // resident only where touched
+            OffHeap.makeResident(memoryNodes[i], registeredBytesPerMemoryNode); // ... or registered
         }
         this.endpoints = new LocalEndpoint[computeNodeCount];
         for (int i = 0; i < computeNodeCount; i++) {
@@ -144,7 +160,7 @@ public final class LocalFabric implements Fabric {
         }
     }
 
-    private MemorySegment memoryNode(int id) {
+    MemorySegment memoryNode(int id) {
         if (id < 0 || id >= memoryNodes.length) {
             throw new IllegalArgumentException(
                 "no such memory node: memoryNode=" + id + " memoryNodes=" + memoryNodes.length);

@@ -29,6 +29,10 @@ public final class OffHeap {
     private static final long MAP_FAILED = -1L;
     /** madvise advice: back the range with transparent huge pages where the kernel allows it. */
     private static final int MADV_HUGEPAGE = 14;
+    /** madvise advice (Linux 5.14+): fault the range in writable now, as a first write would. */
+    private static final int MADV_POPULATE_WRITE = 23;
+    /** The page size every Linux this runs on has at least; one write per page faults a range in. */
+    private static final long PAGE = 4096;
     /** Regions below one huge page gain nothing from the advice. */
     private static final long HUGE_PAGE = 2L << 20;
 
@@ -94,6 +98,31 @@ public final class OffHeap {
             // Out of address space or refused: try the ordinary allocator, which reports it properly.
         }
         return arena.allocate(bytes, alignment);
+    }
+
+    /**
+     * Makes the first {@code bytes} of a region from {@link #zeroed} resident now, as zeros: what registering
+     * memory for RDMA does (the NIC needs the pages pinned before any peer reaches them), so a memory node's
+     * pages are faulted in at its start rather than on a compute node's first write during a measured run
+     * (where the kernel's zeroing of fresh pages was 8% of a TPC-C run's CPU samples). Call before anything
+     * is written to the region: the fallback writes zeros. Where the mapping is not lazy it is resident already.
+     */
+    public static void makeResident(MemorySegment region, long bytes) {
+        long length = Math.min(bytes, region.byteSize());
+        if (MADVISE == null || length <= 0) {
+            return;
+        }
+        int result;
+        try {
+            result = (int) MADVISE.invokeExact(region, length, MADV_POPULATE_WRITE);
+        } catch (Throwable e) {
+            result = -1;
+        }
+        if (result != 0) { // a kernel before 5.14: one write per page does the same, slower
+            for (long offset = 0; offset < length; offset += PAGE) {
+                region.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset, (byte) 0);
+            }
+        }
     }
 
     /**

@@ -83,7 +83,9 @@ public record ClusterSpec(AccessMode access, int computeNodes, int memoryNodes, 
             .cacheFrames(frames)
             .latency(latency())
             .fairness(fairness)
-            .memoryPerNode(bytesPerMemoryNode);
+            .memoryPerNode(bytesPerMemoryNode)
+            .registeredMemoryPerNode(TpccDatabases.registeredMemoryPerNode(bytesPerMemoryNode, memoryNodes,
+                TpccDatabases.physicalMemory()));
         if (fabric.source() != null) {
             builder.fabric(fabric.source().open(bytesPerMemoryNode));
         }

@@ -37,7 +37,30 @@ public final class TpccDatabases {
      */
     static final long RUN_GROWTH_BYTES_PER_NODE_SECOND = 64L << 20;
 
+    /** The memory nodes of a run in this JVM register at most this share of the machine's physical memory. */
+    static final int REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR = 4;
+
     private TpccDatabases() {
+    }
+
+    /**
+     * How much of each in-JVM memory node's memory is registered at start (made resident, as RDMA registration
+     * pins it; docs/decisions.md, "Memory nodes register their memory at start"): all of it, up to a quarter of
+     * {@code physicalBytes} over the memory nodes. Beyond that (a long run's room for inserts) pages are faulted
+     * in as the run first writes them.
+     */
+    public static long registeredMemoryPerNode(long memoryPerNode, int memoryNodes, long physicalBytes) {
+        long budget = physicalBytes / REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR / Math.max(1, memoryNodes);
+        return Math.max(0, Math.min(memoryPerNode, budget));
+    }
+
+    /** This machine's physical memory in bytes (0 where the JDK cannot tell: nothing is then registered). */
+    static long physicalMemory() {
+        if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+            instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getTotalMemorySize();
+        }
+        return 0;
     }
 
     /** Default cache: half of one warehouse per compute node in 2 KiB frames, at least 16,384 frames. */

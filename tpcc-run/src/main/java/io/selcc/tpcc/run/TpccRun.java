@@ -243,6 +243,12 @@ public final class TpccRun {
         int partitions = spec.partitions();
         try (RunLog log = RunLog.open(spec.log(), kept == null ? null : Recovery.logDirectory(kept.dir()));
              Database db = open(spec, memoryPerNode)) {
+            if (spec.cluster().fabric().source() == null) {
+                long registered = TpccDatabases.registeredMemoryPerNode(memoryPerNode, spec.cluster().memoryNodes(),
+                    TpccDatabases.physicalMemory());
+                out.printf(java.util.Locale.ROOT, "memory nodes: %d x %s, %s of each registered (resident) at start%n",
+                    spec.cluster().memoryNodes(), TpccDatabases.mebibytes(memoryPerNode), TpccDatabases.mebibytes(registered));
+            }
             if (kept != null) {
                 DataDir.recover(db, kept.dir(), out, err);
             } else {

@@ -51,6 +51,20 @@ class TpccDatabasesTest {
         assertTrue(TpccDatabases.memoryPerNode(cluster(2, 2), 2, 863_000_000L) < grown, "spread over two");
     }
 
+    /**
+     * A run's memory nodes register all their memory at start while it fits in a quarter of the machine's
+     * physical memory, shared among them; a long run's room beyond that is faulted in when used.
+     */
+    @Test
+    void memoryNodesRegisterTheirMemoryUpToAQuarterOfThePhysical() {
+        long gib = 1L << 30;
+        assertEquals(3 * gib, TpccDatabases.registeredMemoryPerNode(3 * gib, 1, 24 * gib), "fits: all of it");
+        assertEquals(6 * gib, TpccDatabases.registeredMemoryPerNode(40 * gib, 1, 24 * gib), "a quarter of 24 GiB");
+        assertEquals(3 * gib, TpccDatabases.registeredMemoryPerNode(40 * gib, 2, 24 * gib), "shared by two memory nodes");
+        assertEquals(0, TpccDatabases.registeredMemoryPerNode(3 * gib, 1, 0), "physical memory unknown: none");
+        assertTrue(TpccDatabases.physicalMemory() > 0, "this JDK tells the physical memory");
+    }
+
     /** A terminal that failed because the commit log did is one line; any other failure keeps its trace. */
     @Test
     void aFailedCommitLogIsOneLine() {
