@@ -477,7 +477,6 @@ public final class SelccCluster implements AutoCloseable {
         private int computeNodes = 2;
         private int memoryNodes = 1;
         private long memoryPerNode = 64L << 20;
-        private long registeredPerNode;
         private int gclSize = 2048;
         private int cacheFrames = 4096;
         private AccessMode accessMode = AccessMode.SELCC;
@@ -501,12 +500,6 @@ public final class SelccCluster implements AutoCloseable {
         public Builder memoryNodes(int n) { this.memoryNodes = n; return this; }
         /** Bytes per memory node; sizes above 2 GB are fine. */
         public Builder memoryPerNode(long bytes) { this.memoryPerNode = bytes; return this; }
-        /**
-         * How much of each in-JVM memory node's memory is registered at start (made resident now, as RDMA
-         * registration pins it) rather than faulted in on first use; 0 (the default) registers nothing, capped
-         * at the memory per node. Ignored with a given {@link #fabric}.
-         */
-        public Builder registeredMemoryPerNode(long bytes) { this.registeredPerNode = bytes; return this; }
         /** GCL size in bytes: a power of two from 512 to 64 KiB (default 2048). */
         public Builder gclSize(int bytes) { this.gclSize = bytes; return this; }
         /** Cache frames per compute node (SELCC mode). */
@@ -565,10 +558,7 @@ public final class SelccCluster implements AutoCloseable {
             int lowWater = freeListLowWater > 0 ? freeListLowWater : Math.max(1, Math.min(64, cacheFrames / 16));
             require(lowWater < cacheFrames, "freeListLowWater must be below cacheFrames: freeListLowWater="
                 + lowWater + " cacheFrames=" + cacheFrames);
-            require(registeredPerNode >= 0, "registeredMemoryPerNode must be >= 0: registeredMemoryPerNode="
-                + registeredPerNode);
-            Fabric f = fabric != null ? fabric : new LocalFabric(memoryNodes, memoryPerNode, computeNodes, latency,
-                Math.min(registeredPerNode, memoryPerNode));
+            Fabric f = fabric != null ? fabric : new LocalFabric(memoryNodes, memoryPerNode, computeNodes, latency);
             Settings settings = new Settings(accessMode, gclSize, cacheFrames, shards, latency, clock, tryLockRetries,
                 upgradeAttempts, pendingWaitNanos, backoffConstant, fairness, lease, threadsPerNode, starvationPriority,
                 readerWindowBaseNanos, lowWater, allocationChunk);

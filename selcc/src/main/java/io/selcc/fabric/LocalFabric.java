@@ -27,6 +27,8 @@ import io.selcc.threads.Waits;
  */
 public final class LocalFabric implements Fabric {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
+    /** The page every Linux this runs on has at least: registration starts at one's boundary. */
+    private static final long PAGE = 4096;
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] memoryNodes;
@@ -45,17 +47,6 @@ public final class LocalFabric implements Fabric {
      * @param latency latency model applied to every round trip ({@link LatencyModel#OFF} for none)
      */
     public LocalFabric(int memoryNodeCount, long bytesPerMemoryNode, int computeNodeCount, LatencyModel latency) {
-        this(memoryNodeCount, bytesPerMemoryNode, computeNodeCount, latency, 0);
-    }
-
-    /**
-     * {@link #LocalFabric(int, long, int, LatencyModel)} whose memory nodes register the first
-     * {@code registeredBytesPerMemoryNode} of their memory at start: those pages are made resident now, as RDMA
-     * registration pins them, instead of on a compute node's first write ({@link OffHeap#makeResident}). Memory
-     * is handed out from the bottom up, so a run whose shared memory stays within it meets no first touch.
-     */
-    public LocalFabric(int memoryNodeCount, long bytesPerMemoryNode, int computeNodeCount, LatencyModel latency,
-                       long registeredBytesPerMemoryNode) {
         if (memoryNodeCount < 1 || memoryNodeCount > GlobalAddress.MAX_MEMORY_NODES) {
             throw new IllegalArgumentException("memory nodes must be in [1, " + GlobalAddress.MAX_MEMORY_NODES
                 + "]: memoryNodes=" + memoryNodeCount);
@@ -68,15 +59,10 @@ public final class LocalFabric implements Fabric {
             throw new IllegalArgumentException(
                 "memory per node must be a multiple of 8 in [4096, 2^48): bytesPerMemoryNode=" + bytesPerMemoryNode);
         }
-        if (registeredBytesPerMemoryNode < 0) {
-            throw new IllegalArgumentException("registered memory per node must be >= 0: registeredBytesPerMemoryNode="
-                + registeredBytesPerMemoryNode);
-        }
         this.latency = latency;
         this.memoryNodes = new MemorySegment[memoryNodeCount];
         for (int i = 0; i < memoryNodeCount; i++) {
             memoryNodes[i] = OffHeap.zeroed(arena, bytesPerMemoryNode, 4096); // resident only where touched
-            OffHeap.makeResident(memoryNodes[i], registeredBytesPerMemoryNode); // ... or registered
         }
         this.endpoints = new LocalEndpoint[computeNodeCount];
         for (int i = 0; i < computeNodeCount; i++) {
@@ -150,6 +136,33 @@ public final class LocalFabric implements Fabric {
 
     public LatencyModel latency() {
         return latency;
+    }
+
+    /**
+     * Registers each memory node's next {@code bytes} beyond its bump word (what compute nodes have taken so
+     * far), as a memory node serving RDMA registers its memory with the NIC: registration pins, so faults in,
+     * the pages, and a compute node's first write to them later does not wait for the kernel to find and zero
+     * a page (docs/decisions.md, "Memory nodes register the memory a run will use"). Safe while compute nodes
+     * run: the pages are faulted in without being written ({@link OffHeap#populateWritable}). False where this
+     * is not possible here (a kernel before Linux 5.14, a mapping that is not lazy, no native access): the
+     * pages are then faulted in on first use, as without it.
+     */
+    public boolean registerAhead(long bytes) {
+        if (bytes < 0) {
+            throw new IllegalArgumentException("bytes to register must be >= 0: bytes=" + bytes);
+        }
+        if (closed) {
+            throw new IllegalStateException("the fabric is closed");
+        }
+        for (MemorySegment node : memoryNodes) {
+            long bump = Math.max(0, (long) WORD.getVolatile(node, 0L)); // runs past the end once the node is full
+            long from = Math.min(node.byteSize(), bump - bump % PAGE);
+            long to = bytes > node.byteSize() - from ? node.byteSize() : Math.min(node.byteSize(), bump + bytes);
+            if (to > from && !OffHeap.populateWritable(node, from, to - from)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     @Override

@@ -31,8 +31,6 @@ public final class OffHeap {
     private static final int MADV_HUGEPAGE = 14;
     /** madvise advice (Linux 5.14+): fault the range in writable now, as a first write would. */
     private static final int MADV_POPULATE_WRITE = 23;
-    /** The page size every Linux this runs on has at least; one write per page faults a range in. */
-    private static final long PAGE = 4096;
     /** Regions below one huge page gain nothing from the advice. */
     private static final long HUGE_PAGE = 2L << 20;
 
@@ -101,27 +99,19 @@ public final class OffHeap {
     }
 
     /**
-     * Makes the first {@code bytes} of a region from {@link #zeroed} resident now, as zeros: what registering
-     * memory for RDMA does (the NIC needs the pages pinned before any peer reaches them), so a memory node's
-     * pages are faulted in at its start rather than on a compute node's first write during a measured run
-     * (where the kernel's zeroing of fresh pages was 8% of a TPC-C run's CPU samples). Call before anything
-     * is written to the region: the fallback writes zeros. Where the mapping is not lazy it is resident already.
+     * Faults {@code [offset, offset + length)} of a region from {@link #zeroed} in as if written, without
+     * writing it ({@code madvise(MADV_POPULATE_WRITE)}, Linux 5.14+): safe while others write the same
+     * memory. {@code offset} must be a multiple of 4096. False where this is not possible (an older kernel, a
+     * mapping that is not lazy, no native access): nothing was done.
      */
-    public static void makeResident(MemorySegment region, long bytes) {
-        long length = Math.min(bytes, region.byteSize());
+    static boolean populateWritable(MemorySegment region, long offset, long length) {
         if (MADVISE == null || length <= 0) {
-            return;
+            return false;
         }
-        int result;
         try {
-            result = (int) MADVISE.invokeExact(region, length, MADV_POPULATE_WRITE);
+            return (int) MADVISE.invokeExact(region.asSlice(offset, length), length, MADV_POPULATE_WRITE) == 0;
         } catch (Throwable e) {
-            result = -1;
-        }
-        if (result != 0) { // a kernel before 5.14: one write per page does the same, slower
-            for (long offset = 0; offset < length; offset += PAGE) {
-                region.set(java.lang.foreign.ValueLayout.JAVA_BYTE, offset, (byte) 0);
-            }
+            return false;
         }
     }
 

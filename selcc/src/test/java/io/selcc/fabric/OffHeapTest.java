@@ -61,24 +61,36 @@ class OffHeapTest {
     }
 
     /**
-     * A memory node registers the first bytes of its memory at start: those pages are resident (as zeros)
-     * before anything is written, the rest only once used. Fails when LocalFabric does not make them resident
-     * (checked by removing the call: 0 of 2,048 pages resident).
+     * A memory node registers the given bytes beyond its bump word: those pages are resident (as zeros), the
+     * ones below it were taken already, the ones beyond are faulted in when first used. Written in, not read
+     * in: a read fault maps the shared zero page, and the first write would still fault (the mapping's
+     * Anonymous bytes tell them apart). Planted bugs seen failing: no registration (0 of 8,192 pages
+     * resident); the bump word ignored (registered from the bottom: the pages below resident).
      */
     @Test
-    void aMemoryNodeRegistersItsFirstBytesAtStart() throws Throwable {
+    void aMemoryNodeRegistersTheBytesBeyondItsBumpWord() throws Throwable {
         assumeTrue(OffHeap.lazilyZeroed(), "mapped lazily only on Linux");
-        long bytes = 64L << 20;
-        long registered = 8L << 20;
-        try (LocalFabric fabric = new LocalFabric(1, bytes, 1, LatencyModel.OFF, registered)) {
+        assumeTrue(List.of("amd64", "x86_64").contains(System.getProperty("os.arch")), "4 KiB pages");
+        long bytes = 256L << 20;
+        long bump = 96L << 20; // what compute nodes have taken
+        long registered = 32L << 20;
+        try (LocalFabric fabric = new LocalFabric(1, bytes, 1, LatencyModel.OFF)) {
+            fabric.endpoint(0).remoteFaa(0, bump);
+            assertTrue(fabric.registerAhead(registered), "this kernel registers (MADV_POPULATE_WRITE)");
             MemorySegment node = fabric.memoryNode(0);
-            assertEquals(registered / PAGE, residentPages(node, 0, registered), "registered pages are resident");
-            assertEquals(0, residentPages(node, 32L << 20, 32L << 20), "pages beyond are faulted in when first used");
-            for (long offset = 0; offset < registered; offset += 4096) {
+            assertEquals(registered / PAGE, residentPages(node, bump, registered), "registered pages are resident");
+            assertTrue(anonymousBytes(node.address()) >= registered, "written in: " + anonymousBytes(node.address()));
+            assertEquals(0, residentPages(node, 4L << 20, bump - (8L << 20)), "below: not registered (taken)");
+            assertEquals(0, residentPages(node, bump + registered + (4L << 20), bytes - bump - registered - (4L << 20)),
+                "beyond: faulted in when first used");
+            for (long offset = bump; offset < bump + registered; offset += 4096) {
                 assertEquals(0L, node.get(ValueLayout.JAVA_LONG, offset), "zero at " + offset);
             }
+            assertEquals(bump, fabric.endpoint(0).remoteFaa(0, 0), "the bump word as it was");
+            assertTrue(fabric.registerAhead(2 * bytes), "capped at the node's end");
+            assertEquals((bytes - bump) / PAGE, residentPages(node, bump, bytes - bump));
+            assertThrows(IllegalArgumentException.class, () -> fabric.registerAhead(-1));
         }
-        assertThrows(IllegalArgumentException.class, () -> new LocalFabric(1, bytes, 1, LatencyModel.OFF, -1));
     }
 
     private static final long PAGE = 4096;
@@ -100,6 +112,23 @@ class OffHeapTest {
             }
             return resident;
         }
+    }
+
+    /** The Anonymous bytes of the mapping that holds {@code address} (/proc/self/smaps): pages written, not the zero page. */
+    private static long anonymousBytes(long address) throws IOException {
+        boolean inside = false;
+        for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
+            int dash = line.indexOf('-');
+            int space = line.indexOf(' ');
+            if (dash > 0 && space > dash && line.substring(0, dash).chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+                long start = HexFormat.fromHexDigitsToLong(line.substring(0, dash));
+                long end = HexFormat.fromHexDigitsToLong(line.substring(dash + 1, space));
+                inside = Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
+            } else if (inside && line.startsWith("Anonymous:")) {
+                return Long.parseLong(line.substring("Anonymous:".length()).replace("kB", "").trim()) << 10;
+            }
+        }
+        throw new AssertionError("no mapping holds 0x" + Long.toHexString(address));
     }
 
     /** The VmFlags of the mapping that holds {@code address}, as /proc/self/smaps lists them. */

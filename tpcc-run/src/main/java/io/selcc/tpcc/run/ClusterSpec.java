@@ -83,9 +83,7 @@ public record ClusterSpec(AccessMode access, int computeNodes, int memoryNodes, 
             .cacheFrames(frames)
             .latency(latency())
             .fairness(fairness)
-            .memoryPerNode(bytesPerMemoryNode)
-            .registeredMemoryPerNode(TpccDatabases.registeredMemoryPerNode(bytesPerMemoryNode, memoryNodes,
-                TpccDatabases.physicalMemory()));
+            .memoryPerNode(bytesPerMemoryNode);
         if (fabric.source() != null) {
             builder.fabric(fabric.source().open(bytesPerMemoryNode));
         }

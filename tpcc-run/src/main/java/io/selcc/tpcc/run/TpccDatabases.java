@@ -44,14 +44,16 @@ public final class TpccDatabases {
     }
 
     /**
-     * How much of each in-JVM memory node's memory is registered at start (made resident, as RDMA registration
-     * pins it; docs/decisions.md, "Memory nodes register their memory at start"): all of it, up to a quarter of
-     * {@code physicalBytes} over the memory nodes. Beyond that (a long run's room for inserts) pages are faulted
-     * in as the run first writes them.
+     * What each in-JVM memory node registers for a run of {@code seconds} (warm-up included), beyond what the
+     * load took: the room the run's default memory leaves for its inserts ({@link #runMemoryPerNode}), at most a
+     * quarter of {@code physicalBytes} shared among the memory nodes (docs/decisions.md, "Memory nodes register
+     * the memory a run will use").
      */
-    public static long registeredMemoryPerNode(long memoryPerNode, int memoryNodes, long physicalBytes) {
-        long budget = physicalBytes / REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR / Math.max(1, memoryNodes);
-        return Math.max(0, Math.min(memoryPerNode, budget));
+    public static long registeredForTheRun(ClusterSpec cluster, double seconds, long physicalBytes) {
+        long growth = (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes()
+            / cluster.memoryNodes();
+        long budget = physicalBytes / REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR / cluster.memoryNodes();
+        return Math.max(0, Math.min(growth, budget));
     }
 
     /** This machine's physical memory in bytes (0 where the JDK cannot tell: nothing is then registered). */

@@ -208,7 +208,7 @@ public final class TpccRun {
             return DriverConfig.UNLIMITED;
         }
         // One turn each, and only where the nodes at least match the carriers: a node with two turns or more
-        // (one node on two cores) ran at 0.4-0.5x of its unlimited throughput, one turn alone at 0.3x. A turn
+        // (one node on two cores) ran at 0.54-0.68x of its unlimited throughput, one turn alone at 0.3x. A turn
         // handed to a queued terminal while another carrier idles wakes that carrier, and a turn holder parked on
         // a latch another holder keeps leaves its carrier idle (docs/decisions.md).
         return cluster.computeNodes() >= cores ? 1 : DriverConfig.UNLIMITED;
@@ -243,12 +243,6 @@ public final class TpccRun {
         int partitions = spec.partitions();
         try (RunLog log = RunLog.open(spec.log(), kept == null ? null : Recovery.logDirectory(kept.dir()));
              Database db = open(spec, memoryPerNode)) {
-            if (spec.cluster().fabric().source() == null) {
-                long registered = TpccDatabases.registeredMemoryPerNode(memoryPerNode, spec.cluster().memoryNodes(),
-                    TpccDatabases.physicalMemory());
-                out.printf(java.util.Locale.ROOT, "memory nodes: %d x %s, %s of each registered (resident) at start%n",
-                    spec.cluster().memoryNodes(), TpccDatabases.mebibytes(memoryPerNode), TpccDatabases.mebibytes(registered));
-            }
             if (kept != null) {
                 DataDir.recover(db, kept.dir(), out, err);
             } else {
@@ -258,6 +252,7 @@ public final class TpccRun {
             if (log.wal() != null) {
                 db.startLogging(log.wal()); // after the load or the replay: neither is logged again
             }
+            registerForTheRun(spec, db, out);
             log.describe(out);
             CrashAgent crash = spec.crash() == null ? null : crashAgent(spec, db);
             PartitionedDatabase partitioned = spec.partitioned() ? partitioned(db, log, partitions, out) : null;
@@ -278,6 +273,26 @@ public final class TpccRun {
                 }
             }
         }
+    }
+
+    /**
+     * In-JVM memory nodes register the memory the run will insert into, beyond what the load took, before the
+     * terminals start (docs/decisions.md, "Memory nodes register the memory a run will use"), and the report
+     * says how much.
+     */
+    private static void registerForTheRun(RunSpec spec, Database db, PrintWriter out) {
+        if (!(db.cluster().fabric() instanceof io.selcc.fabric.LocalFabric fabric)) {
+            return; // memory nodes elsewhere (processes): they keep their own memory
+        }
+        long bytes = TpccDatabases.registeredForTheRun(spec.cluster(), spec.wholeRun().toNanos() / 1e9,
+            TpccDatabases.physicalMemory());
+        long started = System.nanoTime();
+        boolean registered = fabric.registerAhead(bytes);
+        out.printf(java.util.Locale.ROOT, registered
+                ? "memory nodes registered %s each for the run's inserts (made resident beyond the loaded data) in %.1f s%n"
+                : "memory nodes registered nothing (%s each wanted; needs Linux 5.14+ and native access): pages are"
+                    + " faulted in on first use%n",
+            TpccDatabases.mebibytes(bytes), (System.nanoTime() - started) / 1e9);
     }
 
     private static void warnIfCpuBound(RunSpec spec, PrintWriter err) {

@@ -52,16 +52,19 @@ class TpccDatabasesTest {
     }
 
     /**
-     * A run's memory nodes register all their memory at start while it fits in a quarter of the machine's
-     * physical memory, shared among them; a long run's room beyond that is faulted in when used.
+     * A run's memory nodes register the room for its inserts (64 MiB per compute node and second, spread over
+     * the memory nodes), up to a quarter of the machine's physical memory shared among them.
      */
     @Test
-    void memoryNodesRegisterTheirMemoryUpToAQuarterOfThePhysical() {
+    void memoryNodesRegisterTheRunsRoomUpToAQuarterOfThePhysical() {
+        long mib = 1L << 20;
         long gib = 1L << 30;
-        assertEquals(3 * gib, TpccDatabases.registeredMemoryPerNode(3 * gib, 1, 24 * gib), "fits: all of it");
-        assertEquals(6 * gib, TpccDatabases.registeredMemoryPerNode(40 * gib, 1, 24 * gib), "a quarter of 24 GiB");
-        assertEquals(3 * gib, TpccDatabases.registeredMemoryPerNode(40 * gib, 2, 24 * gib), "shared by two memory nodes");
-        assertEquals(0, TpccDatabases.registeredMemoryPerNode(3 * gib, 1, 0), "physical memory unknown: none");
+        assertEquals(2 * 30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 24 * gib), "2 nodes, 30 s");
+        assertEquals(30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 2), 30, 24 * gib), "spread over two");
+        assertEquals(2 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(1, 1), 1.5, 24 * gib), "whole seconds");
+        assertEquals(6 * gib, TpccDatabases.registeredForTheRun(cluster(2, 1), 600, 24 * gib), "a quarter of 24 GiB");
+        assertEquals(3 * gib, TpccDatabases.registeredForTheRun(cluster(2, 2), 6000, 24 * gib), "shared by two");
+        assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 0), "physical memory unknown: none");
         assertTrue(TpccDatabases.physicalMemory() > 0, "this JDK tells the physical memory");
     }
 
