@@ -27,8 +27,8 @@ import io.selcc.threads.Waits;
  */
 public final class LocalFabric implements Fabric {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
-    /** The page every Linux this runs on has at least: registration starts at one's boundary. */
-    private static final long PAGE = 4096;
+    /** A huge page: a multiple of every base page size, so registration starts at a page boundary. */
+    private static final long HUGE_PAGE = 2L << 20;
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] memoryNodes;
@@ -143,26 +143,34 @@ public final class LocalFabric implements Fabric {
      * far), as a memory node serving RDMA registers its memory with the NIC: registration pins, so faults in,
      * the pages, and a compute node's first write to them later does not wait for the kernel to find and zero
      * a page (docs/decisions.md, "Memory nodes register the memory a run will use"). Safe while compute nodes
-     * run: the pages are faulted in without being written ({@link OffHeap#populateWritable}). False where this
-     * is not possible here (a kernel before Linux 5.14, a mapping that is not lazy, no native access): the
-     * pages are then faulted in on first use, as without it.
+     * run: the pages are faulted in without being written ({@link OffHeap#populateWritable}). The range
+     * starts at the huge page that holds the bump word (a multiple of every page size) and ends at the node's
+     * end at the latest; a full node registers nothing.
+     *
+     * @return the bytes registered over all memory nodes, counted from the bump words; -1 where the kernel
+     *         refused (before Linux 5.14, a mapping that is not lazy, no native access), and the rest of the
+     *         pages are then faulted in on first use, as without it
      */
-    public boolean registerAhead(long bytes) {
+    public long registerAhead(long bytes) {
         if (bytes < 0) {
             throw new IllegalArgumentException("bytes to register must be >= 0: bytes=" + bytes);
         }
         if (closed) {
             throw new IllegalStateException("the fabric is closed");
         }
+        long registered = 0;
         for (MemorySegment node : memoryNodes) {
-            long bump = Math.max(0, (long) WORD.getVolatile(node, 0L)); // runs past the end once the node is full
-            long from = Math.min(node.byteSize(), bump - bump % PAGE);
-            long to = bytes > node.byteSize() - from ? node.byteSize() : Math.min(node.byteSize(), bump + bytes);
-            if (to > from && !OffHeap.populateWritable(node, from, to - from)) {
-                return false;
+            long bump = Math.min(node.byteSize(), Math.max(0, (long) WORD.getVolatile(node, 0L))); // past the end once full
+            long from = bump - bump % HUGE_PAGE;
+            long to = bytes > node.byteSize() - bump ? node.byteSize() : bump + bytes;
+            if (to > bump) {
+                if (!OffHeap.populateWritable(node, from, to - from)) {
+                    return -1;
+                }
+                registered += to - bump;
             }
         }
-        return true;
+        return registered;
     }
 
     @Override

@@ -286,13 +286,19 @@ public final class TpccRun {
         }
         long bytes = TpccDatabases.registeredForTheRun(spec.cluster(), spec.wholeRun().toNanos() / 1e9,
             TpccDatabases.physicalMemory());
+        if (bytes == 0) {
+            return;
+        }
         long started = System.nanoTime();
-        boolean registered = fabric.registerAhead(bytes);
-        out.printf(java.util.Locale.ROOT, registered
-                ? "memory nodes registered %s each for the run's inserts (made resident beyond the loaded data) in %.1f s%n"
-                : "memory nodes registered nothing (%s each wanted; needs Linux 5.14+ and native access): pages are"
-                    + " faulted in on first use%n",
-            TpccDatabases.mebibytes(bytes), (System.nanoTime() - started) / 1e9);
+        long registered = fabric.registerAhead(bytes);
+        if (registered < 0) {
+            out.printf(java.util.Locale.ROOT, "memory nodes could not register the run's room (%s each; needs Linux 5.14+"
+                + " and native access): its pages are faulted in on first use%n", TpccDatabases.mebibytes(bytes));
+        } else {
+            out.printf(java.util.Locale.ROOT, "memory nodes registered %s for the run's inserts (made resident beyond"
+                    + " the loaded data, over %d memory node(s)) in %.1f s%n", TpccDatabases.mebibytes(registered),
+                spec.cluster().memoryNodes(), (System.nanoTime() - started) / 1e9);
+        }
     }
 
     private static void warnIfCpuBound(RunSpec spec, PrintWriter err) {
