@@ -149,10 +149,8 @@ class TpccCommandTest {
         boolean turns = ((Number) report.get("carriers")).intValue() <= 2;
         assertEquals(turns ? "1" : "unlimited", report.get("activePerNode"), report.toString());
         assertEquals(turns, run.out().contains("taking turns: 1 transaction(s) at once per compute node"), run.out());
-        // Its memory node registered the run's room (2 nodes x 3 s x 64 MiB) before the terminals started (Linux
-        // 5.14+, where the tests run).
-        int registered = run.out().indexOf("memory nodes registered 384MiB for the run's inserts");
-        assertTrue(registered >= 0 && registered < run.out().indexOf("running "), run.out());
+        // A 3 s run registers no memory (TpccDatabasesTest covers a longer one).
+        assertFalse(run.out().contains("memory nodes registered"), run.out());
         assertEquals(List.of(1L, 1L), ((List<?>) report.get("terminalsByNode")).stream()
             .map(n -> ((Number) n).longValue()).toList(), "terminals by node");
         // Fails when the terminals stop measuring their CPU time (0 per transaction).

@@ -39,6 +39,11 @@ public final class TpccDatabases {
 
     /** The memory nodes of a run in this JVM register at most this share of the machine's physical memory. */
     static final int REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR = 4;
+    /**
+     * Runs shorter than this (warm-up included) register nothing: smoke runs and tests, whose few seconds
+     * report no figure worth the registration's time (a clean-clone test run went past ten minutes with it).
+     */
+    static final double MIN_REGISTERED_RUN_SECONDS = 10;
 
     private TpccDatabases() {
     }
@@ -46,10 +51,13 @@ public final class TpccDatabases {
     /**
      * What each in-JVM memory node registers for a run of {@code seconds} (warm-up included), beyond what the
      * load took: the room the run's default memory leaves for its inserts ({@link #runMemoryPerNode}), at most a
-     * quarter of {@code physicalBytes} shared among the memory nodes (docs/decisions.md, "Memory nodes register
-     * the memory a run will use").
+     * quarter of {@code physicalBytes} shared among the memory nodes; nothing for a run shorter than {@link
+     * #MIN_REGISTERED_RUN_SECONDS} (docs/decisions.md, "Memory nodes register the memory a run will use").
      */
     public static long registeredForTheRun(ClusterSpec cluster, double seconds, long physicalBytes) {
+        if (seconds < MIN_REGISTERED_RUN_SECONDS) {
+            return 0;
+        }
         long growth = (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes()
             / cluster.memoryNodes();
         long budget = physicalBytes / REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR / cluster.memoryNodes();

@@ -252,7 +252,7 @@ public final class TpccRun {
             if (log.wal() != null) {
                 db.startLogging(log.wal()); // after the load or the replay: neither is logged again
             }
-            registerForTheRun(spec, db, out);
+            registerForTheRun(spec, db.cluster().fabric(), out);
             log.describe(out);
             CrashAgent crash = spec.crash() == null ? null : crashAgent(spec, db);
             PartitionedDatabase partitioned = spec.partitioned() ? partitioned(db, log, partitions, out) : null;
@@ -280,8 +280,8 @@ public final class TpccRun {
      * terminals start (docs/decisions.md, "Memory nodes register the memory a run will use"), and the report
      * says how much.
      */
-    private static void registerForTheRun(RunSpec spec, Database db, PrintWriter out) {
-        if (!(db.cluster().fabric() instanceof io.selcc.fabric.LocalFabric fabric)) {
+    static void registerForTheRun(RunSpec spec, io.selcc.fabric.Fabric memory, PrintWriter out) {
+        if (!(memory instanceof io.selcc.fabric.LocalFabric fabric)) {
             return; // memory nodes elsewhere (processes): they keep their own memory
         }
         long bytes = TpccDatabases.registeredForTheRun(spec.cluster(), spec.wholeRun().toNanos() / 1e9,

@@ -61,11 +61,33 @@ class TpccDatabasesTest {
         long gib = 1L << 30;
         assertEquals(2 * 30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 24 * gib), "2 nodes, 30 s");
         assertEquals(30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 2), 30, 24 * gib), "spread over two");
-        assertEquals(2 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(1, 1), 1.5, 24 * gib), "whole seconds");
+        assertEquals(11 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(1, 1), 10.5, 24 * gib), "whole seconds");
+        assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 9.9, 24 * gib), "a short run: none");
         assertEquals(6 * gib, TpccDatabases.registeredForTheRun(cluster(2, 1), 600, 24 * gib), "a quarter of 24 GiB");
         assertEquals(3 * gib, TpccDatabases.registeredForTheRun(cluster(2, 2), 6000, 24 * gib), "shared by two");
         assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 0), "physical memory unknown: none");
         assertTrue(TpccDatabases.physicalMemory() > 0, "this JDK tells the physical memory");
+    }
+
+    /**
+     * A run registers its room in its in-JVM memory nodes and says so; a short one does not (without the call,
+     * or with the amount not passed on, the line is missing or names another amount: checked).
+     */
+    @Test
+    void aRunRegistersItsRoomAndSaysSo() {
+        RunSpec run = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(15))
+            .warmup(java.time.Duration.ZERO).build();
+        try (io.selcc.fabric.LocalFabric memory = new io.selcc.fabric.LocalFabric(1, 64L << 20, 1,
+            io.selcc.fabric.LatencyModel.OFF)) {
+            java.io.StringWriter out = new java.io.StringWriter();
+            TpccRun.registerForTheRun(run, memory, new java.io.PrintWriter(out, true));
+            // 15 s x 64 MiB asked for; the 64 MiB node ends sooner.
+            assertTrue(out.toString().startsWith("memory nodes registered 64MiB for the run's inserts"), out.toString());
+            java.io.StringWriter shortOut = new java.io.StringWriter();
+            RunSpec shortRun = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(3)).build();
+            TpccRun.registerForTheRun(shortRun, memory, new java.io.PrintWriter(shortOut, true));
+            assertEquals("", shortOut.toString(), "a short run registers nothing");
+        }
     }
 
     /** A terminal that failed because the commit log did is one line; any other failure keeps its trace. */
