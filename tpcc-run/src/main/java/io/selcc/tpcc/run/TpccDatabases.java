@@ -41,7 +41,7 @@ public final class TpccDatabases {
     static final int REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR = 4;
     /**
      * Runs shorter than this (warm-up included) register nothing: smoke runs and tests, whose few seconds
-     * report no figure worth the registration's time (a clean-clone test run went past ten minutes with it).
+     * report no figure worth the registration's time (about half a second).
      */
     static final double MIN_REGISTERED_RUN_SECONDS = 10;
 

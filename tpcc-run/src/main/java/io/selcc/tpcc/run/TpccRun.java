@@ -277,12 +277,17 @@ public final class TpccRun {
 
     /**
      * In-JVM memory nodes register the memory the run will insert into, beyond what the load took, before the
-     * terminals start (docs/decisions.md, "Memory nodes register the memory a run will use"), and the report
-     * says how much.
+     * terminals start, where nothing but the cores bounds the run (no log, no latency model: where commits wait
+     * for forces or round trips, a page's first touch is not what a transaction waits for, and long logged runs
+     * that a test kills early waited seconds for it), and the report says how much (docs/decisions.md, "Memory
+     * nodes register the memory a run will use").
      */
     static void registerForTheRun(RunSpec spec, io.selcc.fabric.Fabric memory, PrintWriter out) {
         if (!(memory instanceof io.selcc.fabric.LocalFabric fabric)) {
             return; // memory nodes elsewhere (processes): they keep their own memory
+        }
+        if (spec.log() != RunSpec.LogMode.OFF || !spec.cluster().latency().isOff()) {
+            return;
         }
         long bytes = TpccDatabases.registeredForTheRun(spec.cluster(), spec.wholeRun().toNanos() / 1e9,
             TpccDatabases.physicalMemory());

@@ -70,7 +70,7 @@ class TpccDatabasesTest {
     }
 
     /**
-     * A run registers its room in its in-JVM memory nodes and says so; a short one does not (without the call,
+     * A run registers its room in its in-JVM memory nodes and says so; a short or a logged one does not (without the call,
      * or with the amount not passed on, the line is missing or names another amount: checked).
      */
     @Test
@@ -87,6 +87,11 @@ class TpccDatabasesTest {
             RunSpec shortRun = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(3)).build();
             TpccRun.registerForTheRun(shortRun, memory, new java.io.PrintWriter(shortOut, true));
             assertEquals("", shortOut.toString(), "a short run registers nothing");
+            java.io.StringWriter loggedOut = new java.io.StringWriter();
+            RunSpec logged = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(15))
+                .log(RunSpec.LogMode.SYNC).build();
+            TpccRun.registerForTheRun(logged, memory, new java.io.PrintWriter(loggedOut, true));
+            assertEquals("", loggedOut.toString(), "a logged run registers nothing: its commits wait for forces");
         }
     }
 
