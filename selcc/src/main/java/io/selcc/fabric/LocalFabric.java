@@ -27,8 +27,6 @@ import io.selcc.threads.Waits;
  */
 public final class LocalFabric implements Fabric {
     private static final VarHandle WORD = ValueLayout.JAVA_LONG.varHandle();
-    /** A huge page: a multiple of every base page size, so registration starts at a page boundary. */
-    private static final long HUGE_PAGE = 2L << 20;
 
     private final Arena arena = Arena.ofShared();
     private final MemorySegment[] memoryNodes;
@@ -161,7 +159,7 @@ public final class LocalFabric implements Fabric {
         long registered = 0;
         for (MemorySegment node : memoryNodes) {
             long bump = Math.min(node.byteSize(), Math.max(0, (long) WORD.getVolatile(node, 0L))); // past the end once full
-            long from = bump - bump % HUGE_PAGE;
+            long from = bump - bump % OffHeap.HUGE_PAGE; // a page boundary whatever the page size
             long to = bytes > node.byteSize() - bump ? node.byteSize() : bump + bytes;
             if (to > bump) {
                 if (!OffHeap.populateWritable(node, from, to - from)) {

@@ -31,8 +31,8 @@ public final class OffHeap {
     private static final int MADV_HUGEPAGE = 14;
     /** madvise advice (Linux 5.14+): fault the range in writable now, as a first write would. */
     private static final int MADV_POPULATE_WRITE = 23;
-    /** Regions below one huge page gain nothing from the advice. */
-    private static final long HUGE_PAGE = 2L << 20;
+    /** A huge page: regions below one gain nothing from the advice; a multiple of every base page size. */
+    static final long HUGE_PAGE = 2L << 20;
 
     private static final MethodHandle MMAP;
     private static final MethodHandle MUNMAP;

@@ -122,6 +122,16 @@ class OffHeapTest {
 
     /** The Anonymous bytes of the mapping that holds {@code address} (/proc/self/smaps): pages written, not the zero page. */
     private static long anonymousBytes(long address) throws IOException {
+        return Long.parseLong(smapsField(address, "Anonymous:").replace("kB", "").trim()) << 10;
+    }
+
+    /** The VmFlags of the mapping that holds {@code address}, as /proc/self/smaps lists them. */
+    private static List<String> vmFlags(long address) throws IOException {
+        return List.of(smapsField(address, "VmFlags:").trim().split(" +"));
+    }
+
+    /** What follows {@code field} in the /proc/self/smaps entry of the mapping that holds {@code address}. */
+    private static String smapsField(long address, String field) throws IOException {
         boolean inside = false;
         for (String line : Files.readAllLines(Path.of("/proc/self/smaps"))) {
             int dash = line.indexOf('-');
@@ -130,26 +140,8 @@ class OffHeapTest {
                 long start = HexFormat.fromHexDigitsToLong(line.substring(0, dash));
                 long end = HexFormat.fromHexDigitsToLong(line.substring(dash + 1, space));
                 inside = Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
-            } else if (inside && line.startsWith("Anonymous:")) {
-                return Long.parseLong(line.substring("Anonymous:".length()).replace("kB", "").trim()) << 10;
-            }
-        }
-        throw new AssertionError("no mapping holds 0x" + Long.toHexString(address));
-    }
-
-    /** The VmFlags of the mapping that holds {@code address}, as /proc/self/smaps lists them. */
-    private static List<String> vmFlags(long address) throws IOException {
-        List<String> lines = Files.readAllLines(Path.of("/proc/self/smaps"));
-        boolean inside = false;
-        for (String line : lines) {
-            int dash = line.indexOf('-');
-            int space = line.indexOf(' ');
-            if (dash > 0 && space > dash && line.substring(0, dash).chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
-                long start = HexFormat.fromHexDigitsToLong(line.substring(0, dash));
-                long end = HexFormat.fromHexDigitsToLong(line.substring(dash + 1, space));
-                inside = Long.compareUnsigned(address, start) >= 0 && Long.compareUnsigned(address, end) < 0;
-            } else if (inside && line.startsWith("VmFlags:")) {
-                return List.of(line.substring("VmFlags:".length()).trim().split(" +"));
+            } else if (inside && line.startsWith(field)) {
+                return line.substring(field.length());
             }
         }
         throw new AssertionError("no mapping holds 0x" + Long.toHexString(address));

@@ -4,6 +4,8 @@ import io.selcc.engine.CommitLog;
 import io.selcc.engine.CrashRecovery;
 import io.selcc.engine.Database;
 import io.selcc.engine.RetryPolicy;
+import io.selcc.fabric.Fabric;
+import io.selcc.fabric.LocalFabric;
 import io.selcc.tpcc.TpccRandom;
 import io.selcc.tpcc.check.CheckReport;
 import io.selcc.tpcc.driver.DriverConfig;
@@ -18,6 +20,7 @@ import io.selcc.wal.Wal;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.SplittableRandom;
 
@@ -282,8 +285,8 @@ public final class TpccRun {
      * that a test kills early waited seconds for it), and the report says how much (docs/decisions.md, "Memory
      * nodes register the memory a run will use").
      */
-    static void registerForTheRun(RunSpec spec, io.selcc.fabric.Fabric memory, PrintWriter out) {
-        if (!(memory instanceof io.selcc.fabric.LocalFabric fabric)) {
+    static void registerForTheRun(RunSpec spec, Fabric memory, PrintWriter out) {
+        if (!(memory instanceof LocalFabric fabric)) {
             return; // memory nodes elsewhere (processes): they keep their own memory
         }
         if (spec.log() != RunSpec.LogMode.OFF || !spec.cluster().latency().isOff()) {
@@ -297,10 +300,10 @@ public final class TpccRun {
         long started = System.nanoTime();
         long registered = fabric.registerAhead(bytes);
         if (registered < 0) {
-            out.printf(java.util.Locale.ROOT, "memory nodes could not register the run's room (%s each; needs Linux 5.14+"
+            out.printf(Locale.ROOT, "memory nodes could not register the run's room (%s each; needs Linux 5.14+"
                 + " and native access): its pages are faulted in on first use%n", TpccDatabases.mebibytes(bytes));
         } else {
-            out.printf(java.util.Locale.ROOT, "memory nodes registered %s for the run's inserts (made resident beyond"
+            out.printf(Locale.ROOT, "memory nodes registered %s for the run's inserts (made resident beyond"
                     + " the loaded data, over %d memory node(s)) in %.1f s%n", TpccDatabases.mebibytes(registered),
                 spec.cluster().memoryNodes(), (System.nanoTime() - started) / 1e9);
         }
