@@ -293,7 +293,7 @@ public final class TpccRun {
             return;
         }
         long bytes = TpccDatabases.registeredForTheRun(spec.cluster(), spec.wholeRun().toNanos() / 1e9,
-            TpccDatabases.physicalMemory());
+            Runtime.getRuntime().availableProcessors(), TpccDatabases.physicalMemory());
         if (bytes == 0) {
             return;
         }

@@ -52,20 +52,25 @@ class TpccDatabasesTest {
     }
 
     /**
-     * A run's memory nodes register the room for its inserts (64 MiB per compute node and second, spread over
-     * the memory nodes), up to a quarter of the machine's physical memory shared among them.
+     * A run's memory nodes register the room for its inserts (64 MiB per compute node and second, or 40 MiB per
+     * core and second if less, spread over the memory nodes), up to a quarter of the machine's physical memory
+     * shared among them; a run under 20 s registers nothing.
      */
     @Test
     void memoryNodesRegisterTheRunsRoomUpToAQuarterOfThePhysical() {
         long mib = 1L << 20;
         long gib = 1L << 30;
-        assertEquals(2 * 30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 24 * gib), "2 nodes, 30 s");
-        assertEquals(30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 2), 30, 24 * gib), "spread over two");
-        assertEquals(11 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(1, 1), 10.5, 24 * gib), "whole seconds");
-        assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 9.9, 24 * gib), "a short run: none");
-        assertEquals(6 * gib, TpccDatabases.registeredForTheRun(cluster(2, 1), 600, 24 * gib), "a quarter of 24 GiB");
-        assertEquals(3 * gib, TpccDatabases.registeredForTheRun(cluster(2, 2), 6000, 24 * gib), "shared by two");
-        assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 0), "physical memory unknown: none");
+        assertEquals(2 * 30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 8, 24 * gib), "2 nodes, 30 s");
+        assertEquals(30 * 2 * 40 * mib, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 2, 24 * gib),
+            "2 nodes on 2 cores: what the cores can insert");
+        assertEquals(30 * 40 * mib, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 0, 24 * gib), "cores unknown: one");
+        assertEquals(30 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(2, 2), 30, 8, 24 * gib), "spread over two");
+        assertEquals(21 * 64 * mib, TpccDatabases.registeredForTheRun(cluster(1, 1), 20.5, 8, 24 * gib), "whole seconds");
+        assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 19.9, 8, 24 * gib), "a short run: none");
+        assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 13, 2, 24 * gib), "the README's run: none");
+        assertEquals(6 * gib, TpccDatabases.registeredForTheRun(cluster(2, 1), 600, 8, 24 * gib), "a quarter of 24 GiB");
+        assertEquals(3 * gib, TpccDatabases.registeredForTheRun(cluster(2, 2), 6000, 8, 24 * gib), "shared by two");
+        assertEquals(0, TpccDatabases.registeredForTheRun(cluster(2, 1), 30, 8, 0), "physical memory unknown: none");
         assertTrue(TpccDatabases.physicalMemory() > 0, "this JDK tells the physical memory");
     }
 
@@ -75,20 +80,21 @@ class TpccDatabasesTest {
      */
     @Test
     void aRunRegistersItsRoomAndSaysSo() {
-        RunSpec run = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(15))
+        RunSpec run = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(25))
             .warmup(java.time.Duration.ZERO).build();
         try (io.selcc.fabric.LocalFabric memory = new io.selcc.fabric.LocalFabric(1, 64L << 20, 1,
             io.selcc.fabric.LatencyModel.OFF)) {
             java.io.StringWriter out = new java.io.StringWriter();
             TpccRun.registerForTheRun(run, memory, new java.io.PrintWriter(out, true));
-            // 15 s x 64 MiB asked for; the 64 MiB node ends sooner.
+            // 25 s x 40 MiB or more asked for; the 64 MiB node ends sooner.
             assertTrue(out.toString().startsWith("memory nodes registered 64MiB for the run's inserts"), out.toString());
             java.io.StringWriter shortOut = new java.io.StringWriter();
-            RunSpec shortRun = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(3)).build();
+            RunSpec shortRun = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(10))
+                .warmup(java.time.Duration.ofSeconds(3)).build(); // the README's run
             TpccRun.registerForTheRun(shortRun, memory, new java.io.PrintWriter(shortOut, true));
             assertEquals("", shortOut.toString(), "a short run registers nothing");
             java.io.StringWriter loggedOut = new java.io.StringWriter();
-            RunSpec logged = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(15))
+            RunSpec logged = RunSpec.builder().cluster(cluster(1, 1)).duration(java.time.Duration.ofSeconds(25))
                 .log(RunSpec.LogMode.SYNC).build();
             TpccRun.registerForTheRun(logged, memory, new java.io.PrintWriter(loggedOut, true));
             assertEquals("", loggedOut.toString(), "a logged run registers nothing: its commits wait for forces");
