@@ -1109,9 +1109,10 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
-     * Slot reuse: t1 reads row 1; t2 deletes it and commits; t3 finds key 1 absent, inserts row 9 into
+     * Slot reuse: t1 reads row 4; t2 deletes it and commits; t3 finds key 4 absent, inserts row 9 into
      * the freed slot (same record id, a new incarnation) and commits; t1 then reads row 9. Had t1 seen
-     * both row 1 and row 9 and committed, the history would have a cycle (t1 -> t2 -> t3 -> t1).
+     * both row 4 and row 9 and committed, the history would have a cycle (t1 -> t2 -> t3 -> t1). Row 4
+     * is the page's last: an insert looks for a free slot from the page's used count on.
      * Under 2PL t1's latch stops t2; under OCC and TO the reuse happens and t1 must not commit.
      */
     @ParameterizedTest
@@ -1122,25 +1123,25 @@ public abstract class ConcurrencyControlContractTest {
             DatabaseNode b = db.node(1);
             load(a, 4, 100);
             Table table = b.table("account");
-            long ridOfRow1 = table.primaryIndex().tree().lookup(1).orElseThrow();
+            long ridOfRow4 = table.primaryIndex().tree().lookup(4).orElseThrow();
             Transaction t1 = a.begin();
-            boolean t1SawRow1;
+            boolean t1SawRow4;
             try {
-                t1SawRow1 = t1.get(a.table("account"), 1) != null;
+                t1SawRow4 = t1.get(a.table("account"), 4) != null;
             } catch (AbortException e) {
                 throw new AssertionError("a lone read aborted", e);
             }
-            TxnResult<Boolean> t2 = b.run(ONCE, tx -> tx.delete(table, 1));
+            TxnResult<Boolean> t2 = b.run(ONCE, tx -> tx.delete(table, 4));
             boolean reused = false;
             boolean t1SawRow9 = false;
             if (t2.committed()) {
                 TxnResult<Boolean> t3 = b.run(ONCE, tx -> {
-                    assertNull(tx.get(table, 1), "t3 sees the delete");
+                    assertNull(tx.get(table, 4), "t3 sees the delete");
                     insertAccount(tx, table, 9, 900, 0);
                     return true;
                 });
                 assertTrue(t3.committed(), "t3: " + t3);
-                reused = table.primaryIndex().tree().lookup(9).orElseThrow() == ridOfRow1;
+                reused = table.primaryIndex().tree().lookup(9).orElseThrow() == ridOfRow4;
                 assertTrue(reused, "the insert did not reuse the freed slot: the test proves nothing");
                 try {
                     t1SawRow9 = t1.get(a.table("account"), 9) != null;
@@ -1151,8 +1152,8 @@ public abstract class ConcurrencyControlContractTest {
                 assertEquals("2pl", cc(), "only 2PL's read latch may stop the delete: " + t2);
             }
             boolean t1Committed = t1.isActive() && t1.commit().committed();
-            assertFalse(t1Committed && t1SawRow1 && t1SawRow9 && t2.committed(),
-                "t1 saw row 1 before its delete and row 9 after it, and committed");
+            assertFalse(t1Committed && t1SawRow4 && t1SawRow9 && t2.committed(),
+                "t1 saw row 4 before its delete and row 9 after it, and committed");
         }
     }
 

@@ -262,6 +262,30 @@ class HeapTableTest {
         assertEquals(pages, table.pageCount());
     }
 
+    /**
+     * An insert looks for a free slot from the page's used count on, wrapping: a page filled in order finds
+     * its next slot at the first probe, and a slot freed below the count is taken once the slots after it
+     * are. (Shown failing with the scan from slot 0, which read every used slot's flags first.)
+     */
+    @Test
+    void anInsertLooksForAFreeSlotFromTheUsedCountOn() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long first = insertVisible(table, 1);
+        insertVisible(table, 2);
+        long third = insertVisible(table, 3);
+        assertEquals(2, table.slotOf(third));
+        GclHandle page = a.xLock(table.pageOf(first));
+        table.freeSlot(page, 1);
+        a.unlock(page);
+        for (int slot = 3; slot < table.slotsPerPage(); slot++) {
+            long rid = insertVisible(table, 10 + slot);
+            assertEquals(table.pageOf(first), table.pageOf(rid));
+            assertEquals(slot, table.slotOf(rid), "the slot after the used ones");
+        }
+        long last = insertVisible(table, 99);
+        assertEquals(table.recordId(table.pageOf(first), 1), last, "the freed slot, once the page's others are taken");
+    }
+
     @Test
     void onePerPageGivesEachTupleItsOwnGcl() {
         HeapTable table = HeapTable.create(a, 2, "warehouse", ITEM, true);
