@@ -257,6 +257,21 @@ public final class Table {
             return shared.generation.bucket(key);
         }
 
+        /** The first word of {@code key}'s bucket: reading it brings the bucket into the CPU's cache. */
+        long bucketWord(long key) {
+            Generation g = shared.generation;
+            return g.words[g.bucket(key)];
+        }
+
+        /** {@link #get}, not counted as a hint tried (a prefetch's look ahead). */
+        long peek(long key) {
+            long rid = get(key);
+            if (rid != 0) {
+                tries--;
+            }
+            return rid;
+        }
+
         /** The hinted record id of {@code key}, 0 if none; its frame is then {@link #foundFrame()}. */
         long get(long key) {
             Generation g = shared.generation;

@@ -1158,6 +1158,41 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * {@link Transaction#prefetch} only loads: it takes no latch, reads nothing under the algorithm, counts no
+     * hint as tried and no cache access, so another node updates a prefetched row and commits, and the
+     * prefetching transaction, which read nothing, commits after it. Shown failing with the prefetch reading
+     * each row through the algorithm ({@code readRow}): under 2PL the other node's update then met the
+     * read latch (LOCK_CONFLICT), and the cache hits counted one more.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void aPrefetchReadsNothingUnderTheAlgorithm(AccessMode mode) {
+        try (Database db = open(2, mode, 256)) {
+            DatabaseNode a = db.node(0);
+            DatabaseNode b = db.node(1);
+            load(a, 4, 100);
+            Table table = a.table("account");
+            long[] keys = {1, 2, 3, 4, 99};
+            assertTrue(a.run(tx -> {
+                for (long k = 1; k <= 4; k++) {
+                    assertNotNull(tx.get(table, k)); // the hints learn where the rows are
+                }
+                return null;
+            }).committed());
+            long tries = table.ridHints().tries;
+            long hits = a.computeNode().counters().snapshot().get(Counter.CACHE_HITS);
+            Transaction t1 = a.begin();
+            t1.prefetch(table, keys, keys.length);
+            assertEquals(tries, table.ridHints().tries, "no hint counted as tried");
+            assertEquals(hits, a.computeNode().counters().snapshot().get(Counter.CACHE_HITS), "no cache access");
+            TxnResult<Boolean> t2 = b.run(ONCE, tx -> tx.update(b.table("account"), 2, row -> row.setMoney(BALANCE, 7)));
+            assertTrue(t2.committed() && t2.value(), "another node updates a prefetched row: " + t2);
+            assertTrue(t1.commit().committed(), "the prefetching transaction read nothing");
+            assertThrows(IllegalStateException.class, () -> t1.prefetch(table, keys, 1), "an ended transaction");
+        }
+    }
+
+    /**
      * Secondary-index maintenance at commit under concurrency: threads on several nodes insert,
      * delete and move rows between branches; afterwards every branch's index entries are exactly the
      * rows of that branch, each once. Seen failing when a refused commit left an aborted insert's

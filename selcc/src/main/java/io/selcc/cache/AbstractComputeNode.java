@@ -170,6 +170,16 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
     /** Binds the handle to a readable cached copy of the line without latching it; false if there is none. */
     abstract boolean optimisticRead(long address, GclHandle handle, int frameHint);
 
+    @Override
+    public final long prefetch(long address, int frameHint, int offset, int length) {
+        int from = Math.max(0, offset);
+        int to = (int) Math.min(dataSize(), (long) from + Math.max(0, length));
+        return from < to ? prefetchFrame(frameHint, from, to) : 0;
+    }
+
+    /** See {@link #prefetch}: data offsets {@code from < to} within the data region, the hint unchecked. */
+    abstract long prefetchFrame(int frameHint, int from, int to);
+
     /** The frame whose copy starts at {@code base} in the pool (see {@link GclHandle#frameIndex()}). */
     final int frameAt(long base) {
         return (int) (base >>> Integer.numberOfTrailingZeros(gclSize));

@@ -112,6 +112,17 @@ public interface ComputeNode {
     GclHandle tryLock(long address, boolean exclusive, int frameHint);
 
     /**
+     * Brings into the CPU's cache, ahead of an access that will latch the line at {@code address}, the
+     * header of frame {@code frameHint} and the bytes {@code [offset, offset + length)} of the data region
+     * it caches (clamped to the region): a batch of such calls lets the memory system fetch them at once,
+     * where the accesses that follow would each wait for their misses in turn (a New-Order's ten item and
+     * stock rows). Only loads: no latch, no count, nothing changed; a frame that caches another line is
+     * read all the same (a wasted load, no answer). The sum of what was read is returned so that the loads
+     * are not optimised away, and means nothing. SEL mode caches nothing: 0.
+     */
+    long prefetch(long address, int frameHint, int offset, int length);
+
+    /**
      * The age of no transaction: a latch taken without an age counts as held by a transaction younger
      * than every other (such holders are brief and wait for no aged latch).
      */

@@ -133,6 +133,11 @@ final class SelNode extends AbstractComputeNode {
     }
 
     @Override
+    long prefetchFrame(int frameHint, int from, int to) {
+        return 0; // nothing cached
+    }
+
+    @Override
     boolean validateOptimistic(GclHandle handle) {
         return false;
     }

@@ -11,6 +11,7 @@ import io.selcc.threads.PerThread;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -32,6 +33,8 @@ final class SelccNode extends AbstractComputeNode {
     private final Arena arena = Arena.ofShared();
     /** All frames' copies, frame i at i * gclSize: handles read through this one segment. */
     private final MemorySegment pool;
+    /** Bytes per CPU cache line, the stride of {@link #prefetchFrame}'s loads. */
+    private static final int CPU_CACHE_LINE = 64;
     final CacheFrame[] frames;
     /** The frames' headers, {@link FrameHeader#WORDS} longs each: what a hit reads instead of the frame object. */
     private final long[] headers;
@@ -461,6 +464,24 @@ final class SelccNode extends AbstractComputeNode {
             throw e;
         }
         return handle(frame, true, stamp);
+    }
+
+    /**
+     * Plain loads of the frame's header (its tag and latch word, what a hit reads first) and of one word per
+     * CPU cache line of the data range: they only bring lines into the cache.
+     */
+    @Override
+    long prefetchFrame(int frameHint, int from, int to) {
+        if (!isFrame(frameHint)) {
+            return 0;
+        }
+        long sum = headers[FrameHeader.at(frameHint)];
+        long data = poolOffset(frameHint) + GclLayout.DATA_OFFSET;
+        // Line-aligned (the pool and its lines are): every load is an aligned word inside this frame's line.
+        for (long at = (data + from) & ~(CPU_CACHE_LINE - 1); at < data + to; at += CPU_CACHE_LINE) {
+            sum += pool.get(ValueLayout.JAVA_LONG, at);
+        }
+        return sum;
     }
 
     /**

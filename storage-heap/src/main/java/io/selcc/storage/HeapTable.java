@@ -329,6 +329,15 @@ public final class HeapTable {
         return insertPages.get().lastIncarnation;
     }
 
+    /**
+     * Brings the tuple at {@code rid}, on its page as cached in frame {@code frameHint}, into the CPU's cache
+     * ahead of an access ({@link ComputeNode#prefetch}): loads only, the sum returned means nothing.
+     */
+    public long prefetch(long rid, int frameHint) {
+        return node.prefetch(pageOf(rid), frameHint, HeapPageLayout.slotOffset(slotOf(rid), schema.tupleSize()),
+            schema.tupleSize());
+    }
+
     /** Record id of {@code slot} in {@code page}. */
     public long recordId(long page, int slot) {
         return RecordId.of(page, slot, gclSize);

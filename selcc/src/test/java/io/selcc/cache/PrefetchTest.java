@@ -1,0 +1,65 @@
+package io.selcc.cache;
+
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link ComputeNode#prefetch} loads the frame's header and one word per CPU cache line of the asked range of
+ * the line's data, from the frame the hint names, and nothing else happens: no latch, no counter, no round
+ * trip. The loaded words' sum shows which words were read. Shown failing with the data region's offset
+ * left out of the loads (a range across a line boundary then read one line, not two).
+ */
+class PrefetchTest {
+    @Test
+    void aPrefetchLoadsTheFramesHeaderAndOneWordPerCacheLineOfTheRange() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            GclHandle h = node.xLock(line);
+            int frame = h.frameIndex();
+            // Data offset 48 is the start of the frame's second CPU cache line (the line's 16-byte header first).
+            h.putLong(48, 1);
+            h.putLong(112, 20);
+            h.putLong(176, 300);
+            h.putLong(240, 4_000); // beyond the range asked for
+            node.unlock(h);
+            var before = node.counters().snapshot();
+
+            long sum = node.prefetch(line, frame, 48, 3 * 64);
+
+            assertEquals(line + 321, sum, "the header's tag (the line's address) and the range's three line-start words");
+            // Data bytes 100-119 span the CPU cache lines that start at data offsets 48 and 112.
+            assertEquals(line + 21, node.prefetch(line, frame, 100, 20), "a range across a line boundary: both lines");
+            assertEquals(before.nonZero(), node.counters().snapshot().nonZero(), "nothing counted: no latch, no round trip");
+            GclHandle free = node.tryLock(line, true, frame);
+            assertTrue(free != null, "no latch left behind");
+            node.unlock(free);
+        }
+    }
+
+    @Test
+    void aHintThatNamesNoFrameOrARangeBeyondTheDataLoadsNothingOutsideIt() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            for (int hint : new int[] {ComputeNode.NO_FRAME, 16, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+                assertEquals(0, node.prefetch(line, hint, 0, 64), "hint " + hint);
+            }
+            assertEquals(0, node.prefetch(line, 0, 0, 0), "an empty range");
+            assertEquals(0, node.prefetch(line, 0, node.dataSize(), 64), "a range past the data");
+            node.prefetch(line, 0, -64, Integer.MAX_VALUE); // clamped to the data region: no exception
+            node.prefetch(line, 15, Integer.MIN_VALUE, Integer.MAX_VALUE);
+        }
+    }
+
+    @Test
+    void selModeCachesNothingToPrefetch() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).accessMode(AccessMode.SEL).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            assertEquals(0, node.prefetch(line, 0, 0, 64));
+        }
+    }
+}
