@@ -172,9 +172,13 @@ public final class Transaction implements AutoCloseable {
      * of each access waiting for its own in turn (a New-Order knows its ten items and stock rows at its
      * start). Only loads: nothing is read under the concurrency control, latched, counted or changed, and
      * a key without a hint, a row not cached or a table this transaction changed rows of costs a look.
+     *
+     * @throws IndexOutOfBoundsException if {@code count} is negative or more than {@code keys.length}
+     * @throws IllegalStateException if the transaction has ended
      */
     public void prefetch(Table table, long[] keys, int count) {
         checkActive();
+        java.util.Objects.checkFromIndexSize(0, count, keys.length);
         if (pending.changedRowsOf(table)) {
             return; // its accesses go through the index (see hint)
         }

@@ -293,7 +293,7 @@ public final class HeapTable {
         }
         // From slot `used` on, wrapping: a page filled in order (no slot freed) has its first free slot
         // there, found at the first probe; a scan from 0 read every used slot's flags, a row each.
-        for (int probe = 0, slot = used; probe < slotsPerPage; probe++, slot = slot + 1 == slotsPerPage ? 0 : slot + 1) {
+        for (int probe = 0, slot = Math.max(0, used); probe < slotsPerPage; probe++, slot = slot + 1 == slotsPerPage ? 0 : slot + 1) {
             int offset = HeapPageLayout.slotOffset(slot, schema.tupleSize());
             if ((page.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
                 TupleView view = insertViews.get().wrap(page, slot);
