@@ -1,5 +1,6 @@
 package io.selcc.threads;
 
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
@@ -15,14 +16,25 @@ import java.util.function.LongSupplier;
  * {@code synchronized}, all of which unmount a virtual thread on JDK 25.
  */
 public final class Waits {
+    /**
+     * Yields in a row after which a waiting virtual thread parks for a moment instead. {@link Thread#yield}
+     * puts a virtual thread back in its carrier's local queue whenever that queue is not empty, and the
+     * carrier runs its local queue before the threads submitted from outside it (started, or woken by a
+     * platform thread): two waiters can pass the carrier between them and keep those threads from running
+     * until their deadlines pass. A park is resumed by the scheduler's timer, from outside, behind them.
+     * On one carrier with a clock that moves only once every thread waits (a test's), the two waited for
+     * ever (ParkingWaitsTest: about one run in forty hung).
+     */
+    private static final int YIELDS_BEFORE_A_PARK = 64;
+
     private Waits() {
     }
 
     /** Returns once {@code clock} reaches {@code deadlineNanos} (compared as {@link System#nanoTime} values). */
     public static void untilDeadline(long deadlineNanos, LongSupplier clock) {
         if (Thread.currentThread().isVirtual()) {
-            while (clock.getAsLong() - deadlineNanos < 0) {
-                Thread.yield();
+            for (int yields = 1; clock.getAsLong() - deadlineNanos < 0; yields++) {
+                yieldOrPark(yields);
             }
         } else {
             while (clock.getAsLong() - deadlineNanos < 0) {
@@ -36,8 +48,22 @@ public final class Waits {
      * for a wait that exists to let another thread (a starving writer) run on a loaded machine.
      */
     public static void untilDeadlineGivingWay(long deadlineNanos, LongSupplier clock) {
-        while (clock.getAsLong() - deadlineNanos < 0) {
-            Thread.yield(); // a virtual thread gives its carrier, a platform one its core
+        boolean virtual = Thread.currentThread().isVirtual();
+        for (int yields = 1; clock.getAsLong() - deadlineNanos < 0; yields++) {
+            if (virtual) {
+                yieldOrPark(yields);
+            } else {
+                Thread.yield(); // a platform thread gives its core
+            }
+        }
+    }
+
+    /** A virtual thread's turn in a wait: yields its carrier, and every {@link #YIELDS_BEFORE_A_PARK}th time parks. */
+    private static void yieldOrPark(int yields) {
+        if (yields % YIELDS_BEFORE_A_PARK == 0) {
+            LockSupport.parkNanos(1);
+        } else {
+            Thread.yield();
         }
     }
 
