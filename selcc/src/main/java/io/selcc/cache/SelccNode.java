@@ -475,7 +475,7 @@ final class SelccNode extends AbstractComputeNode {
         if (!isFrame(frameHint)) {
             return 0;
         }
-        long sum = headers[FrameHeader.at(frameHint)];
+        long sum = headers[FrameHeader.at(frameHint) + FrameHeader.TAG];
         long data = poolOffset(frameHint) + GclLayout.DATA_OFFSET;
         // Line-aligned (the pool and its lines are): every load is an aligned word inside this frame's line.
         for (long at = (data + from) & ~(CPU_CACHE_LINE - 1); at < data + to; at += CPU_CACHE_LINE) {

@@ -19,19 +19,20 @@ class PrefetchTest {
             long line = node.allocate();
             GclHandle h = node.xLock(line);
             int frame = h.frameIndex();
-            // Data offset 48 is the start of the frame's second CPU cache line (the line's 16-byte header first).
-            h.putLong(48, 1);
-            h.putLong(112, 20);
-            h.putLong(176, 300);
-            h.putLong(240, 4_000); // beyond the range asked for
+            // The frame's second CPU cache line starts at this data offset (the line's header comes first).
+            int second = 64 - GclLayout.DATA_OFFSET;
+            h.putLong(second, 1);
+            h.putLong(second + 64, 20);
+            h.putLong(second + 128, 300);
+            h.putLong(second + 192, 4_000); // beyond the range asked for
             node.unlock(h);
             var before = node.counters().snapshot();
 
-            long sum = node.prefetch(line, frame, 48, 3 * 64);
+            long sum = node.prefetch(line, frame, second, 3 * 64);
 
             assertEquals(line + 321, sum, "the header's tag (the line's address) and the range's three line-start words");
-            // Data bytes 100-119 span the CPU cache lines that start at data offsets 48 and 112.
-            assertEquals(line + 21, node.prefetch(line, frame, 100, 20), "a range across a line boundary: both lines");
+            // Twenty bytes ending past the third line's start span the second and third lines.
+            assertEquals(line + 21, node.prefetch(line, frame, second + 52, 20), "a range across a line boundary: both lines");
             assertEquals(before.nonZero(), node.counters().snapshot().nonZero(), "nothing counted: no latch, no round trip");
             GclHandle free = node.tryLock(line, true, frame);
             assertTrue(free != null, "no latch left behind");
