@@ -4,8 +4,8 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 
 /**
- * The engine's short waits that do not park: a modelled round trip of a few microseconds, a latch
- * backoff, a fencer waiting for a verb in flight. Parking for a few microseconds oversleeps by tens
+ * The engine's short waits, which do not park for their length: a modelled round trip of a few microseconds, a
+ * latch backoff, a fencer waiting for a verb in flight. Parking for a few microseconds oversleeps by tens
  * of microseconds on Linux, so a platform thread spins; a virtual thread must not, because it would
  * hold its carrier, and the thread it waits for (or every other terminal) may need that very carrier.
  * A virtual thread therefore yields between looks: alone on its carrier it is back at once (the
@@ -19,11 +19,12 @@ public final class Waits {
     /**
      * Yields in a row after which a waiting virtual thread parks for a moment instead. {@link Thread#yield}
      * puts a virtual thread back in its carrier's local queue whenever that queue is not empty, and the
-     * carrier runs its local queue before the threads submitted from outside it (started, or woken by a
-     * platform thread): two waiters can pass the carrier between them and keep those threads from running
-     * until their deadlines pass. A park is resumed by the scheduler's timer, from outside, behind them.
-     * On one carrier with a clock that moves only once every thread waits (a test's), the two waited for
-     * ever (ParkingWaitsTest: about one run in forty hung).
+     * carrier runs its local queue before the scheduler's external queue (where every started thread, and
+     * every thread woken from outside the carrier, is queued): two waiters can pass the carrier between them
+     * and keep those threads from running until their deadlines pass. A parked waiter leaves the local queue,
+     * so its partner's next yield finds it empty and goes to the external queue, behind the others. On one
+     * carrier with a clock that moves only once every thread waits (a test's), the two waited for ever
+     * (ParkingWaitsTest: about one run in forty hung).
      */
     private static final int YIELDS_BEFORE_A_PARK = 64;
 
@@ -58,9 +59,12 @@ public final class Waits {
         }
     }
 
-    /** A virtual thread's turn in a wait: yields its carrier, and every {@link #YIELDS_BEFORE_A_PARK}th time parks. */
+    /**
+     * A virtual thread's turn in a wait: yields its carrier, and every {@link #YIELDS_BEFORE_A_PARK}th time
+     * parks, unless interrupted (an interrupted thread's park returns at once, without leaving the carrier).
+     */
     private static void yieldOrPark(int yields) {
-        if (yields % YIELDS_BEFORE_A_PARK == 0) {
+        if (yields % YIELDS_BEFORE_A_PARK == 0 && !Thread.currentThread().isInterrupted()) {
             LockSupport.parkNanos(1);
         } else {
             Thread.yield();

@@ -86,6 +86,12 @@ public final class ParkedTerminals {
             if (gate.mostWaiting() != TERMINALS) {
                 wrong.add("the " + TERMINALS + " terminals never all waited for their replies at once: " + gate.report());
             }
+            // Every terminal meets the gate each time, so none is parked elsewhere when it opens. A waiter that
+            // spins between its parks (Waits parks every 64th turn) keeps the others off the carrier until it
+            // parks, and the gate then opens over them parked.
+            if (gate.openedWithParked() != 0) {
+                wrong.add("the gate opened with terminals parked elsewhere: " + gate.report());
+            }
         }
         return wrong;
     }

@@ -23,9 +23,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  * failure.
  *
  * <p>Shown to fail (each case hung until the child's timeout, with "single carrier" as its only output):
- * with {@code Thread.onSpinWait()} instead of {@code Thread.yield()} in the virtual-thread branch of
+ * with {@code Thread.onSpinWait()} instead of the yield-or-park turn in the virtual-thread branch of
  * {@code Waits.untilDeadline} (the wait for a round trip's reply), the round-trips and the latches
- * cases, the first terminal at the reply gate spinning on the only carrier; with the log group's
+ * cases, the first terminal at the reply gate spinning on the only carrier; with the spin in place of
+ * the yield only ({@code Waits} still parks every 64th turn), the round-trips case with exit 1 instead
+ * of a hang (the gate opened 8,019 of 8,101 times with terminals parked elsewhere: a spinner kept the
+ * others off the carrier until it parked); with the log group's
  * {@code changed.awaitUninterruptibly()} in {@code Wal.awaitWatermark} replaced by a spin on the
  * watermark (lock released), the durability case, one commit in its wait and 99 never run.
  */
