@@ -267,28 +267,24 @@ public final class Table {
             return g.words[b] + g.words[b + ENTRY * WAYS - 1];
         }
 
-        /** {@link #get}, not counted as a hint tried (a prefetch's look ahead). */
-        long peek(long key) {
-            long rid = get(key);
+        /** The hinted record id of {@code key}, 0 if none; its frame is then {@link #foundFrame()}. */
+        long get(long key) {
+            long rid = peek(key);
             if (rid != 0) {
-                tries--;
+                tries++;
             }
             return rid;
         }
 
-        /** The hinted record id of {@code key}, 0 if none; its frame is then {@link #foundFrame()}. */
-        long get(long key) {
+        /** {@link #get}, not counted as a hint tried (a prefetch's look ahead). */
+        long peek(long key) {
             Generation g = shared.generation;
             long[] w = g.words;
             int b = g.bucket(key);
             for (int i = b; i < b + ENTRY * WAYS; i += ENTRY) {
                 if ((long) WORD.getAcquire(w, i) == key) { // then the frame and record id stored before it
-                    long rid = word(w, i + RID);
-                    if (rid != 0) {
-                        tries++;
-                    }
                     foundFrame = (int) (word(w, i + FRAME) - 1); // 0 stored: NO_FRAME
-                    return rid;
+                    return word(w, i + RID);
                 }
             }
             foundFrame = ComputeNode.NO_FRAME;

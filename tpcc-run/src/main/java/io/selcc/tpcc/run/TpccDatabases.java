@@ -65,9 +65,8 @@ public final class TpccDatabases {
         if (seconds < MIN_REGISTERED_RUN_SECONDS) {
             return 0;
         }
-        long perSecond = Math.min(RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes(),
-            RUN_GROWTH_BYTES_PER_CORE_SECOND * Math.max(1, cores));
-        long growth = (long) Math.ceil(seconds) * perSecond / cluster.memoryNodes();
+        long growth = Math.min(runGrowth(cluster, seconds),
+            (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_CORE_SECOND * Math.max(1, cores)) / cluster.memoryNodes();
         long budget = physicalBytes / REGISTERED_SHARE_OF_PHYSICAL_MEMORY_DIVISOR / cluster.memoryNodes();
         return Math.max(0, Math.min(growth, budget));
     }
@@ -110,9 +109,14 @@ public final class TpccDatabases {
     public static long runMemoryPerNode(ClusterSpec cluster, int warehouses, long recoveredBytes, double seconds) {
         long total = baseMemory(warehouses, recoveredBytes);
         if (OffHeap.lazilyZeroed()) {
-            total += (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes();
+            total += runGrowth(cluster, seconds);
         }
         return spread(cluster, total);
+    }
+
+    /** The room a run of {@code seconds} leaves for its inserts, over all memory nodes. */
+    private static long runGrowth(ClusterSpec cluster, double seconds) {
+        return (long) Math.ceil(seconds) * RUN_GROWTH_BYTES_PER_NODE_SECOND * cluster.computeNodes();
     }
 
     private static long baseMemory(int warehouses, long recoveredBytes) {
