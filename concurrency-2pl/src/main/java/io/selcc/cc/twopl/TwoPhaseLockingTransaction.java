@@ -650,7 +650,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
         @Override
         public boolean onRead(LeafView leaf) {
-            keep(leaf).leafVersion = leaf.version();
+            Held h = keep(leaf);
+            if (!h.handle.isExclusive()) {
+                // Checked only when an S latch is upgraded; a leaf held in X (an insert's probe) never is,
+                // and its version word (the header's second CPU cache line) is then not read here.
+                h.leafVersion = leaf.version();
+            }
             return true;
         }
 

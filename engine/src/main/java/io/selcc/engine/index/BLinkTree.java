@@ -168,7 +168,7 @@ public final class BLinkTree {
                 return InsertOutcome.REFUSED;
             }
             BLinkNode leaf = c.view.wrap(h);
-            int i = leaf.lowerBound(key, value);
+            int i = leaf.insertionPoint(key, value);
             if (i < leaf.count() && leaf.compareEntry(i, key, value) == 0) {
                 guard.unlatch(node, h);
                 return unique ? InsertOutcome.DUPLICATE_KEY : InsertOutcome.DUPLICATE_ENTRY;
@@ -291,7 +291,7 @@ public final class BLinkTree {
             boolean released = false;
             InsertOutcome stop = null;
             while (true) {
-                int p = leaf.lowerBound(k, v);
+                int p = leaf.insertionPoint(k, v);
                 if (p < leaf.count() && leaf.compareEntry(p, k, v) == 0) {
                     stop = unique ? InsertOutcome.DUPLICATE_KEY : InsertOutcome.DUPLICATE_ENTRY;
                     break;
@@ -433,10 +433,12 @@ public final class BLinkTree {
      * and failing to upgrade at commit.
      */
     public long lookupToInsert(long key, long absent, LeafGuard guard) {
-        return lookup(key, absent, guard, guard.latchesLeafToInsert());
+        return lookup(key, absent, guard, true);
     }
 
-    private long lookup(long key, long absent, LeafGuard guard, boolean exclusive) {
+    /** A lookup; {@code toInsert}: before inserting the key (latched in X when the guard asks, see above). */
+    private long lookup(long key, long absent, LeafGuard guard, boolean toInsert) {
+        boolean exclusive = toInsert && guard.latchesLeafToInsert();
         requireUnique("lookup(key)");
         TreeContext c = acquire();
         try {
@@ -447,7 +449,7 @@ public final class BLinkTree {
             }
             try {
                 BLinkNode leaf = c.view.wrap(h);
-                int i = leaf.lowerBound(key, 0);
+                int i = toInsert ? leaf.insertionPoint(key, 0) : leaf.lowerBound(key, 0);
                 if (i < leaf.count() && leaf.key(i) == key) {
                     return leaf.value(i);
                 }

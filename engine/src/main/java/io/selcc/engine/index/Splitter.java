@@ -85,7 +85,7 @@ final class Splitter {
                 // ascending inserts at one spot): it splits at the insertion point, so the run's leaves
                 // end up full (a loader's; a district's newest orders), see BLinkNodeLayout.
                 int count = n.count();
-                int p = leaf ? n.lowerBound(k, v) : -1;
+                int p = leaf ? n.insertionPoint(k, v) : -1;
                 boolean run = p > 0 && p == n.lastInsert();
                 int m = run ? p : count / 2;
                 if (run && p < count) {
@@ -202,7 +202,7 @@ final class Splitter {
 
     private void put(BLinkNode n, long k, long v, long newChild) {
         if (n.isLeaf()) {
-            n.insertLeafEntry(n.lowerBound(k, v), k, v);
+            n.insertLeafEntry(n.insertionPoint(k, v), k, v);
         } else {
             n.insertSeparator(k, v, newChild);
         }
