@@ -298,22 +298,28 @@ public final class HeapTable {
             if ((page.getInt(offset + TupleLayout.FLAGS_OFFSET) & TupleLayout.USED) == 0) {
                 TupleView view = insertViews.get().wrap(page, slot);
                 int incarnation = view.incarnation() + 1;
+                insertPages.get().lastIncarnation = incarnation;
+                if (source != null) {
+                    // The image's bytes after the header (null bitmap, columns) overwrite the slot's whole,
+                    // and the header's version and read timestamp stay where they are (see below): only
+                    // the flags and the incarnation change, no zeroing first.
+                    view.incarnation(incarnation);
+                    view.flags(TupleLayout.USED);
+                    view.copyColumnsFrom(source);
+                    page.putInt(HeapPageLayout.USED_OFFSET, used + 1);
+                    return slot;
+                }
                 // The slot's version and read timestamp survive its reuse: they only grow, so a
                 // transaction that read the slot's previous tuple can tell that the slot changed.
                 long version = view.version();
                 long readTimestamp = view.readTimestamp();
                 view.copyFrom(zeroTuple);
                 view.incarnation(incarnation);
-                insertPages.get().lastIncarnation = incarnation;
                 view.version(version);
                 view.readTimestamp(readTimestamp);
                 view.flags(TupleLayout.USED);
                 view.setNullableColumnsNull();
-                if (writer != null) {
-                    writer.accept(view);
-                } else {
-                    view.copyColumnsFrom(source);
-                }
+                writer.accept(view);
                 page.putInt(HeapPageLayout.USED_OFFSET, used + 1);
                 return slot;
             }

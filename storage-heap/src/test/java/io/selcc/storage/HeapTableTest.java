@@ -263,6 +263,53 @@ class HeapTableTest {
     }
 
     /**
+     * An insert copied from an image ({@code insertCopy}, what a transaction's insert writes) into a freed
+     * slot: the row is the image's alone (its columns and nulls, nothing of the slot's previous tuple), the
+     * flags are USED only, the incarnation is the next one, and the version and read timestamp are the
+     * slot's (they only grow). Its fast path writes no zeros first; shown failing with the incarnation
+     * left as it was, with the flags left as they were, and with the whole image copied, header included.
+     */
+    @Test
+    void anInsertCopiedIntoAFreedSlotIsTheImageWithTheSlotsVersionAndReadTimestamp() {
+        HeapTable table = HeapTable.create(a, 1, "item", ITEM, false);
+        long first = insertVisible(table, 1);
+        GclHandle page = a.xLock(table.pageOf(first));
+        TupleView old = new TupleView(ITEM).wrap(page, table.slotOf(first));
+        old.setString(6, "old note");
+        old.version(41);
+        old.readTimestamp(42);
+        int incarnation = old.incarnation();
+        table.freeSlot(page, table.slotOf(first));
+        a.unlock(page);
+
+        TupleBuffer image = new TupleBuffer(ITEM);
+        TupleView source = new TupleView(ITEM).wrap(image);
+        source.setNullableColumnsNull();
+        source.setInt(0, 7);
+        source.setLong(1, 70);
+        source.setMoney(2, 799);
+        source.setTimestamp(3, 1_700_000_000_000_007L);
+        source.setString(4, "C7");
+        source.setString(5, "item-7");
+        source.version(5); // the image's header is not the slot's
+        source.flags(TupleLayout.USED | TupleLayout.VISIBLE);
+        long again = table.insertCopy(source);
+        assertEquals(first, again, "the freed slot is taken again");
+
+        GclHandle after = a.sLock(table.pageOf(again));
+        TupleView row = new TupleView(ITEM).wrap(after, table.slotOf(again));
+        assertEquals(incarnation + 1, row.incarnation(), "a new incarnation");
+        assertEquals(incarnation + 1, table.lastInsertIncarnation());
+        assertEquals(TupleLayout.USED, row.flags(), "used, not yet visible");
+        assertEquals(41, row.version(), "the slot's version");
+        assertEquals(42, row.readTimestamp(), "the slot's read timestamp");
+        assertEquals(7, row.getInt(0));
+        assertEquals("item-7", row.getString(5));
+        assertTrue(row.isNull(6), "the image's null, not the previous tuple's note");
+        a.unlock(after);
+    }
+
+    /**
      * An insert looks for a free slot from the page's used count on, wrapping: a page filled in order finds
      * its next slot at the first probe, and a slot freed below the count is taken once the slots after it
      * are. (Shown failing with the scan from slot 0, which read every used slot's flags first.)
