@@ -121,6 +121,14 @@ public final class Table {
         final HasKey hasKey = new HasKey();
         /** A scan's check that a row still has the key its index entry was found by. */
         final IndexKeyMatch hasIndexKey = new IndexKeyMatch();
+        /**
+         * An {@code insertAll}'s run of primary-index probes: the keys probed, the row each belongs to and
+         * what the probe found, {@link #probed} of them (grown as needed, kept for the thread's next call).
+         */
+        long[] probeKeys = new long[0];
+        int[] probeRows = new int[0];
+        long[] probeFound = new long[0];
+        int probed;
         private boolean inUse;
 
         Scratch(Schema schema) {

@@ -255,28 +255,163 @@ public final class Transaction implements AutoCloseable {
             if (locateToInsert(table, key) != NONE) {
                 return false;
             }
-            Index[] unique = table.maintainedSecondaries();
-            for (int i = 0; i < unique.length; i++) {
-                if (unique[i].isUnique() && uniqueKeyTaken(unique[i], unique[i].keyOf(row), NONE)) {
-                    return false;
-                }
-            }
-            long rid;
-            try {
-                rid = cc.insert(table.heap(), image);
-            } catch (AbortException e) {
-                throw ended(e);
-            } catch (SharedMemoryFullException e) {
-                // No page for the row: nothing of it was written (allocation comes first). Roll back.
-                abortQuietly(AbortReason.SHARED_MEMORY_FULL); // counted as what it was
-                throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
-            }
-            pending.inserted(table, key, rid, row);
-            commitRecord.add(Redo.INSERT, table, key, rid, image);
-            return true;
+            return insertImage(table, key, image, row);
         } finally {
             scratch.release();
         }
+    }
+
+    /**
+     * Inserts {@code count} rows into {@code table}, row {@code i} written by {@code writer} with primary
+     * key {@code keys[i]}: the same as {@link #insert} of each row in turn, stopping at the first that
+     * finds its key taken, except that when the keys are strictly ascending the primary index is probed
+     * for them before the first row is written, one latch and one predicate read per leaf instead of per
+     * row ({@link BLinkTree#lookupRunToInsert}; a New-Order's order lines share a leaf). The run probes
+     * what the inserts one by one would probe, earlier: the keys up to the first that this transaction
+     * inserted itself or that the index holds, leaving out those it deleted. A row stopped by a unique
+     * secondary key, which only its row shows, cannot be foreseen: the run has then also probed the keys
+     * after it. Keys in any other order are probed row by row.
+     *
+     * @return the number of rows inserted: {@code count}, or the index of the first row whose primary key
+     *         (or a key of a unique secondary index) is taken: the rows before it are inserted, it and the
+     *         rows after it are not, and its writer is not called when its primary key is taken
+     * @throws IllegalArgumentException if a row's primary key is not its {@code keys} entry (the
+     *         transaction is aborted)
+     * @throws IndexOutOfBoundsException if {@code count} is negative or more than {@code keys.length}
+     */
+    public int insertAll(Table table, long[] keys, int count, BatchWriter writer) {
+        checkActive();
+        java.util.Objects.checkFromIndexSize(0, count, keys.length);
+        Table.Scratch scratch = table.scratch();
+        try {
+            scratch.probed = 0;
+            if (count > 1 && strictlyAscending(keys, count)) {
+                probeToInsert(table, keys, count, scratch);
+            }
+            int nextProbe = 0; // the run's entries are in row order
+            for (int i = 0; i < count; i++) {
+                long key = keys[i];
+                long holder;
+                if (nextProbe < scratch.probed && scratch.probeRows[nextProbe] == i) {
+                    holder = holderAfterProbe(table, key, scratch.probeFound[nextProbe++]);
+                } else {
+                    holder = locateToInsert(table, key); // not in the run: probed as insert probes
+                }
+                if (holder != NONE) {
+                    return i;
+                }
+                TupleBuffer image = scratch.first;
+                image.clear();
+                TupleView row = scratch.firstView;
+                row.setNullableColumnsNull();
+                writer.write(i, row);
+                if (table.primaryKey(row) != key) {
+                    abortQuietly();
+                    throw new IllegalArgumentException("insertAll: row " + i + " has primary key "
+                        + table.primaryKey(row) + ", not its keys entry " + key + ": table=" + table.name()
+                        + " (transaction aborted)");
+                }
+                if (!insertImage(table, key, image, row)) {
+                    return i;
+                }
+            }
+            return count;
+        } finally {
+            scratch.release();
+        }
+    }
+
+    private static boolean strictlyAscending(long[] keys, int count) {
+        for (int i = 1; i < count; i++) {
+            if (keys[i - 1] >= keys[i]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Probes in one run ({@link BLinkTree#lookupRunToInsert}) the keys of {@code keys[0..count)} that the
+     * inserts one by one would look up in the index: up to the first this transaction inserted itself
+     * (the call stops there), without those it deleted (free whatever the index says); fills the
+     * scratch's probe arrays, {@code probed} of them looked up.
+     */
+    private void probeToInsert(Table table, long[] keys, int count, Table.Scratch scratch) {
+        if (scratch.probeKeys.length < count) {
+            scratch.probeKeys = new long[count];
+            scratch.probeRows = new int[count];
+            scratch.probeFound = new long[count];
+        }
+        int n = 0;
+        for (int i = 0; i < count; i++) {
+            long key = keys[i];
+            if (pending.insertedRow(table, key) != NONE) {
+                break;
+            }
+            if (!pending.deletedRow(table, key)) {
+                scratch.probeKeys[n] = key;
+                scratch.probeRows[n] = i;
+                n++;
+            }
+        }
+        if (n < 2) {
+            return; // nothing to share: the rows probe as insert does
+        }
+        int probed = table.primaryIndex().tree().lookupRunToInsert(scratch.probeKeys, 0, n, scratch.probeFound, NONE,
+            cc.leafGuard());
+        indexReadDone(); // a refusal rolls back and throws here
+        if (probed < 0) {
+            abortQuietly();
+            throw new IllegalStateException("the index refused a probe but the algorithm did not abort: table="
+                + table.name());
+        }
+        scratch.probed = probed;
+    }
+
+    /**
+     * As {@link #locateToInsert} after the run found {@code indexed} for {@code key}: this transaction's
+     * own row or deletion first (its earlier rows' writers may have changed them), then the run's entry,
+     * whose row is read to confirm it.
+     */
+    private long holderAfterProbe(Table table, long key, long indexed) {
+        long own = pending.insertedRow(table, key);
+        if (own != NONE) {
+            return own;
+        }
+        if (indexed == NONE || pending.deletedRow(table, key)) {
+            return NONE;
+        }
+        TupleBuffer buffer = new TupleBuffer(table.schema());
+        if (!readRow(table, indexed, row -> table.primaryKey(row) == key, buffer)) {
+            throw staleEntry(table, key);
+        }
+        return indexed;
+    }
+
+    /**
+     * The rest of an insert once its primary key is free: the unique secondary keys checked, then the
+     * row inserted through the algorithm and recorded. False if a unique secondary key is taken.
+     */
+    private boolean insertImage(Table table, long key, TupleBuffer image, TupleView row) {
+        Index[] unique = table.maintainedSecondaries();
+        for (int i = 0; i < unique.length; i++) {
+            if (unique[i].isUnique() && uniqueKeyTaken(unique[i], unique[i].keyOf(row), NONE)) {
+                return false;
+            }
+        }
+        long rid;
+        try {
+            rid = cc.insert(table.heap(), image);
+        } catch (AbortException e) {
+            throw ended(e);
+        } catch (SharedMemoryFullException e) {
+            // No page for the row: nothing of it was written (allocation comes first). Roll back.
+            abortQuietly(AbortReason.SHARED_MEMORY_FULL); // counted as what it was
+            throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
+        }
+        pending.inserted(table, key, rid, row);
+        commitRecord.add(Redo.INSERT, table, key, rid, image);
+        return true;
     }
 
     /**

@@ -436,6 +436,70 @@ public final class BLinkTree {
         return lookup(key, absent, guard, true);
     }
 
+    /**
+     * {@link #lookupToInsert} of each of {@code keys[from, to)}, given in strictly ascending order, into
+     * {@code values} at the same indexes ({@code absent} where the key is not present), up to and
+     * including the first key that is present: the keys that fall in one leaf are looked up under one
+     * latch, and a leaf where any of them is missing counts as one predicate read
+     * ({@link LeafGuard#onRead}), instead of one descent, latch and read per key (a New-Order's ten order
+     * lines share a leaf). The same results and protection as the lookups one by one, in order, stopping
+     * at the first key found (as inserts one by one stop there), made at once.
+     *
+     * @return how many keys from {@code from} on were looked up: {@code to - from} when none is present,
+     *         else up to and including the first present one; -1 when the guard refused a latch or a read
+     *         (the guard says why, as after {@link #lookup(long, long, LeafGuard)})
+     * @throws IllegalArgumentException if the keys are not strictly ascending (nothing was looked up)
+     * @throws IllegalStateException on a non-unique tree
+     */
+    public int lookupRunToInsert(long[] keys, int from, int to, long[] values, long absent, LeafGuard guard) {
+        requireUnique("lookupRunToInsert");
+        Objects.checkFromToIndex(from, to, keys.length);
+        Objects.checkFromToIndex(from, to, values.length);
+        for (int j = from + 1; j < to; j++) {
+            if (keys[j - 1] >= keys[j]) {
+                throw new IllegalArgumentException("keys not strictly ascending at index " + j + ": " + keys[j - 1]
+                    + " then " + keys[j]);
+            }
+        }
+        boolean exclusive = guard.latchesLeafToInsert();
+        TreeContext c = acquire();
+        try {
+            c.guard = guard;
+            int i = from;
+            boolean foundOne = false;
+            while (i < to && !foundOne) {
+                GclHandle h = exclusive ? descent.xLatchLeaf(c, keys[i], 0) : descent.sLatchLeaf(c, keys[i], 0);
+                if (h == null) {
+                    return -1;
+                }
+                try {
+                    BLinkNode leaf = c.view.wrap(h);
+                    boolean anyAbsent = false;
+                    do {
+                        long key = keys[i];
+                        int p = leaf.insertionPoint(key, 0);
+                        if (p < leaf.count() && leaf.key(p) == key) {
+                            values[i] = leaf.value(p);
+                            foundOne = true; // inserts stop here: no key after it is looked up
+                        } else {
+                            values[i] = absent;
+                            anyAbsent = true;
+                        }
+                        i++;
+                    } while (!foundOne && i < to && !leaf.isAboveHigh(keys[i], 0));
+                    if (anyAbsent && !guard.onRead(c.leafView.wrap(h))) {
+                        return -1;
+                    }
+                } finally {
+                    guard.unlatch(node, h);
+                }
+            }
+            return i - from;
+        } finally {
+            release(c);
+        }
+    }
+
     /** A lookup; {@code toInsert}: before inserting the key (latched in X when the guard asks, see above). */
     private long lookup(long key, long absent, LeafGuard guard, boolean toInsert) {
         boolean exclusive = toInsert && guard.latchesLeafToInsert();

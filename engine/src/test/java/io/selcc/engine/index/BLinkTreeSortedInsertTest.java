@@ -285,6 +285,95 @@ class BLinkTreeSortedInsertTest {
             () -> tree.insertRun(new long[] {2, 1}, new long[] {0, 0}, 0, 2, LeafGuard.NONE, (k, v) -> { }));
     }
 
+    /**
+     * {@link BLinkTree#lookupRunToInsert}: the same values as lookups one by one, over a run that spans
+     * several leaves, up to and including the first key present (inserts one by one stop there), with one
+     * latch per leaf and one predicate read per leaf that misses a key (none where the first key is
+     * present); a guard's refusal stops it. Shown failing with the loop not stopping at the leaf's high
+     * fence (a key looked up in a leaf that does not hold it reads as absent), with the predicate read
+     * left out, and with the run going on past a present key.
+     */
+    @Test
+    void aRunOfLookupsToInsertIsTheLookupsOneByOneWithOneLatchAndOneReadPerLeaf() {
+        BLinkTree tree = BLinkTree.create(node, true);
+        for (long k = 0; k <= 4_000; k += 2) {
+            tree.insert(k, k * 10); // even keys present; a leaf's high fence is one of them
+        }
+        long[] keys = new long[402];
+        for (int i = 0; i < 400; i++) {
+            keys[i] = 1_001 + 2 * i; // odd: absent, 1,001 to 1,799
+        }
+        keys[400] = 1_800; // present, in 1,799's leaf: the run stops here
+        keys[401] = 1_801;
+        long[] values = new long[keys.length];
+        values[401] = 12_345;
+        LeafCountingGuard guard = new LeafCountingGuard(Integer.MAX_VALUE);
+        assertEquals(401, tree.lookupRunToInsert(keys, 0, keys.length, values, -1, guard), "up to the present key");
+        for (int i = 0; i <= 400; i++) {
+            assertEquals(tree.lookup(keys[i], -1), values[i], "key " + keys[i]);
+        }
+        assertEquals(18_000, values[400]);
+        assertEquals(12_345, values[401], "no key after the present one looked up");
+        assertTrue(guard.leavesLatched.size() > 2, "the run spans several leaves: " + guard.leavesLatched.size());
+        assertEquals(guard.leavesLatched.size(), guard.leafLatches, "each leaf latched once");
+        assertEquals(guard.leafLatches, guard.reads, "one predicate read per leaf, each missing a key");
+
+        long[] present = {1_000, 1_001, 3_999};
+        long[] found = new long[present.length];
+        LeafCountingGuard firstPresent = new LeafCountingGuard(Integer.MAX_VALUE);
+        assertEquals(1, tree.lookupRunToInsert(present, 0, present.length, found, -1, firstPresent));
+        assertEquals(10_000, found[0]);
+        assertEquals(1, firstPresent.leafLatches);
+        assertEquals(0, firstPresent.reads, "nothing missing before the present key: no predicate read");
+
+        LeafCountingGuard refusing = new LeafCountingGuard(1);
+        assertEquals(-1, tree.lookupRunToInsert(keys, 0, keys.length, values, -1, refusing), "refused");
+        assertEquals(2, refusing.leafLatches, "stopped at the refused leaf");
+
+        assertThrows(IllegalArgumentException.class,
+            () -> tree.lookupRunToInsert(new long[] {5, 5}, 0, 2, new long[2], -1, LeafGuard.NONE));
+        assertThrows(IllegalStateException.class, () -> BLinkTree.create(node, false)
+            .lookupRunToInsert(new long[] {1}, 0, 1, new long[1], -1, LeafGuard.NONE));
+    }
+
+    /** Plain latches; counts leaf latches (by leaf) and predicate reads; refuses latches after {@code allowed}. */
+    private static final class LeafCountingGuard implements LeafGuard {
+        private final int allowed;
+        final java.util.Set<Long> leavesLatched = new java.util.HashSet<>();
+        int leafLatches;
+        int reads;
+        private final LeafView view = new LeafView();
+
+        LeafCountingGuard(int allowed) {
+            this.allowed = allowed;
+        }
+
+        @Override
+        public GclHandle latch(ComputeNode on, long address, boolean exclusive, boolean mayRefuse) {
+            GclHandle h = LeafGuard.NONE.latch(on, address, exclusive, mayRefuse);
+            if (view.wrap(h).isLeaf()) {
+                leafLatches++;
+                leavesLatched.add(address);
+                if (leafLatches > allowed) {
+                    LeafGuard.NONE.unlatch(on, h);
+                    return null;
+                }
+            }
+            return h;
+        }
+
+        @Override
+        public void unlatch(ComputeNode on, GclHandle handle) {
+            LeafGuard.NONE.unlatch(on, handle);
+        }
+
+        @Override
+        public boolean onRead(LeafView leaf) {
+            reads++;
+            return true;
+        }
+    }
+
     /** Plain latches; counts the checks and changes, refuses the leaf after {@code allowed} of them. */
     private static final class CountingGuard implements LeafGuard {
         private final int allowed;

@@ -8,13 +8,17 @@ package io.selcc.tpcc.txn;
  */
 public record NewOrderInput(int w, int d, int c, int[] itemIds, int[] supplyWarehouses, int[] quantities,
                             long entryMicros) {
+    /** The most order lines an order has. */
+    public static final int MAX_LINES = 15;
+
     public NewOrderInput {
         if (itemIds.length != supplyWarehouses.length || itemIds.length != quantities.length) {
             throw new IllegalArgumentException("order-line arrays differ in length: itemIds=" + itemIds.length
                 + " supplyWarehouses=" + supplyWarehouses.length + " quantities=" + quantities.length);
         }
-        if (itemIds.length < 1 || itemIds.length > 15) {
-            throw new IllegalArgumentException("order-line count out of range: olCnt=" + itemIds.length + " (1..15)");
+        if (itemIds.length < 1 || itemIds.length > MAX_LINES) {
+            throw new IllegalArgumentException("order-line count out of range: olCnt=" + itemIds.length + " (1.."
+                + MAX_LINES + ")");
         }
     }
 
