@@ -272,8 +272,9 @@ public final class TpccTransactions {
      */
     private void prefetchItemsAndStock(Transaction tx, WarehouseRouter router, NewOrderInput in) {
         int olCnt = in.lineCount();
-        long[] itemKeys = new long[olCnt];
-        long[] stockKeys = new long[olCnt];
+        OrderLineWork work = lineWorks.get(); // its key arrays are free until the lines are added
+        long[] itemKeys = work.prefetchKeys;
+        long[] stockKeys = work.keys;
         int itemCount = 0;
         int stockCount = 0;
         for (int i = 0; i < olCnt; i++) {
@@ -331,6 +332,8 @@ public final class TpccTransactions {
         boolean stockOriginal;
         // The lines to insert ({@link #addLine}), written by lineWriter after the loop: key and fields per line.
         final long[] keys = new long[NewOrderInput.MAX_LINES];
+        /** The item keys {@link #prefetchItemsAndStock} hands to the prefetch (the stock keys go in {@link #keys}). */
+        final long[] prefetchKeys = new long[NewOrderInput.MAX_LINES];
         private final int[] numbers = new int[NewOrderInput.MAX_LINES];
         private final int[] itemIds = new int[NewOrderInput.MAX_LINES];
         private final int[] supplyWarehouses = new int[NewOrderInput.MAX_LINES];
