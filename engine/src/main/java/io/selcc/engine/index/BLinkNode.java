@@ -323,7 +323,11 @@ final class BLinkNode {
         setLastInsert(0);
     }
 
-    /** 1 + the index of the latest leaf insert, 0 = none since the last format, split or removal. */
+    /**
+     * 1 + the index of the latest leaf insert, 0 = none since the last format, split or removal. Only a
+     * hint ({@link #insertionPoint} checks it against the entries): a crash repair's rebuild of a leaf
+     * leaves it as it was, which costs at most a search.
+     */
     int lastInsert() {
         return Byte.toUnsignedInt(handle.getByte(BLinkNodeLayout.LAST_INSERT_OFFSET))
             | Byte.toUnsignedInt(handle.getByte(BLinkNodeLayout.LAST_INSERT_OFFSET + 1)) << 8;
@@ -356,7 +360,7 @@ final class BLinkNode {
         handle.putByte(FLAGS_OFFSET, (byte) (flags() & ~FLAG_HIGH_INFINITE));
     }
 
-    /** Inserts a leaf entry at index i (from {@link #lowerBound}); the caller checked capacity and duplicates. */
+    /** Inserts a leaf entry at index i (from {@link #insertionPoint}); the caller checked capacity and duplicates. */
     void insertLeafEntry(int i, long k, long v) {
         int n = count();
         openGap(i, n);

@@ -309,7 +309,8 @@ public final class TpccTransactions {
     }
 
     /**
-     * One New-Order line's stock update and ORDER-LINE row, reused for every line of the order: the
+     * A New-Order's line work: each line's stock update, then the lines kept for one {@code insertAll}
+     * after the item loop. One per thread, reused across its orders (reset at each order's start): the
      * writers are bound once and S_DIST_xx goes from the stock row to the line as bytes, where a
      * lambda pair, three holder arrays, a String and its encoding per line were a sixth of what a
      * New-Order allocated.
