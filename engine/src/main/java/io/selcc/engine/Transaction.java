@@ -371,21 +371,14 @@ public final class Transaction implements AutoCloseable {
     /**
      * As {@link #locateToInsert} after the run found {@code indexed} for {@code key}: this transaction's
      * own row or deletion first (its earlier rows' writers may have changed them), then the run's entry,
-     * whose row is read to confirm it.
+     * confirmed as {@link #locateToInsert} confirms it.
      */
     private long holderAfterProbe(Table table, long key, long indexed) {
         long own = pending.insertedRow(table, key);
         if (own != NONE) {
             return own;
         }
-        if (indexed == NONE || pending.deletedRow(table, key)) {
-            return NONE;
-        }
-        TupleBuffer buffer = new TupleBuffer(table.schema());
-        if (!readRow(table, indexed, row -> table.primaryKey(row) == key, buffer)) {
-            throw staleEntry(table, key);
-        }
-        return indexed;
+        return pending.deletedRow(table, key) ? NONE : confirmedHolder(table, key, indexed);
     }
 
     /**
@@ -687,7 +680,15 @@ public final class Transaction implements AutoCloseable {
         BLinkTree tree = table.primaryIndex().tree();
         long rid = toInsert ? tree.lookupToInsert(key, NONE, cc.leafGuard()) : tree.lookup(key, NONE, cc.leafGuard());
         indexReadDone();
-        if (toInsert && rid != NONE) {
+        return toInsert ? confirmedHolder(table, key, rid) : rid;
+    }
+
+    /**
+     * {@code rid}, the primary index's entry for {@code key} found before an insert (NONE: none), once its
+     * row is read and still has the key; a row gone meanwhile aborts (a stale entry, as in {@link #get}).
+     */
+    private long confirmedHolder(Table table, long key, long rid) {
+        if (rid != NONE) {
             TupleBuffer buffer = new TupleBuffer(table.schema());
             if (!readRow(table, rid, row -> table.primaryKey(row) == key, buffer)) {
                 throw staleEntry(table, key);

@@ -1045,7 +1045,6 @@ public abstract class ConcurrencyControlContractTest {
             load(a, 2, 100);
             Transaction t1 = a.begin();
             Transaction t2 = b.begin();
-            int committed = 0;
             List<AbortReason> aborts = new ArrayList<>();
             for (Transaction t : List.of(t1, t2)) {
                 try {
@@ -1063,16 +1062,7 @@ public abstract class ConcurrencyControlContractTest {
                     aborts.add(e.reason());
                 }
             }
-            for (Transaction t : List.of(t1, t2)) {
-                if (t.isActive()) {
-                    CommitOutcome outcome = t.commit();
-                    if (outcome.committed()) {
-                        committed++;
-                    } else {
-                        aborts.add(outcome.reason());
-                    }
-                }
-            }
+            int committed = commitActive(List.of(t1, t2), aborts);
             assertEquals(1, committed, "commits of one key; aborts=" + aborts);
             assertEquals(1, aborts.size(), "aborts=" + aborts);
             assertTrue(aborts.get(0).isRetryable(), "a conflict, retried: " + aborts);
@@ -1229,6 +1219,7 @@ public abstract class ConcurrencyControlContractTest {
             load(a, 2, 100);
             commit(a, tx -> insertAccount(tx, table, 25, 100, 1));
             List<Integer> written = new ArrayList<>();
+            long[][] keysNow = new long[1][]; // the keys of the call under way (the writer is one lambda)
             BatchWriter writer = (i, row) -> {
                 written.add(i);
                 row.setLong(ID, keysNow[0][i]);
@@ -1301,9 +1292,6 @@ public abstract class ConcurrencyControlContractTest {
         }
     }
 
-    /** The keys of the call under way in {@link #insertAllIsAnInsertOfEachRowInTurn} (its writer is one lambda). */
-    private final long[][] keysNow = new long[1][];
-
     /**
      * Two transactions on two nodes, one inserting keys 30-32 with {@link Transaction#insertAll} and the
      * other key 31 alone: exactly one commits, as with two inserts, whichever way the algorithm stops the
@@ -1339,17 +1327,7 @@ public abstract class ConcurrencyControlContractTest {
             } catch (AbortException e) {
                 aborts.add(e.reason());
             }
-            int committed = 0;
-            for (Transaction t : List.of(t1, t2)) {
-                if (t.isActive()) {
-                    CommitOutcome outcome = t.commit();
-                    if (outcome.committed()) {
-                        committed++;
-                    } else {
-                        aborts.add(outcome.reason());
-                    }
-                }
-            }
+            int committed = commitActive(List.of(t1, t2), aborts);
             assertTrue(t1Inserted || t2Inserted, "at least one got as far as its insert: aborts=" + aborts);
             assertEquals(1, committed, "one commit; aborts=" + aborts);
             assertEquals(1, aborts.size(), "aborts=" + aborts);
@@ -2189,17 +2167,7 @@ public abstract class ConcurrencyControlContractTest {
                 }
             }
             assertEquals(List.of(), inserted.stream().filter(i -> !i).toList(), "neither saw the other's uncommitted seat");
-            int committed = 0;
-            for (Transaction t : List.of(t1, t2)) {
-                if (t.isActive()) {
-                    CommitOutcome outcome = t.commit();
-                    if (outcome.committed()) {
-                        committed++;
-                    } else {
-                        aborts.add(outcome.reason());
-                    }
-                }
-            }
+            int committed = commitActive(List.of(t1, t2), aborts);
             assertEquals(1, committed, "commits of one seat; aborts=" + aborts);
             assertEquals(1, aborts.size(), "aborts=" + aborts);
             assertTrue(aborts.get(0).isRetryable(), "a conflict, retried: " + aborts);
@@ -2300,6 +2268,22 @@ public abstract class ConcurrencyControlContractTest {
         } finally {
             memory.close();
         }
+    }
+
+    /** Commits each of {@code transactions} still active; adds each failed commit's reason to {@code aborts}; the commits. */
+    private static int commitActive(List<Transaction> transactions, List<AbortReason> aborts) {
+        int committed = 0;
+        for (Transaction t : transactions) {
+            if (t.isActive()) {
+                CommitOutcome outcome = t.commit();
+                if (outcome.committed()) {
+                    committed++;
+                } else {
+                    aborts.add(outcome.reason());
+                }
+            }
+        }
+        return committed;
     }
 
     private static void commit(DatabaseNode node, java.util.function.Consumer<Transaction> body) {

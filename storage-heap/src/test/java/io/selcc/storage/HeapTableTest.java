@@ -48,19 +48,22 @@ class HeapTableTest {
     }
 
     static long insertVisible(HeapTable table, int id) {
-        long rid = table.insert(t -> {
-            t.setInt(0, id);
-            t.setLong(1, id * 10L);
-            t.setMoney(2, id * 100L + 99);
-            t.setTimestamp(3, 1_700_000_000_000_000L + id);
-            t.setString(4, "C" + id);
-            t.setString(5, "item-" + id);
-        });
+        long rid = table.insert(t -> writeItem(t, id));
         ComputeNode node = table.node();
         GclHandle page = node.xLock(table.pageOf(rid));
         table.markVisible(page, table.slotOf(rid));
         node.unlock(page);
         return rid;
+    }
+
+    /** The columns {@link #insertVisible} gives item {@code id} (the nullable note left as it is). */
+    static void writeItem(TupleView t, int id) {
+        t.setInt(0, id);
+        t.setLong(1, id * 10L);
+        t.setMoney(2, id * 100L + 99);
+        t.setTimestamp(3, 1_700_000_000_000_000L + id);
+        t.setString(4, "C" + id);
+        t.setString(5, "item-" + id);
     }
 
     @Test
@@ -285,12 +288,7 @@ class HeapTableTest {
         TupleBuffer image = new TupleBuffer(ITEM);
         TupleView source = new TupleView(ITEM).wrap(image);
         source.setNullableColumnsNull();
-        source.setInt(0, 7);
-        source.setLong(1, 70);
-        source.setMoney(2, 799);
-        source.setTimestamp(3, 1_700_000_000_000_007L);
-        source.setString(4, "C7");
-        source.setString(5, "item-7");
+        writeItem(source, 7);
         source.version(5); // the image's header is not the slot's
         source.flags(TupleLayout.USED | TupleLayout.VISIBLE);
         long again = table.insertCopy(source);

@@ -175,7 +175,8 @@ public final class TpccTransactions {
     public NewOrderResult newOrder(Transaction tx, WarehouseRouter router, NewOrderInput in) {
         int w = in.w();
         int d = in.d();
-        prefetchItemsAndStock(tx, router, in);
+        OrderLineWork lineWork = lineWorks.get();
+        prefetchItemsAndStock(tx, router, in, lineWork);
         int[] warehouseTax = new int[1];
         requireFound(tx.read(warehouses, Warehouse.key(w), row -> warehouseTax[0] = row.getInt(Warehouse.W_TAX)),
             "warehouse", w, 0, 0);
@@ -221,7 +222,6 @@ public final class TpccTransactions {
 
         List<NewOrderResult.Line> lines = new ArrayList<>(olCnt);
         ItemFields item = new ItemFields();
-        OrderLineWork lineWork = lineWorks.get();
         lineWork.lineCount = 0; // an earlier order's, or this one's aborted attempt
         boolean invalidItem = false;
         long sumAmounts = 0;
@@ -255,8 +255,7 @@ public final class TpccTransactions {
         }
         // The lines in one call: their keys are ascending and share a leaf, probed once instead of per line.
         if (tx.insertAll(orderLines, lineWork.keys, lineWork.lineCount, lineWork.lineWriter) != lineWork.lineCount) {
-            throw conflict(tx, "duplicate key from a stale read: table=" + orderLines.name() + " w=" + w + " d=" + d
-                + " o=" + orderId);
+            throw staleDuplicate(tx, orderLines, w, d, orderId);
         }
         long total = totalCents(sumAmounts, discount, wTax, dTax);
         if (invalidItem) {
@@ -270,9 +269,9 @@ public final class TpccTransactions {
      * The order's item and local stock rows, all known at the start ([SPEC] 2.4.2.2's inputs), brought into
      * the CPU's cache at once ({@link Transaction#prefetch}) before the lines read them one by one.
      */
-    private void prefetchItemsAndStock(Transaction tx, WarehouseRouter router, NewOrderInput in) {
+    private void prefetchItemsAndStock(Transaction tx, WarehouseRouter router, NewOrderInput in, OrderLineWork work) {
         int olCnt = in.lineCount();
-        OrderLineWork work = lineWorks.get(); // its key arrays are free until the lines are added
+        // The line work's key arrays are free until the lines are added.
         long[] itemKeys = work.prefetchKeys;
         long[] stockKeys = work.keys;
         int itemCount = 0;
@@ -757,8 +756,13 @@ public final class TpccTransactions {
     private static void insertOrConflict(Transaction tx, Table table, java.util.function.Consumer<TupleView> writer,
                                          int w, int d, int o) {
         if (!tx.insert(table, writer)) {
-            throw conflict(tx, "duplicate key from a stale read: table=" + table.name() + " w=" + w + " d=" + d + " o=" + o);
+            throw staleDuplicate(tx, table, w, d, o);
         }
+    }
+
+    /** The conflict of an insert into {@code table} that found its key taken (see {@link #insertOrConflict}). */
+    private static AbortException staleDuplicate(Transaction tx, Table table, int w, int d, int o) {
+        return conflict(tx, "duplicate key from a stale read: table=" + table.name() + " w=" + w + " d=" + d + " o=" + o);
     }
 
     /** Rolls {@code tx} back and returns the retryable conflict to throw (see {@link #insertOrConflict}). */
