@@ -111,6 +111,25 @@ abstract class TpccTransactionsContractTest {
         assertEquals(3, status.lineCount());
     }
 
+    /**
+     * [SPEC] 2.4.2.2: 'B' only when I_DATA and S_DATA both contain "ORIGINAL". Item 1 (original) is
+     * ordered from a stock row whose S_DATA lost it, item 2 (not original) from one that gained it: both
+     * 'G'. Fails if the stock search is skipped for an original item (item 1 would show 'B').
+     */
+    @Test
+    void brandGenericNeedsOriginalInBothTheItemAndItsStock() {
+        run(node, tx -> tx.update(node.table(Stock.TABLE), Stock.key(1, 1),
+            row -> row.setString(Stock.S_DATA, "plain stock data")));
+        run(node, tx -> tx.update(node.table(Stock.TABLE), Stock.key(1, 2),
+            row -> row.setString(Stock.S_DATA, "stockORIGINALdata")));
+        NewOrderInput in = new NewOrderInput(1, 1, 1, new int[] {1, 2}, new int[] {1, 1}, new int[] {1, 1}, 1);
+        NewOrderResult r = run(node, tx -> txns.newOrder(tx, in));
+        assertEquals(List.of('G', 'G'), r.lines().stream().map(NewOrderResult.Line::brandGeneric).toList());
+        // Item 1 from w2, whose S_DATA still has it: 'B', so the lines above were judged, not defaulted.
+        NewOrderInput remote = new NewOrderInput(1, 1, 1, new int[] {1}, new int[] {2}, new int[] {1}, 2);
+        assertEquals('B', run(node, tx -> txns.newOrder(tx, remote)).lines().get(0).brandGeneric());
+    }
+
     @Test
     void newOrderAllHomeIsAllLocalAndRefillsAtTheBoundary() {
         // item3: S_QUANTITY 15 >= 5 + 10 -> 10 (boundary: no refill); item6: 11 < 2 + 10 -> 11 - 2 + 91 = 100
