@@ -446,7 +446,9 @@ public final class Transaction implements AutoCloseable {
     /** False only for a hint ({@code fromIndex} false) whose row is not the key's. */
     private boolean update(Table table, long key, long rid, int frameHint, Consumer<TupleView> updater,
                            Table.Scratch scratch, boolean fromIndex) {
-        TupleBuffer before = scratch.first;
+        Index[] secondaries = table.maintainedSecondaries();
+        // The row as it was serves only to compare secondary keys: without them, no copy of it is made.
+        TupleBuffer before = secondaries.length == 0 ? null : scratch.first;
         TupleBuffer after = scratch.second;
         boolean found;
         try {
@@ -468,7 +470,6 @@ public final class Transaction implements AutoCloseable {
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
                 + " key=" + key + " newKey=" + table.primaryKey(newRow) + " (transaction aborted)");
         }
-        Index[] secondaries = table.maintainedSecondaries();
         for (int i = 0; i < secondaries.length; i++) {
             Index index = secondaries[i];
             long oldKey = index.keyOf(oldRow);

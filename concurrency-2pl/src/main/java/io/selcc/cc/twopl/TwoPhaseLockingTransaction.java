@@ -269,7 +269,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             return false;
         }
         saveUndo(table, rid, row);
-        copyView(table).wrap(before).copyFrom(row);
+        if (before != null) {
+            copyView(table).wrap(before).copyFrom(row);
+        }
         TupleView next = after.view();
         next.copyFrom(row);
         updater.accept(next);

@@ -28,6 +28,8 @@ public interface CcTransaction {
     /**
      * Reads the row at {@code rid} into {@code before}, copies it to {@code after}, applies
      * {@code updater} to {@code after} and makes that this transaction's write of the row.
+     * {@code before} may be null when the caller has no use for the row as it was (a table without
+     * secondary indexes): then {@code after} alone is filled, one whole-row copy fewer.
      */
     boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                    TupleBuffer before, TupleBuffer after);

@@ -61,13 +61,17 @@ public abstract class BufferingTransaction implements CcTransaction {
     @Override
     public final boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                                 TupleBuffer before, TupleBuffer after) {
-        if (!readForWrite(table, rid, expected, before)) {
+        TupleBuffer read = before != null ? before : after; // no before wanted: read straight into after
+        if (!readForWrite(table, rid, expected, read)) {
             return false;
         }
         TupleView next = after.view();
-        next.copyFrom(before.view());
+        if (read != after) {
+            next.copyFrom(read.view());
+        }
+        int incarnation = next.incarnation(); // the row's as read: an updater cannot set it
         updater.accept(next);
-        writes.update(table, rid, before, next);
+        writes.update(table, rid, incarnation, next);
         return true;
     }
 

@@ -105,7 +105,7 @@ public final class WriteSet {
     }
 
     /** Buffers {@code next} as the row's new columns; {@code before} is the row as read (with its header). */
-    void update(HeapTable table, long rid, TupleBuffer before, TupleView next) {
+    void update(HeapTable table, long rid, int incarnation, TupleView next) {
         Entry own = entries.get(rid);
         if (own != null) {
             own.image.view().copyColumnsFrom(next);
@@ -113,7 +113,7 @@ public final class WriteSet {
         }
         TupleBuffer image = image(table);
         image.view().copyFrom(next);
-        put(rid, new Entry(table, Kind.UPDATE, image, incarnation(table, before)));
+        put(rid, new Entry(table, Kind.UPDATE, image, incarnation));
     }
 
     /** Buffers the deletion of a row read into {@code before}. */

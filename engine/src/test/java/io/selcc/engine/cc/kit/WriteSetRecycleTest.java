@@ -50,14 +50,12 @@ class WriteSetRecycleTest {
         assertNull(first.get(rid), "a recycled write set is empty");
 
         WriteSet second = new WriteSet(node);
-        TupleBuffer before = new TupleBuffer(ROW);
-        before.view().copyFrom(image.view());
         TupleView next = new TupleBuffer(ROW).view();
         next.setLong(0, 2);
         next.setString(1, "second");
         long other = rid + 1;
         assertNull(second.get(rid), "the new transaction has no write of its own yet");
-        second.update(table, other, before, next);
+        second.update(table, other, image.view().incarnation(), next);
         assertSame(image, imageOf(second, other), "the image came back from the pool");
         TupleBuffer read = new TupleBuffer(ROW);
         assertTrue(second.readOwn(second.get(other), r -> true, read));
