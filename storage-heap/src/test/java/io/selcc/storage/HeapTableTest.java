@@ -83,6 +83,46 @@ class HeapTableTest {
     }
 
     /**
+     * stringContains answers as String.contains for random values and needles over a four-letter alphabet
+     * whose letters differ in one bit ('@' 0x40, 'A' 0x41, 'B' 0x42, 'C' 0x43), so the word-at-a-time
+     * search meets false candidates next to true ones, and needles at the value's very end. Fails when a
+     * candidate is checked from its second byte on (a false candidate followed by the needle's rest is
+     * then a match), and when the search stops a word early.
+     */
+    @Test
+    void stringContainsAgreesWithStringContains() {
+        long seed = System.nanoTime();
+        System.out.println("stringContainsAgreesWithStringContains seed=" + seed);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        Schema data = Schema.builder().addInt("id").addVarchar("data", 50).build();
+        HeapTable table = HeapTable.create(a, 1, "data", data, false);
+        long rid = table.insert(t -> t.setString(1, ""));
+        GclHandle page = a.xLock(table.pageOf(rid));
+        TupleView t = new TupleView(data).wrap(page, table.slotOf(rid));
+        int matches = 0;
+        for (int round = 0; round < 20_000; round++) {
+            String value = randomLetters(random, random.nextInt(51)); // I_DATA's 0..50
+            String needle = random.nextInt(4) == 0 && !value.isEmpty()
+                ? value.substring(random.nextInt(value.length())) // often a suffix: ends where the value ends
+                : randomLetters(random, 1 + random.nextInt(4));
+            t.setString(1, value);
+            boolean expected = value.contains(needle);
+            matches += expected ? 1 : 0;
+            assertEquals(expected, t.stringContains(1, needle), "value " + value + " needle " + needle + " seed " + seed);
+        }
+        assertTrue(matches > 1_000 && matches < 19_000, "both answers were checked: " + matches + " matches");
+        a.unlock(page);
+    }
+
+    private static String randomLetters(java.util.SplittableRandom random, int length) {
+        char[] letters = new char[length];
+        for (int i = 0; i < length; i++) {
+            letters[i] = (char) ('@' + random.nextInt(4));
+        }
+        return new String(letters);
+    }
+
+    /**
      * The byte search agrees with String.contains: start, middle, end, absent, prefix past the end,
      * NULL, a needle outside ISO-8859-1, and needles that follow one another through the same view (its
      * memo of the last needle's bytes). Fails when the search stops one position early (the needle at
