@@ -45,7 +45,8 @@ final class OverlayingScan {
     /**
      * Scans {@code index} over keys in [low, high], forward or backward, handing at most {@code limit}
      * rows to {@code visitor}; returns how many it handed. Rows are copies the visitor may keep when
-     * {@code keepRows}, else views of one scratch copy valid during the visitor's call.
+     * {@code keepRows}, else read-only views valid during the visitor's call (of the row in its page
+     * where the algorithm holds the page to commit, else of one scratch copy).
      */
     int run(Index index, long low, long high, int limit, boolean forward, boolean keepRows, RowVisitor visitor) {
         Table table = index.table();
@@ -164,12 +165,15 @@ final class OverlayingScan {
         return result;
     }
 
-    /** The entry's row as a view of the scratch copy, or null (no per-row buffer, predicate or lambda). */
+    /**
+     * The entry's row as a read-only view, of the page's row or of the scratch copy (see
+     * {@code CcTransaction.readView}), or null (no per-row buffer, predicate or lambda).
+     */
     private TupleView readByIndex(Index index, Entry entry, Table.Scratch scratch) {
         Table.IndexKeyMatch match = scratch.hasIndexKey;
         match.index = index;
         match.key = entry.key();
-        return transaction.readRow(index.table(), entry.rid(), match, scratch.first) ? scratch.firstView : null;
+        return transaction.readRowView(index.table(), entry.rid(), match, scratch);
     }
 
     private TupleView readByIndex(Index index, Entry entry) {

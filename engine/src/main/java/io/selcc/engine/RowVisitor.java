@@ -2,7 +2,11 @@ package io.selcc.engine;
 
 import io.selcc.storage.TupleView;
 
-/** Receives rows of a scan; return false to stop. The row is a private copy, valid until the transaction ends. */
+/**
+ * Receives rows of a scan; return false to stop. From {@link Transaction#scan} the row is a private copy,
+ * valid until the transaction ends; from {@link Transaction#readRange} it is a read-only view valid only
+ * during the call, as a {@link RowReader}'s.
+ */
 @FunctionalInterface
 public interface RowVisitor {
     boolean visit(TupleView row);

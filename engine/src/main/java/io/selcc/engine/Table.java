@@ -117,6 +117,8 @@ public final class Table {
         final TupleBuffer second;
         final TupleView firstView;
         final TupleView secondView;
+        /** The view a read hands its reader ({@code CcTransaction.readView}): the page's row or a copy's, read-only. */
+        final TupleView rowView;
         /** The statement's check that a row is the key's (set by {@link #scratchFor}). */
         final HasKey hasKey = new HasKey();
         /** A scan's check that a row still has the key its index entry was found by. */
@@ -136,6 +138,7 @@ public final class Table {
             second = new TupleBuffer(schema);
             firstView = new TupleView(schema).wrap(first);
             secondView = new TupleView(schema).wrap(second);
+            rowView = new TupleView(schema);
         }
 
         void release() {

@@ -73,64 +73,87 @@ public final class Transaction implements AutoCloseable {
         TupleBuffer copy = new TupleBuffer(table.schema());
         Table.Scratch scratch = table.scratchFor(key);
         try {
-            return readByKey(table, key, scratch.hasKey, copy) ? new TupleView(table.schema()).wrap(copy) : null;
+            return readByKey(table, key, scratch.hasKey, copy, new TupleView(table.schema()).wrap(copy), false);
         } finally {
             scratch.release();
         }
     }
 
     /**
-     * Reads the row with primary key {@code key} into the statement's scratch copy and hands it to
-     * {@code reader}; false (reader not called) when there is none. The point read of hot paths: a
-     * row already cached on this node is read without allocating (no row buffer, view or predicate
-     * per call), where {@link #get} returns a copy the caller may keep. A read nested in the reader's
-     * call works but allocates its own scratch.
+     * Hands the row with primary key {@code key} to {@code reader}, read-only (see {@link RowReader}): the
+     * row in its page where the algorithm holds the page to commit (2PL), else the statement's scratch
+     * copy; false (reader not called) when there is none. The point read of hot paths: a row already
+     * cached on this node is read without allocating (no row buffer, view or predicate per call), where
+     * {@link #get} returns a copy the caller may keep. A read nested in the reader's call works, with a
+     * scratch of its own; a write through this transaction inside the call may move the reader's row.
      */
     public boolean read(Table table, long key, RowReader reader) {
         checkActive();
         Table.Scratch scratch = table.scratchFor(key);
         try {
-            if (!readByKey(table, key, scratch.hasKey, scratch.first)) {
+            TupleView row = readByKey(table, key, scratch.hasKey, scratch.first, scratch.rowView, true);
+            if (row == null) {
                 return false;
             }
-            reader.read(scratch.firstView);
+            reader.read(row); // the page's row itself where the algorithm holds it to commit: no copy
             return true;
         } finally {
             scratch.release();
         }
     }
 
-    /** Copies the key's row into {@code into}, found through its hint or the index; false if none. */
-    private boolean readByKey(Table table, long key, Predicate<TupleView> hasKey, TupleBuffer into) {
+    /**
+     * The key's row, found through its hint or the index; null if none. Not {@code inPlace}: copied into
+     * {@code into}, and the answer is {@code rowView}, the caller's view of {@code into}. In place: the
+     * answer is {@code rowView} on the row, read-only ({@link CcTransaction#readView}).
+     */
+    private TupleView readByKey(Table table, long key, Predicate<TupleView> hasKey, TupleBuffer into,
+                                TupleView rowView, boolean inPlace) {
         Table.RidHints hints = table.ridHints(); // one per-thread lookup per access
         long hinted = hint(table, hints, key);
         if (hinted != NONE) {
             int frame = hints.foundFrame();
-            if (readRow(table, hinted, frame, hasKey, into)) {
+            TupleView row = readRow(table, hinted, frame, hasKey, into, rowView, inPlace);
+            if (row != null) {
                 noteFrame(hints, key, frame);
-                return true;
+                return row;
             }
             hints.forget(key);
         }
         long rid = locate(table, key);
         if (rid == NONE) {
-            return false;
+            return null;
         }
-        if (!readRow(table, rid, ComputeNode.NO_FRAME, hasKey, into)) {
+        TupleView row = readRow(table, rid, ComputeNode.NO_FRAME, hasKey, into, rowView, inPlace);
+        if (row == null) {
             throw staleEntry(table, key);
         }
         learn(table, key, rid);
-        return true;
+        return row;
     }
 
-    /** The algorithm's read, with its abort turned into the transaction's end (no lambda: hot path). */
+    /** The algorithm's read into {@code into}, with its abort turned into the transaction's end (no lambda: hot path). */
     boolean readRow(Table table, long rid, Predicate<TupleView> expected, TupleBuffer into) {
-        return readRow(table, rid, ComputeNode.NO_FRAME, expected, into);
+        try {
+            return cc.read(table.heap(), rid, ComputeNode.NO_FRAME, expected, into);
+        } catch (AbortException e) {
+            throw ended(e);
+        }
     }
 
-    private boolean readRow(Table table, long rid, int frameHint, Predicate<TupleView> expected, TupleBuffer into) {
+    /** {@link #readRow(Table, long, Predicate, TupleBuffer)} for a visitor: the row read-only, in place where it can be. */
+    TupleView readRowView(Table table, long rid, Predicate<TupleView> expected, Table.Scratch scratch) {
+        return readRow(table, rid, ComputeNode.NO_FRAME, expected, scratch.first, scratch.rowView, true);
+    }
+
+    /** {@code rowView} on the row (in place: {@link CcTransaction#readView}; else over the copy in {@code into}), or null. */
+    private TupleView readRow(Table table, long rid, int frameHint, Predicate<TupleView> expected, TupleBuffer into,
+                              TupleView rowView, boolean inPlace) {
         try {
-            return cc.read(table.heap(), rid, frameHint, expected, into);
+            if (!inPlace) {
+                return cc.read(table.heap(), rid, frameHint, expected, into) ? rowView : null;
+            }
+            return cc.readView(table.heap(), rid, frameHint, expected, into, rowView);
         } catch (AbortException e) {
             throw ended(e);
         }
@@ -216,9 +239,12 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
-     * A forward scan like {@link #scan} (same rows, same protection) whose rows are views of one
-     * scratch copy, valid only during the visitor's call: no row is copied into a buffer of its own,
-     * which for a scan of a few hundred rows (Stock-Level's order lines) was most of what it allocated.
+     * A forward scan like {@link #scan} (same rows, same protection) whose rows are read-only views, valid
+     * only during the visitor's call, as {@link RowReader}'s (a nested read is fine, a write through this
+     * transaction may move the row): of the row in its page where the algorithm holds the page to commit,
+     * else of one scratch copy. No row is
+     * copied into a buffer of its own, which for a scan of a few hundred rows (Stock-Level's order lines)
+     * was most of what it allocated.
      */
     public int readRange(Index index, long low, long high, int limit, RowVisitor visitor) {
         return scan(index, low, high, limit, true, false, visitor);

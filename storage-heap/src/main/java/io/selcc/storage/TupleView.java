@@ -30,6 +30,11 @@ public final class TupleView {
     /** Where the page's data region starts in {@link #segment} (0 for buffers): dirty ranges are relative to it. */
     private long dataStart;
     private boolean writable;
+    /** Wrapped by a wrapReadOnly: a reader's row, which no write may go through, latch or not. */
+    private boolean readOnly;
+    /** The slots per page of the last page size wrapped: a division per wrap otherwise. */
+    private int slotsDataSize = -1;
+    private int slotsPerPage;
     /** Scratch for {@link #stringContains}, grown to the longest string searched through this view. */
     private byte[] searchBytes = new byte[0];
     /** {@link #latin1}'s memo of the last needle (compared by identity) and its bytes. */
@@ -46,15 +51,32 @@ public final class TupleView {
 
     /** Points this view at {@code slot} of a page latched by the caller. */
     public TupleView wrap(GclHandle latchedPage, int slot) {
-        int slots = HeapPageLayout.capacity(latchedPage.dataSize(), schema.tupleSize());
+        int dataSize = latchedPage.dataSize();
+        if (dataSize != slotsDataSize) {
+            slotsPerPage = HeapPageLayout.capacity(dataSize, schema.tupleSize());
+            slotsDataSize = dataSize;
+        }
+        int slots = slotsPerPage;
         if (slot < 0 || slot >= slots) {
             throw new IllegalArgumentException("slot out of range: slot=" + slot + " slotsPerPage=" + slots);
         }
         this.segment = latchedPage.backingSegment(); // no view object per latch: reads stay allocation-free
         this.page = latchedPage;
         this.writable = latchedPage.isExclusive();
+        this.readOnly = false;
         this.dataStart = latchedPage.dataStart();
         this.base = dataStart + HeapPageLayout.slotOffset(slot, schema.tupleSize());
+        return this;
+    }
+
+    /**
+     * {@link #wrap(GclHandle, int)} for a reader handed the row in place: every write through this view
+     * fails, even when the caller holds the page exclusively (a write there would bypass undo and log).
+     */
+    public TupleView wrapReadOnly(GclHandle latchedPage, int slot) {
+        wrap(latchedPage, slot);
+        this.writable = false;
+        this.readOnly = true;
         return this;
     }
 
@@ -67,12 +89,26 @@ public final class TupleView {
         this.page = null;
         this.dataStart = 0;
         this.writable = true;
+        this.readOnly = false;
         this.base = 0;
+        return this;
+    }
+
+    /** {@link #wrap(TupleBuffer)} for a reader: writes fail, as through {@link #wrapReadOnly(GclHandle, int)}. */
+    public TupleView wrapReadOnly(TupleBuffer buffer) {
+        wrap(buffer);
+        this.writable = false;
+        this.readOnly = true;
         return this;
     }
 
     public Schema schema() {
         return schema;
+    }
+
+    /** Whether this view reads a row in a latched page (the row itself) rather than a private buffer. */
+    public boolean onPage() {
+        return page != null;
     }
 
     // ------------------------------------------------------------ header
@@ -492,6 +528,10 @@ public final class TupleView {
     private void checkWritable() {
         checkWrapped();
         if (!writable) {
+            if (readOnly) {
+                throw new IllegalStateException("write through a reader's read-only view of a row"
+                    + (page == null ? "" : " on page " + io.selcc.fabric.GlobalAddress.toString(page.address())));
+            }
             throw new IllegalStateException("write under a shared latch: tuple view of page "
                 + io.selcc.fabric.GlobalAddress.toString(page.address()));
         }

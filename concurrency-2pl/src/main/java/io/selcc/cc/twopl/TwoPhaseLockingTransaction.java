@@ -239,18 +239,43 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         if (table.insertOnly() && held.get(table.pageOf(rid)) == null) {
             return readCommittedForGood(table, rid, frameHint, expected, into);
         }
+        Held page = latchToRead(table, rid, frameHint, expected);
+        if (page == null) {
+            return false;
+        }
+        // Wrapped again: the predicate may have read through the table's shared view meanwhile.
+        copyView(table).wrap(into).copyFrom(view(table).wrap(page.handle, table.slotOf(rid)));
+        return true;
+    }
+
+    /**
+     * The row in place: its page stays latched until this transaction ends, so the row cannot change
+     * under the caller, and the copy {@link #read} makes is left out. A committed row of an insert-only
+     * table is read without holding its page (see {@link #readCommittedForGood}), so it is still copied.
+     */
+    @Override
+    public TupleView readView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
+                              TupleBuffer into, TupleView rowView) {
+        if (table.insertOnly() && held.get(table.pageOf(rid)) == null) {
+            return readCommittedForGood(table, rid, frameHint, expected, into) ? rowView.wrapReadOnly(into) : null;
+        }
+        Held page = latchToRead(table, rid, frameHint, expected);
+        return page == null ? null : rowView.wrapReadOnly(page.handle, table.slotOf(rid));
+    }
+
+    /** The row's page, latched to commit (S, or the X held), when the row is readable and expected; else null. */
+    private Held latchToRead(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected) {
         Held page = latch(table.pageOf(rid), false, frameHint);
         lastFrame = page.handle.frameIndex();
         TupleView row = view(table).wrap(page.handle, table.slotOf(rid));
         if (!readable(row, rid) || !expected.test(row)) {
-            return false;
+            return null;
         }
         if (!page.handle.isExclusive() && readMarks.indexOf(rid) < 0) {
             readMarks.add(rid, table, row.version(), row.incarnation());
             page.hasReads = true;
         }
-        copyView(table).wrap(into).copyFrom(row);
-        return true;
+        return page;
     }
 
     @Override

@@ -45,6 +45,19 @@ public interface CcTransaction {
         return read(table, rid, expected, into);
     }
 
+    /**
+     * {@link #read} for a caller that looks at the row only until its next call on this transaction: the
+     * row as a read-only view, or null when there is none or it is not {@code expected}. {@code rowView}
+     * is the caller's (one per statement, so a nested read does not move it): an algorithm that holds the
+     * row's page latched until its commit may point it at the page itself, where {@link #read} copies (a
+     * write of this transaction that re-latches the page, as a 2PL upgrade does, may then move it).
+     * The default copies into {@code into} and points {@code rowView} at that copy.
+     */
+    default TupleView readView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
+                               TupleBuffer into, TupleView rowView) {
+        return read(table, rid, frameHint, expected, into) ? rowView.wrapReadOnly(into) : null;
+    }
+
     /** {@link #update} with a guess at the row page's cache frame, as {@link #read(HeapTable, long, int, Predicate, TupleBuffer)} takes one. */
     default boolean update(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
                            Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after) {

@@ -50,7 +50,7 @@ final class PartitionRouter implements WarehouseRouter {
         if (row == null) {
             return false;
         }
-        reader.read(row);
+        reader.read(row); // a private copy of the remote row: a reader's write (RowReader forbids it) would change nothing
         return true;
     }
 

@@ -69,7 +69,7 @@ public abstract class BufferingTransaction implements CcTransaction {
         if (read != after) {
             next.copyFrom(read.view());
         }
-        int incarnation = next.incarnation(); // the row's as read: an updater cannot set it
+        int incarnation = next.incarnation(); // the row's as read, taken before the updater runs
         updater.accept(next);
         writes.update(table, rid, incarnation, next);
         return true;
