@@ -242,9 +242,8 @@ public final class Transaction implements AutoCloseable {
      * A forward scan like {@link #scan} (same rows, same protection) whose rows are read-only views, valid
      * only during the visitor's call, as {@link RowReader}'s (a nested read is fine, a write through this
      * transaction may move the row): of the row in its page where the algorithm holds the page to commit,
-     * else of one scratch copy. No row is
-     * copied into a buffer of its own, which for a scan of a few hundred rows (Stock-Level's order lines)
-     * was most of what it allocated.
+     * else of one scratch copy. No row is copied into a buffer of its own, which for a scan of a few
+     * hundred rows (Stock-Level's order lines) was most of what it allocated.
      */
     public int readRange(Index index, long low, long high, int limit, RowVisitor visitor) {
         return scan(index, low, high, limit, true, false, visitor);

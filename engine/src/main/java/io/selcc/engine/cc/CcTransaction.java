@@ -46,8 +46,8 @@ public interface CcTransaction {
     }
 
     /**
-     * {@link #read} for a caller that looks at the row only until its next call on this transaction: the
-     * row as a read-only view, or null when there is none or it is not {@code expected}. {@code rowView}
+     * {@link #read} for a caller that looks at the row only until it next writes through this transaction:
+     * the row as a read-only view, or null when there is none or it is not {@code expected}. {@code rowView}
      * is the caller's (one per statement, so a nested read does not move it): an algorithm that holds the
      * row's page latched until its commit may point it at the page itself, where {@link #read} copies (a
      * write of this transaction that re-latches the page, as a 2PL upgrade does, may then move it).

@@ -104,7 +104,7 @@ public final class WriteSet {
         return true;
     }
 
-    /** Buffers {@code next} as the row's new columns; {@code before} is the row as read (with its header). */
+    /** Buffers {@code next} as the row's new columns; {@code incarnation} is the row's as read (before the updater ran). */
     void update(HeapTable table, long rid, int incarnation, TupleView next) {
         Entry own = entries.get(rid);
         if (own != null) {
