@@ -5,6 +5,8 @@ import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
 import io.selcc.engine.TableDefinition;
 import io.selcc.engine.Transaction;
+import io.selcc.engine.cc.AbortException;
+import io.selcc.engine.cc.AbortReason;
 import io.selcc.storage.Schema;
 import org.junit.jupiter.api.Test;
 
@@ -25,6 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReadInPlaceTest {
     private static final Schema ROW = Schema.builder().addLong("id").addLong("value").build();
     private static final TableDefinition ACCOUNTS = TableDefinition.of("accounts", ROW, r -> r.getLong(0));
+    /** One row per page: a transaction's first latch (which may wait) can be on another row's page. */
+    private static final TableDefinition SPREAD = TableDefinition.of("spread", ROW, r -> r.getLong(0)).withOnePerPage();
     private static final TableDefinition LEDGER = TableDefinition.of("ledger", ROW, r -> r.getLong(0)).withInsertOnly();
 
     @Test
@@ -68,6 +72,43 @@ class ReadInPlaceTest {
             assertEquals(20, value[0]);
             assertEquals(List.of(true, true, true, true, false), onPage,
                 "the accounts' rows in place (one read, three visited), the ledger's committed row a copy");
+        }
+    }
+    /**
+     * The premise of the read in place: the reader's page stays latched until its transaction ends, so a
+     * writer of the row is refused (no-wait) until then, and the reader's row cannot change under it.
+     * Fails with the page unlatched once the view is made.
+     */
+    @Test
+    void aReadersPageStaysLatchedUntilItsTransactionEnds() {
+        try (Database db = Database.builder().cc("2pl").computeNodes(1).table(SPREAD).build()) {
+            DatabaseNode node = db.node(0);
+            Table spread = node.table("spread");
+            assertTrue(node.run(tx -> {
+                for (long id = 1; id <= 2; id++) {
+                    long key = id;
+                    tx.insert(spread, r -> {
+                        r.setLong(0, key);
+                        r.setLong(1, 10 * key);
+                    });
+                }
+                return null;
+            }).committed());
+
+            Transaction reader = node.begin();
+            List<Boolean> onPage = new ArrayList<>();
+            assertTrue(reader.read(spread, 1, row -> onPage.add(row.onPage())));
+            assertEquals(List.of(true), onPage, "the row was handed in place");
+
+            Transaction writer = node.begin();
+            assertTrue(writer.update(spread, 2, r -> r.setLong(1, 0))); // its first latch, on the other page
+            AbortException refused = assertThrows(AbortException.class,
+                () -> writer.update(spread, 1, r -> r.setLong(1, 0)));
+            assertEquals(AbortReason.LOCK_CONFLICT, refused.reason());
+
+            assertTrue(reader.commit().committed());
+            assertTrue(node.run(tx -> tx.update(spread, 1, r -> r.setLong(1, 1))).committed(),
+                "free once the reader committed");
         }
     }
 }
