@@ -239,12 +239,10 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         if (table.insertOnly() && held.get(table.pageOf(rid)) == null) {
             return readCommittedForGood(table, rid, frameHint, expected, into);
         }
-        Held page = latchToRead(table, rid, frameHint, expected);
-        if (page == null) {
+        if (latchToRead(table, rid, frameHint, expected) == null) {
             return false;
         }
-        // Wrapped again: the predicate may have read through the table's shared view meanwhile.
-        copyView(table).wrap(into).copyFrom(view(table).wrap(page.handle, table.slotOf(rid)));
+        copyView(table).wrap(into).copyFrom(view(table)); // latchToRead left the table's view on the row
         return true;
     }
 
@@ -257,13 +255,16 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     public TupleView readView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
                               TupleBuffer into, TupleView rowView) {
         if (table.insertOnly() && held.get(table.pageOf(rid)) == null) {
-            return readCommittedForGood(table, rid, frameHint, expected, into) ? rowView.wrapReadOnly(into) : null;
+            return CcTransaction.super.readView(table, rid, frameHint, expected, into, rowView); // copied
         }
         Held page = latchToRead(table, rid, frameHint, expected);
         return page == null ? null : rowView.wrapReadOnly(page.handle, table.slotOf(rid));
     }
 
-    /** The row's page, latched to commit (S, or the X held), when the row is readable and expected; else null. */
+    /**
+     * The row's page, latched to commit (S, or the X held), when the row is readable and expected, with
+     * the table's shared view left on the row; else null.
+     */
     private Held latchToRead(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected) {
         Held page = latch(table.pageOf(rid), false, frameHint);
         lastFrame = page.handle.frameIndex();

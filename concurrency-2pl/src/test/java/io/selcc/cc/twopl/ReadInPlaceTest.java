@@ -37,20 +37,7 @@ class ReadInPlaceTest {
             DatabaseNode node = db.node(0);
             Table accounts = node.table("accounts");
             Table ledger = node.table("ledger");
-            assertTrue(node.run(tx -> {
-                for (long id = 1; id <= 3; id++) {
-                    long key = id;
-                    tx.insert(accounts, r -> {
-                        r.setLong(0, key);
-                        r.setLong(1, 10 * key);
-                    });
-                    tx.insert(ledger, r -> {
-                        r.setLong(0, key);
-                        r.setLong(1, 10 * key);
-                    });
-                }
-                return null;
-            }).committed());
+            insertRows(node, 3, accounts, ledger);
 
             Transaction tx = node.begin();
             List<Boolean> onPage = new ArrayList<>();
@@ -74,6 +61,7 @@ class ReadInPlaceTest {
                 "the accounts' rows in place (one read, three visited), the ledger's committed row a copy");
         }
     }
+
     /**
      * The premise of the read in place: the reader's page stays latched until its transaction ends, so a
      * writer of the row is refused (no-wait) until then, and the reader's row cannot change under it.
@@ -84,16 +72,7 @@ class ReadInPlaceTest {
         try (Database db = Database.builder().cc("2pl").computeNodes(1).table(SPREAD).build()) {
             DatabaseNode node = db.node(0);
             Table spread = node.table("spread");
-            assertTrue(node.run(tx -> {
-                for (long id = 1; id <= 2; id++) {
-                    long key = id;
-                    tx.insert(spread, r -> {
-                        r.setLong(0, key);
-                        r.setLong(1, 10 * key);
-                    });
-                }
-                return null;
-            }).committed());
+            insertRows(node, 2, spread);
 
             Transaction reader = node.begin();
             List<Boolean> onPage = new ArrayList<>();
@@ -110,5 +89,21 @@ class ReadInPlaceTest {
             assertTrue(node.run(tx -> tx.update(spread, 1, r -> r.setLong(1, 1))).committed(),
                 "free once the reader committed");
         }
+    }
+
+    /** Rows 1..count, value 10 x id, into each table, committed in one transaction. */
+    private static void insertRows(DatabaseNode node, int count, Table... tables) {
+        assertTrue(node.run(tx -> {
+            for (long id = 1; id <= count; id++) {
+                long key = id;
+                for (Table table : tables) {
+                    tx.insert(table, r -> {
+                        r.setLong(0, key);
+                        r.setLong(1, 10 * key);
+                    });
+                }
+            }
+            return null;
+        }).committed());
     }
 }
