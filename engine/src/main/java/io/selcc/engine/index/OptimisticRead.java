@@ -21,8 +21,11 @@ final class OptimisticRead {
     long next;
     boolean movedRight;
 
-    OptimisticRead(GclHandle handle, boolean unique) {
+    private final NodeFrames frames;
+
+    OptimisticRead(GclHandle handle, boolean unique, NodeFrames frames) {
         this.handle = handle;
+        this.frames = frames;
         this.view = new BLinkNode(unique);
     }
 
@@ -33,9 +36,10 @@ final class OptimisticRead {
      */
     boolean read(ComputeNode node, long address, long k, long v) {
         GclHandle h = handle;
-        if (!node.tryOptimisticRead(address, h)) {
+        if (!node.tryOptimisticRead(address, h, frames.frameOf(address))) {
             return false;
         }
+        frames.remember(h);
         int level;
         long next;
         boolean movedRight;

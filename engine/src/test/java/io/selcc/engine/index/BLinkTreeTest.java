@@ -566,4 +566,73 @@ class BLinkTreeTest {
             a[j] = t;
         }
     }
+
+    /**
+     * A thread's operations hand the compute node the frames they last found the tree's nodes in
+     * ({@link NodeFrames}): inner nodes' optimistic reads and, through a guard that takes guesses (as
+     * no-wait 2PL's does), leaf latches. A guess gone stale (the tree's lines evicted and their frames
+     * taken by other lines) costs a lookup, never an answer: every key is still found and inserts still
+     * land. Shown failing with the cache's tag check removed for hinted hits and hinted optimistic reads
+     * (the other lines' bytes were read as nodes), and with the tree passing {@code NO_FRAME} instead of
+     * its guess (no stale guess met).
+     */
+    @Test
+    void nodeFrameGuessesNameTheNodesFramesAndAStaleOneCostsOnlyALookup() {
+        long seed = 20261129L;
+        System.out.println("nodeFrameGuesses seed=" + seed);
+        BLinkTree tree = BLinkTree.create(node, true);
+        long[] keys = LongStream.range(0, 2_000).toArray();
+        shuffle(keys, new SplittableRandom(seed));
+        LeafGuard guessing = new LeafGuard() {
+            @Override
+            public GclHandle latch(ComputeNode n, long address, boolean exclusive, boolean mayRefuse) {
+                return exclusive ? n.xLock(address) : n.sLock(address);
+            }
+
+            @Override
+            public GclHandle latch(ComputeNode n, long address, boolean exclusive, boolean mayRefuse, int frameHint) {
+                GclHandle h = n.tryLock(address, exclusive, frameHint);
+                return h != null ? h : latch(n, address, exclusive, mayRefuse);
+            }
+
+            @Override
+            public void unlatch(ComputeNode n, GclHandle handle) {
+                n.unlock(handle);
+            }
+        };
+        for (long k : keys) {
+            assertEquals(InsertOutcome.INSERTED, tree.insert(k, 10 * k, guessing));
+        }
+        assertTrue(BLinkTreeChecker.check(tree).height() >= 3, "inner nodes to guess at");
+        for (long k : keys) {
+            assertEquals(10 * k, tree.lookup(k, -1, guessing));
+        }
+        long guessesBefore = tree.frameGuesses();
+        long staleBefore = node.counters().snapshot().get(Counter.FRAME_HINT_MISSES);
+        for (long k : keys) {
+            assertEquals(10 * k, tree.lookup(k, -1, guessing));
+        }
+        assertTrue(tree.frameGuesses() - guessesBefore >= keys.length, "every lookup guessed a frame");
+        assertEquals(staleBefore, node.counters().snapshot().get(Counter.FRAME_HINT_MISSES), "no guess stale yet");
+
+        // Four cache-fulls of other lines: the tree's lines are evicted and their frames taken by others.
+        long evictionsBefore = node.counters().snapshot().get(Counter.EVICTIONS);
+        for (int i = 0; i < 4 * 256; i++) {
+            GclHandle h = node.xLock(node.allocate());
+            h.putLong(0, -i); // not a node's bytes
+            node.unlock(h);
+        }
+        assertTrue(node.counters().snapshot().get(Counter.EVICTIONS) - evictionsBefore >= 3 * 256, "lines left the cache");
+        for (long k : keys) {
+            assertEquals(10 * k, tree.lookup(k, -1, guessing), "key " + k + " after its nodes moved");
+        }
+        for (long k = 2_000; k < 2_200; k++) {
+            assertEquals(InsertOutcome.INSERTED, tree.insert(k, 10 * k, guessing));
+        }
+        assertTrue(node.counters().snapshot().get(Counter.FRAME_HINT_MISSES) > staleBefore, "stale guesses were met");
+        assertEquals(2_200, BLinkTreeChecker.check(tree).entries());
+        for (long k = 0; k < 2_200; k++) {
+            assertEquals(10 * k, tree.lookup(k, -1), "key " + k);
+        }
+    }
 }
