@@ -584,11 +584,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             return h;
         }
         if (exclusive && !h.handle.isExclusive()) {
+            int frame = h.handle.frameIndex(); // where the X latch will most likely find the page too
             node.unlock(h.handle);
             // Not held while upgrading: if the acquire throws (this node crashed), the rollback must not
             // unlock the released S latch a second time.
             held.remove(page);
-            GclHandle upgraded = acquire(node, page, true);
+            GclHandle upgraded = acquire(node, page, true, frame);
             if (upgraded == null) {
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }
@@ -638,9 +639,10 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 if (!exclusive || h.handle.isExclusive()) {
                     return h.handle;
                 }
+                int frame = h.handle.frameIndex();
                 computeNode.unlock(h.handle);
                 held.remove(address); // not held while upgrading: an acquire that throws must not leave it to unlock again
-                GclHandle upgraded = mayRefuse ? acquire(computeNode, address, true) : computeNode.xLock(address);
+                GclHandle upgraded = mayRefuse ? acquire(computeNode, address, true, frame) : computeNode.xLock(address);
                 if (upgraded == null) {
                     refusal = AbortReason.UPGRADE_CONFLICT;
                     refusedAt = address;

@@ -1,0 +1,76 @@
+package io.selcc.cc.twopl;
+
+import io.selcc.cache.ComputeNode;
+import io.selcc.engine.Database;
+import io.selcc.engine.DatabaseNode;
+import io.selcc.engine.Table;
+import io.selcc.engine.TableDefinition;
+import io.selcc.engine.cc.AbortReason;
+import io.selcc.storage.HeapTable;
+import io.selcc.storage.Schema;
+import io.selcc.storage.TupleBuffer;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A page held in S and then written is upgraded (S released, X taken): the X latch goes to the cache with
+ * the frame the S latch had as its guess, instead of a lookup of the page's address (a New-Order reads
+ * each stock row, then updates it). Seen through a compute node that records the guesses of refusing
+ * latches. Fails with the upgrade passing {@code NO_FRAME}.
+ */
+class UpgradeFrameGuessTest {
+    private static final Schema ROW = Schema.builder().addLong("id").addLong("value").build();
+    private static final TableDefinition ACCOUNTS = TableDefinition.of("accounts", ROW, r -> r.getLong(0));
+
+    @Test
+    void anUpgradeGuessesTheFrameItsSharedLatchHad() {
+        try (Database db = Database.builder().cc("2pl").computeNodes(1).table(ACCOUNTS).build()) {
+            DatabaseNode node = db.node(0);
+            Table accounts = node.table("accounts");
+            assertTrue(node.run(tx -> {
+                tx.insert(accounts, r -> {
+                    r.setLong(0, 1);
+                    r.setLong(1, 10);
+                });
+                return null;
+            }).committed());
+            long[] rid = new long[1];
+            accounts.primaryIndex().forEachEntry((key, value) -> {
+                rid[0] = value;
+                return true;
+            });
+            ComputeNode real = node.computeNode();
+            List<Integer> exclusiveGuesses = new ArrayList<>();
+            ComputeNode recording = (ComputeNode) Proxy.newProxyInstance(ComputeNode.class.getClassLoader(),
+                new Class<?>[] {ComputeNode.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("tryLock") && args.length == 3 && (Boolean) args[1]) {
+                        exclusiveGuesses.add((Integer) args[2]);
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+            TwoPhaseLockingTransaction tx = new TwoPhaseLockingTransaction(recording,
+                ThreadLocal.withInitial(TwoPhaseLockingTransaction.Workspace::new), ComputeNode.NO_AGE);
+            HeapTable heap = accounts.heap();
+            TupleBuffer buffer = new TupleBuffer(ROW);
+            assertTrue(tx.read(heap, rid[0], ComputeNode.NO_FRAME, row -> row.getLong(0) == 1, buffer));
+            int sharedFrame = tx.lastFrame();
+            assertNotEquals(ComputeNode.NO_FRAME, sharedFrame, "the page is cached");
+            assertTrue(tx.update(heap, rid[0], ComputeNode.NO_FRAME, row -> true, row -> row.setLong(1, 11), null,
+                new TupleBuffer(ROW)));
+            assertEquals(List.of(sharedFrame), exclusiveGuesses, "the upgrade's X latch, with the S latch's frame");
+            tx.abort(AbortReason.USER_ABORT);
+        }
+    }
+}
