@@ -625,13 +625,6 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
         @Override
         public GclHandle latch(ComputeNode computeNode, long address, boolean exclusive, boolean mayRefuseHere) {
-            return latch(computeNode, address, exclusive, mayRefuseHere, ComputeNode.NO_FRAME);
-        }
-
-        /** The guess at the leaf's frame goes to a refusing acquire of a leaf not held yet; a wait ignores it. */
-        @Override
-        public GclHandle latch(ComputeNode computeNode, long address, boolean exclusive, boolean mayRefuseHere,
-                               int frameHint) {
             checkActive(); // an ended transaction's workspace belongs to the thread's next one
             boolean mayRefuse = refuses && mayRefuseHere;
             Held h = held.get(address);
@@ -658,7 +651,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 return upgraded;
             }
             GclHandle latched = mayRefuse
-                ? acquire(computeNode, address, exclusive, frameHint)
+                ? acquire(computeNode, address, exclusive)
                 : (exclusive ? computeNode.xLock(address) : computeNode.sLock(address));
             if (latched == null) {
                 refusal = AbortReason.LOCK_CONFLICT;

@@ -635,11 +635,6 @@ public final class BLinkTree {
         return contexts.get().hints.taken();
     }
 
-    /** Node frames the calling thread's operations on this tree guessed (see {@link NodeFrames}). */
-    long frameGuesses() {
-        return contexts.get().frames.guessed();
-    }
-
     int leafCapacity() {
         return leafCapacity;
     }

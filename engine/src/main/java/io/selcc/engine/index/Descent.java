@@ -43,7 +43,7 @@ final class Descent {
                 mayBeLeaf = !c.optimistic.movedRight && c.optimistic.level == LEAF_LEVEL + 1;
                 continue;
             }
-            GclHandle h = mayBeLeaf ? latchViaGuard(c, address, false, true) : node.sLock(address);
+            GclHandle h = mayBeLeaf ? c.guard.latch(node, address, false, true) : node.sLock(address);
             if (h == null) {
                 return null;
             }
@@ -120,7 +120,7 @@ final class Descent {
             // The root may be a leaf (and held by the transaction): it goes through the guard, which may
             // refuse only where nothing changed yet (a leaf-level operation's start).
             boolean viaGuard = address == root;
-            GclHandle h = viaGuard ? latchViaGuard(c, address, false, level == LEAF_LEVEL) : node.sLock(address);
+            GclHandle h = viaGuard ? c.guard.latch(node, address, false, level == LEAF_LEVEL) : node.sLock(address);
             if (h == null) {
                 return REFUSED;
             }
@@ -161,7 +161,7 @@ final class Descent {
         long address = start;
         while (true) {
             boolean viaGuard = level == LEAF_LEVEL || address == root;
-            GclHandle h = viaGuard ? latchViaGuard(c, address, true, level == LEAF_LEVEL) : node.xLock(address);
+            GclHandle h = viaGuard ? c.guard.latch(node, address, true, level == LEAF_LEVEL) : node.xLock(address);
             if (h == null) {
                 return null;
             }
@@ -194,18 +194,6 @@ final class Descent {
                 return null;
             }
         }
-    }
-
-    /**
-     * Latches a leaf (or the root) through the guard, with the frame this thread last found it in as a
-     * guess, and remembers the frame it is in now.
-     */
-    GclHandle latchViaGuard(TreeContext c, long address, boolean exclusive, boolean mayRefuse) {
-        GclHandle h = c.guard.latch(node, address, exclusive, mayRefuse, c.frames.frameOf(address));
-        if (h != null) {
-            c.frames.remember(h);
-        }
-        return h;
     }
 
     /** Releases a latch taken through the guard ({@code viaGuard}) or directly. */

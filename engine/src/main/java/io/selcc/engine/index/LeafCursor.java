@@ -141,7 +141,7 @@ abstract sealed class LeafCursor {
 
         @Override
         GclHandle nextLeaf(Descent descent, TreeContext c) {
-            return descent.latchViaGuard(c, right, false, true);
+            return c.guard.latch(descent.node(), right, false, true);
         }
     }
 

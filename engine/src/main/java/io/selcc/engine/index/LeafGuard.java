@@ -26,15 +26,6 @@ public interface LeafGuard {
      */
     GclHandle latch(ComputeNode node, long address, boolean exclusive, boolean mayRefuse);
 
-    /**
-     * {@link #latch(ComputeNode, long, boolean, boolean)} with a guess at the cache frame the node is in
-     * ({@link ComputeNode#tryLock}'s hint, checked by the node before use). A guard whose latches may
-     * wait ignores it (the node takes guesses on its refusing latch only); so does this default.
-     */
-    default GclHandle latch(ComputeNode node, long address, boolean exclusive, boolean mayRefuse, int frameHint) {
-        return latch(node, address, exclusive, mayRefuse);
-    }
-
     /** The tree is done with a handle from {@link #latch} or {@link #adopt}; release it unless the transaction keeps it. */
     void unlatch(ComputeNode node, GclHandle handle);
 

@@ -21,11 +21,8 @@ final class OptimisticRead {
     long next;
     boolean movedRight;
 
-    private final NodeFrames frames;
-
-    OptimisticRead(GclHandle handle, boolean unique, NodeFrames frames) {
+    OptimisticRead(GclHandle handle, boolean unique) {
         this.handle = handle;
-        this.frames = frames;
         this.view = new BLinkNode(unique);
     }
 
@@ -36,10 +33,9 @@ final class OptimisticRead {
      */
     boolean read(ComputeNode node, long address, long k, long v) {
         GclHandle h = handle;
-        if (!node.tryOptimisticRead(address, h, frames.frameOf(address))) {
+        if (!node.tryOptimisticRead(address, h)) {
             return false;
         }
-        frames.remember(h);
         int level;
         long next;
         boolean movedRight;

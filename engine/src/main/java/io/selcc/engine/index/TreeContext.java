@@ -28,8 +28,6 @@ final class TreeContext {
     final OptimisticRead optimistic;
     final DescentPath path = new DescentPath();
     final LeafHints hints;
-    /** Where this thread last found the tree's nodes cached: the guesses its reads and latches hand the node. */
-    final NodeFrames frames = new NodeFrames();
 
     // A scan's cursors, one per direction, and the buffer a leaf's entries are copied to.
     final LeafCursor forward = new LeafCursor.Forward();
@@ -38,7 +36,7 @@ final class TreeContext {
     final long[] values;
 
     TreeContext(boolean unique, int leafCapacity, GclHandle optimistic) {
-        this.optimistic = new OptimisticRead(optimistic, unique, frames);
+        this.optimistic = new OptimisticRead(optimistic, unique);
         this.view = new BLinkNode(unique);
         this.sibling = new BLinkNode(unique);
         this.third = new BLinkNode(unique);
