@@ -46,6 +46,8 @@ public class HitPathBenchmark {
     /** The frame {@link #gcl} is cached in, as a record id hint keeps it. */
     private int frame;
     private long selGcl;
+    /** The benchmark thread's kept handle ({@code ComputeNode.keptHandle}), made in the thread's first call. */
+    private GclHandle kept;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -79,6 +81,22 @@ public class HitPathBenchmark {
     @Benchmark
     public long sharedHitHinted() {
         GclHandle h = cached.tryLock(gcl, false, frame);
+        long value = h.getLong(0);
+        cached.unlock(h);
+        return value;
+    }
+
+    /**
+     * {@link #sharedHitHinted} into a handle the caller keeps ({@code ComputeNode.tryLock(spare, ...)}): no
+     * handle taken from the thread's pool and given back, no per-thread lookup.
+     */
+    @Benchmark
+    public long sharedHitKept() {
+        GclHandle h = kept;
+        if (h == null) {
+            h = kept = cached.keptHandle(); // by the thread that latches it (JMH's setup may run on another)
+        }
+        h = cached.tryLock(h, gcl, false, frame);
         long value = h.getLong(0);
         cached.unlock(h);
         return value;

@@ -115,6 +115,44 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         return lockHinted(checkGcl(address), exclusive, frameHint);
     }
 
+    @Override
+    public final GclHandle keptHandle() {
+        return new GclHandle(this, handlePool());
+    }
+
+    @Override
+    public final GclHandle tryLock(GclHandle spare, long address, boolean exclusive, int frameHint) {
+        long checked = checkGcl(address);
+        if (spare == null || spare.owner != this || !spare.kept) {
+            throw new IllegalArgumentException("not a kept handle of this node: handle=" + spare + " node=" + nodeId);
+        }
+        if (!spare.released) {
+            throw new IllegalStateException("kept handle still latched: " + spare);
+        }
+        if (spare.pool.owner != Thread.currentThread()) {
+            return lockHinted(checked, exclusive, frameHint); // another thread's counts: a pooled handle instead
+        }
+        return lockInto(spare, checked, exclusive, frameHint);
+    }
+
+    /**
+     * {@link #tryLock(GclHandle, long, boolean, int)} for the spare's own thread: by default the latch of
+     * {@link #lockHinted}, moved into the spare.
+     */
+    GclHandle lockInto(GclHandle spare, long address, boolean exclusive, int frameHint) {
+        GclHandle latched = lockHinted(address, exclusive, frameHint);
+        return latched == null ? null : moveInto(spare, latched);
+    }
+
+    /** Moves the latch {@code latched} holds into {@code spare}, and {@code latched} back to its pool. */
+    final GclHandle moveInto(GclHandle spare, GclHandle latched) {
+        spare.takeOver(latched);
+        if (latched.pool != null && !latched.kept) {
+            latched.pool.giveBack(latched);
+        }
+        return spare;
+    }
+
     /** {@link #tryLock}: a node without frames has nothing to guess at. */
     GclHandle lockHinted(long address, boolean exclusive, int frameHint) {
         return lock(address, exclusive, true);
@@ -264,7 +302,7 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         handle.released = true;
         release(handle);
         HandlePool pool = handle.pool;
-        if (pool != null) {
+        if (pool != null && !handle.kept) {
             pool.giveBack(handle);
         }
     }

@@ -112,6 +112,25 @@ public interface ComputeNode {
     GclHandle tryLock(long address, boolean exclusive, int frameHint);
 
     /**
+     * A handle for the calling thread to keep and latch again and again with {@link #tryLock(GclHandle,
+     * long, boolean, int)}: a hit then binds it instead of taking a handle from the thread's pool (one
+     * per-thread lookup and a pool's take and give-back fewer per access). It is released by
+     * {@link #unlock} as any handle, and stays the caller's; it must not be used while latched.
+     */
+    GclHandle keptHandle();
+
+    /**
+     * {@link #tryLock(long, boolean, int)} into {@code spare}, a {@link #keptHandle()} of this node that is
+     * not latched: returns {@code spare} latched, or null when refused. On a thread other than the one that
+     * made {@code spare} the latch comes in a handle of that thread's own, returned instead (a kept handle
+     * counts its latches on its thread's counters, which only that thread writes).
+     *
+     * @throws IllegalArgumentException if {@code spare} is not a kept handle of this node
+     * @throws IllegalStateException if {@code spare} is latched
+     */
+    GclHandle tryLock(GclHandle spare, long address, boolean exclusive, int frameHint);
+
+    /**
      * Brings into the CPU's cache, ahead of an access that will latch the line at {@code address}, the
      * header of frame {@code frameHint} and the bytes {@code [offset, offset + length)} of the data region
      * it caches (clamped to the region): a batch of such calls lets the memory system fetch them at once,

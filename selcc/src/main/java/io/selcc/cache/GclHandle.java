@@ -50,13 +50,75 @@ public final class GclHandle {
     long age = ComputeNode.NO_AGE;
     /** The pool this handle came from, where its unlock puts it back (null: made outside a pool). */
     AbstractComputeNode.HandlePool pool;
+    /**
+     * A handle its caller keeps and latches again and again ({@link ComputeNode#keptHandle}): its unlock
+     * does not put it in a pool, and {@link #pool} names the thread whose counts its latches add to.
+     */
+    final boolean kept;
 
     GclHandle(AbstractComputeNode owner, CacheFrame frame, MemorySegment copy, MemorySegment memory, long base,
               long address, boolean exclusive, long stamp) {
         this.owner = owner;
         this.optimistic = false;
         this.image = false;
+        this.kept = false;
         rebind(frame, copy, memory, base, address, exclusive, stamp);
+    }
+
+    /** An unbound kept handle of {@code pool}'s thread (see {@link #kept}). */
+    GclHandle(AbstractComputeNode owner, AbstractComputeNode.HandlePool pool) {
+        this.owner = owner;
+        this.optimistic = false;
+        this.image = false;
+        this.kept = true;
+        this.pool = pool;
+        this.released = true; // unusable until latched
+    }
+
+    /**
+     * Binds a kept handle to a cached frame's latch just taken: what {@link #rebind} does, without the
+     * stores that would write what a kept handle's last latch of the same pool left (its segment, no copy,
+     * no view), as a hit's handle is rebound on every access.
+     */
+    void bindKept(CacheFrame frame, MemorySegment pool, long base, long address, boolean exclusive, long stamp) {
+        this.frame = frame;
+        if (this.copy != null) {
+            this.copy = null;
+        }
+        if (this.memory != pool) {
+            this.memory = pool;
+        }
+        this.base = base;
+        this.address = address;
+        this.exclusive = exclusive;
+        this.stamp = stamp;
+        this.released = false;
+        if (this.dataView != null) {
+            this.dataView = null;
+        }
+        this.dirtyLow = CacheFrame.CLEAN;
+        this.dirtyHigh = 0;
+        this.age = ComputeNode.NO_AGE;
+    }
+
+    /**
+     * Makes this kept handle the handle of the latch {@code from} holds (taken by the full path), and
+     * {@code from} a released handle: the latch moves, it is neither released nor taken again.
+     */
+    void takeOver(GclHandle from) {
+        this.frame = from.frame;
+        this.copy = from.copy;
+        this.memory = from.memory;
+        this.base = from.base;
+        this.address = from.address;
+        this.exclusive = from.exclusive;
+        this.stamp = from.stamp;
+        this.released = false;
+        this.dataView = null;
+        this.dirtyLow = from.dirtyLow;
+        this.dirtyHigh = from.dirtyHigh;
+        this.age = from.age;
+        from.released = true;
     }
 
     /** Makes a handle given back by unlock the handle of a new latch (see {@link AbstractComputeNode#handle}). */
@@ -82,6 +144,7 @@ public final class GclHandle {
         this.exclusive = false;
         this.optimistic = true;
         this.image = false;
+        this.kept = false;
         this.released = true; // unusable until bound
     }
 
@@ -90,6 +153,7 @@ public final class GclHandle {
         this.owner = owner;
         this.optimistic = false;
         this.image = true;
+        this.kept = false;
         rebind(null, image, image, 0, address, true, 0);
     }
 

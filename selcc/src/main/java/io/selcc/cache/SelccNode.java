@@ -293,6 +293,11 @@ final class SelccNode extends AbstractComputeNode {
                 return hit;
             }
         }
+        return lockPastHit(address, exclusive, tryOnly, age);
+    }
+
+    /** {@link #lock} once the hit path declined (or was not tried): finds or installs the frame, latches it. */
+    private GclHandle lockPastHit(long address, boolean exclusive, boolean tryOnly, long age) {
         while (true) {
             CacheFrame frame = frameOf(address);
             boolean installed = frame == null; // by this attempt: a failed acquire returns it to the free list
@@ -393,10 +398,45 @@ final class SelccNode extends AbstractComputeNode {
      * handle keeps a reference to it without reading it.
      */
     private GclHandle tryHit(long address, boolean exclusive, int frameHint) {
+        int index = hitIndex(address, exclusive, frameHint);
+        if (index == FrameTable.ABSENT) {
+            return null;
+        }
+        HandlePool handles = handlePool();
+        NodeCounters.add(handles.counts, Counter.CACHE_HITS, 1);
+        return handle(handles, frames[index], null, pool, poolOffset(index), address, exclusive, hitStamp(exclusive));
+    }
+
+    /** {@link #tryHit} into a kept handle: bound, not taken from the pool; the full path otherwise. */
+    @Override
+    GclHandle lockInto(GclHandle spare, long address, boolean exclusive, int frameHint) {
+        if (seam == null) {
+            int index = hitIndex(address, exclusive, frameHint);
+            if (index != FrameTable.ABSENT) {
+                NodeCounters.add(spare.pool.counts, Counter.CACHE_HITS, 1);
+                spare.bindKept(frames[index], pool, poolOffset(index), address, exclusive, hitStamp(exclusive));
+                return spare;
+            }
+        }
+        GclHandle latched = seam == null ? lockPastHit(address, exclusive, true, NO_AGE) // not the hit a second time
+            : lock(address, exclusive, true, NO_AGE, frameHint);
+        return latched == null ? null : moveInto(spare, latched);
+    }
+
+    /** The stamp {@link FrameHeader#tryLatchFrom} gave a hit's latch. */
+    private static long hitStamp(boolean exclusive) {
+        return exclusive ? FrameHeader.WRITE_STAMP : FrameHeader.READ_STAMP;
+    }
+
+    /**
+     * The hit itself: the frame latched, or {@link FrameTable#ABSENT} with nothing latched. Reads the
+     * frame's header (tag, latch, ownership, flags) by index, never the {@link CacheFrame} object.
+     */
+    private int hitIndex(long address, boolean exclusive, int frameHint) {
         boolean hinted = isFrame(frameHint);
         int index = hinted ? frameHint : frameIndexOf(address);
         if (index == FrameTable.ABSENT) {
-            return null;
+            return FrameTable.ABSENT;
         }
         int at = FrameHeader.at(index);
         // The word first, then the tag: a latch CASed from this very word proves no writer came between,
@@ -405,9 +445,9 @@ final class SelccNode extends AbstractComputeNode {
         if (FrameHeader.tag(headers, at) != address) {
             if (hinted) { // the guessed frame caches another line now (or none): look the address up
                 counters.increment(Counter.FRAME_HINT_MISSES);
-                return tryHit(address, exclusive, NO_FRAME);
+                return hitIndex(address, exclusive, NO_FRAME);
             }
-            return null; // a frame that moved on since the lookup: the full path looks again
+            return FrameTable.ABSENT; // a frame that moved on since the lookup: the full path looks again
         }
         if (hinted) {
             FrameHeader.touch(headers, at); // as a lookup touches what it finds
@@ -417,18 +457,15 @@ final class SelccNode extends AbstractComputeNode {
             if (frame.clearStalePendingFlag()) {
                 invalidations.servePendingIfIdle(frame);
             }
-            return null; // the lease counts this acquisition: the full path
+            return FrameTable.ABSENT; // the lease counts this acquisition: the full path
         }
         if (!FrameHeader.permits(FrameHeader.ownership(word), exclusive)) {
-            return null; // a remote acquire: the full path
+            return FrameTable.ABSENT; // a remote acquire: the full path
         }
-        long stamp = FrameHeader.tryLatchFrom(headers, at, word, exclusive);
-        if (stamp == 0) {
-            return null; // busy, or the word moved: the full path looks again
+        if (FrameHeader.tryLatchFrom(headers, at, word, exclusive) == 0) {
+            return FrameTable.ABSENT; // busy, or the word moved: the full path looks again
         }
-        HandlePool handles = handlePool();
-        NodeCounters.add(handles.counts, Counter.CACHE_HITS, 1);
-        return handle(handles, frames[index], null, pool, poolOffset(index), address, exclusive, stamp);
+        return index;
     }
 
     /**

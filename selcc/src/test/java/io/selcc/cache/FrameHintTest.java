@@ -106,7 +106,7 @@ class FrameHintTest {
     }
 
     /** The frame that caches {@code line} on {@code node} (latched and released to find out). */
-    private static int frameOf(ComputeNode node, long line) {
+    static int frameOf(ComputeNode node, long line) {
         GclHandle h = node.sLock(line);
         try {
             return h.frameIndex();

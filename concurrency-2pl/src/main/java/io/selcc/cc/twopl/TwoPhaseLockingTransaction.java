@@ -67,6 +67,12 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     private static final class Held {
         GclHandle handle;
+        /**
+         * The thread's kept handle for this record's heap page latches ({@link ComputeNode#keptHandle}):
+         * a hit binds it instead of taking a handle from the node's pool. Made on first use, kept when the
+         * record is recycled; latched only while it is {@link #handle}.
+         */
+        private GclHandle spare;
         /** While shared: this transaction read tuples here (their marks are in readMarks, checked on upgrade). */
         boolean hasReads;
         /** A B-link leaf a predicate read covered: its version then (checked on upgrade); -1 otherwise. */
@@ -74,6 +80,13 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
         Held(GclHandle handle) {
             this.handle = handle;
+        }
+
+        GclHandle spare(ComputeNode node) {
+            if (spare == null) {
+                spare = node.keptHandle();
+            }
+            return spare;
         }
     }
 
@@ -150,6 +163,15 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             h.hasReads = false;
             h.leafVersion = -1;
             return h;
+        }
+
+        /** Takes back a record that never made it into {@link #held} (its latch was refused). */
+        void recycle(Held h) {
+            h.handle = null;
+            if (spareCount == spareHeld.length) {
+                spareHeld = Arrays.copyOf(spareHeld, spareCount * 2);
+            }
+            spareHeld[spareCount++] = h;
         }
 
         void release() {
@@ -517,6 +539,14 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         return computeNode.lockOrDie(address, exclusive, age);
     }
 
+    /** {@link #acquire(ComputeNode, long, boolean, int)} of a heap page into the record's kept handle (no-wait only). */
+    private GclHandle acquire(long page, boolean exclusive, int frameHint, Held into) {
+        if (age == ComputeNode.NO_AGE) {
+            return node.tryLock(into.spare(node), page, exclusive, frameHint);
+        }
+        return node.lockOrDie(page, exclusive, age);
+    }
+
     /**
      * A no-wait transaction waits a while for its first latch: holding nothing, it cannot be part of a
      * waits-for cycle among transactions that each wait on one thread, so queueing behind the holder spares
@@ -527,8 +557,8 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * Heap pages only: an index leaf may be latched inside a tree operation. Not for a branch of a
      * distributed transaction: its other branches hold latches elsewhere meanwhile.
      */
-    private GclHandle acquireHeapPage(long page, boolean exclusive, int frameHint) {
-        GclHandle handle = acquire(node, page, exclusive, frameHint);
+    private GclHandle acquireHeapPage(long page, boolean exclusive, int frameHint, Held into) {
+        GclHandle handle = acquire(page, exclusive, frameHint, into);
         if (handle != null || age != ComputeNode.NO_AGE || !firstLatchWaits || held.size() != 0) {
             return handle;
         }
@@ -575,11 +605,13 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
         checkActive();
         Held h = held.get(page);
         if (h == null) {
-            GclHandle handle = acquireHeapPage(page, exclusive, frameHint);
+            h = workspace.newHeld(null);
+            GclHandle handle = acquireHeapPage(page, exclusive, frameHint, h);
             if (handle == null) {
+                workspace.recycle(h);
                 throw abortWith(AbortReason.LOCK_CONFLICT, page);
             }
-            h = workspace.newHeld(handle);
+            h.handle = handle;
             held.put(page, h);
             return h;
         }
@@ -589,7 +621,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             // Not held while upgrading: if the acquire throws (this node crashed), the rollback must not
             // unlock the released S latch a second time.
             held.remove(page);
-            GclHandle upgraded = acquire(node, page, true, frame);
+            GclHandle upgraded = acquire(page, true, frame, h); // the S latch was released: its kept handle is free
             if (upgraded == null) {
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }

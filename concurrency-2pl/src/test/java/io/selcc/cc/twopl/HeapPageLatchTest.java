@@ -23,15 +23,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A page held in S and then written is upgraded (S released, X taken): the X latch goes to the cache with
  * the frame the S latch had as its guess, instead of a lookup of the page's address (a New-Order reads
- * each stock row, then updates it). Seen through a compute node that records the guesses of refusing
- * latches. Fails with the upgrade passing {@code NO_FRAME}.
+ * each stock row, then updates it). Both latches bind the latch record's kept handle
+ * ({@code ComputeNode.keptHandle}) rather than one from the node's pool. Seen through a compute node that
+ * records the refusing latches. Fails with the upgrade passing {@code NO_FRAME}, and with the heap page
+ * latches taken without the kept handle.
  */
-class UpgradeFrameGuessTest {
+class HeapPageLatchTest {
     private static final Schema ROW = Schema.builder().addLong("id").addLong("value").build();
     private static final TableDefinition ACCOUNTS = TableDefinition.of("accounts", ROW, r -> r.getLong(0));
 
     @Test
-    void anUpgradeGuessesTheFrameItsSharedLatchHad() {
+    void latchesBindTheKeptHandleAndAnUpgradeGuessesTheSharedLatchsFrame() {
         try (Database db = Database.builder().cc("2pl").computeNodes(1).table(ACCOUNTS).build()) {
             DatabaseNode node = db.node(0);
             Table accounts = node.table("accounts");
@@ -49,10 +51,15 @@ class UpgradeFrameGuessTest {
             });
             ComputeNode real = node.computeNode();
             List<Integer> exclusiveGuesses = new ArrayList<>();
+            List<Boolean> intoKeptHandle = new ArrayList<>(); // per refusing latch: into the record's kept handle
             ComputeNode recording = (ComputeNode) Proxy.newProxyInstance(ComputeNode.class.getClassLoader(),
                 new Class<?>[] {ComputeNode.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("tryLock") && args.length == 3 && (Boolean) args[1]) {
-                        exclusiveGuesses.add((Integer) args[2]);
+                    // tryLock(address, exclusive, frameHint) or tryLock(spare, address, exclusive, frameHint)
+                    if (method.getName().equals("tryLock")) {
+                        intoKeptHandle.add(args.length == 4);
+                        if ((Boolean) args[args.length - 2]) {
+                            exclusiveGuesses.add((Integer) args[args.length - 1]);
+                        }
                     }
                     try {
                         return method.invoke(real, args);
@@ -70,6 +77,7 @@ class UpgradeFrameGuessTest {
             assertTrue(tx.update(heap, rid[0], ComputeNode.NO_FRAME, row -> true, row -> row.setLong(1, 11), null,
                 new TupleBuffer(ROW)));
             assertEquals(List.of(sharedFrame), exclusiveGuesses, "the upgrade's X latch, with the S latch's frame");
+            assertEquals(List.of(true, true), intoKeptHandle, "the read's S latch and the upgrade's X latch, kept handles");
             tx.abort(AbortReason.USER_ABORT);
         }
     }

@@ -1,0 +1,183 @@
+package io.selcc.cache;
+
+import io.selcc.fabric.Counter;
+import io.selcc.fabric.CounterSnapshot;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A kept handle ({@link ComputeNode#keptHandle}, {@link ComputeNode#tryLock(GclHandle, long, boolean, int)})
+ * is latched again and again by the thread that made it: a hit binds it, a miss moves the full path's
+ * latch into it with the same round trips, a refusal leaves it free, and its unlock never puts it in the
+ * thread's pool, where a pooled latch would hand out the caller's handle. Shown failing with: the kept
+ * handle given back to the pool on unlock (a pooled latch returned it), the thread check removed (the
+ * other thread latched the first thread's handle), the hit's count left out, the dirty range of the
+ * previous latch kept by the hit's binding (the second write-back carried the first latch's bytes too:
+ * more bytes written).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
+class KeptHandleTest {
+    @Test
+    void aHitBindsTheKeptHandleAndCountsAsAHit() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            int frame = FrameHintTest.frameOf(node, line);
+            GclHandle kept = node.keptHandle();
+            assertThrows(IllegalStateException.class, () -> kept.getLong(0), "unlatched until latched");
+            for (int round = 0; round < 3; round++) {
+                boolean exclusive = round == 1;
+                long hits = node.counters().threadSnapshot().get(Counter.CACHE_HITS);
+                long roundTrips = node.counters().threadSnapshot().get(Counter.ROUND_TRIPS);
+                GclHandle h = node.tryLock(kept, line, exclusive, round == 2 ? ComputeNode.NO_FRAME : frame);
+                assertSame(kept, h, "the kept handle itself");
+                assertEquals(exclusive, h.isExclusive());
+                assertEquals(frame, h.frameIndex());
+                assertEquals(7, h.getLong(0));
+                assertEquals(hits + 1, node.counters().threadSnapshot().get(Counter.CACHE_HITS), "one hit counted");
+                assertEquals(roundTrips, node.counters().threadSnapshot().get(Counter.ROUND_TRIPS), "no round trip");
+                node.unlock(h);
+                assertThrows(IllegalStateException.class, () -> kept.getLong(0), "used after unlock");
+            }
+            GclHandle pooled = node.sLock(line);
+            assertNotSame(kept, pooled, "a pooled latch never hands out the kept handle");
+            node.unlock(pooled);
+            GclHandle again = node.sLock(line);
+            assertNotSame(kept, again);
+            node.unlock(again);
+        }
+    }
+
+    @Test
+    void aMissMovesTheFullPathsLatchIntoTheKeptHandleWithTheSameRoundTrips() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(16).build()) {
+            ComputeNode a = cluster.node(0);
+            ComputeNode b = cluster.node(1);
+            long first = a.allocate();
+            long second = a.allocate();
+            SequentialConsistencyTest.write(b, first, 11); // b holds both lines modified: a's latches miss
+            SequentialConsistencyTest.write(b, second, 12);
+
+            CounterSnapshot before = a.counters().threadSnapshot();
+            GclHandle pooled = a.tryLock(first, true, ComputeNode.NO_FRAME);
+            assertNotNull(pooled);
+            assertEquals(11, pooled.getLong(0));
+            a.unlock(pooled);
+            long pooledRoundTrips = a.counters().threadSnapshot().minus(before).get(Counter.ROUND_TRIPS);
+            assertTrue(pooledRoundTrips > 0, "a miss");
+
+            GclHandle kept = a.keptHandle();
+            before = a.counters().threadSnapshot();
+            GclHandle h = a.tryLock(kept, second, true, ComputeNode.NO_FRAME);
+            assertSame(kept, h, "the missed latch moved into the kept handle");
+            assertEquals(12, h.getLong(0));
+            h.putLong(0, 13);
+            a.unlock(h);
+            assertEquals(pooledRoundTrips, a.counters().threadSnapshot().minus(before).get(Counter.ROUND_TRIPS),
+                "the same round trips as the pooled latch's");
+            assertEquals(13, SequentialConsistencyTest.read(b, second), "the kept handle's write reached the other node");
+            // The pooled handle the full path used was released when its latch moved: the pool's next
+            // latch may hand it out again, and it works.
+            GclHandle next = a.sLock(second);
+            assertNotSame(kept, next);
+            assertEquals(13, next.getLong(0));
+            a.unlock(next);
+        }
+    }
+
+    @Test
+    void aRefusalLeavesTheKeptHandleFreeAndMisuseIsRefused() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            GclHandle writer = node.xLock(line);
+            GclHandle kept = node.keptHandle();
+            assertNull(node.tryLock(kept, line, false, ComputeNode.NO_FRAME), "refused: the line is held in X");
+            node.unlock(writer);
+            GclHandle h = node.tryLock(kept, line, false, ComputeNode.NO_FRAME);
+            assertSame(kept, h, "free after the refusal");
+            assertThrows(IllegalStateException.class, () -> node.tryLock(kept, line, false, ComputeNode.NO_FRAME),
+                "a latched kept handle");
+            node.unlock(h);
+
+            GclHandle pooled = node.sLock(line);
+            assertThrows(IllegalArgumentException.class, () -> node.tryLock(pooled, line, false, ComputeNode.NO_FRAME),
+                "not a kept handle");
+            node.unlock(pooled);
+            try (SelccCluster other = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+                GclHandle foreign = other.node(0).keptHandle();
+                assertThrows(IllegalArgumentException.class, () -> node.tryLock(foreign, line, false, ComputeNode.NO_FRAME),
+                    "another node's kept handle");
+            }
+        }
+    }
+
+    @Test
+    void anotherThreadGetsAHandleOfItsOwn() throws Exception {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            GclHandle kept = node.keptHandle();
+            CompletableFuture<long[]> other = new CompletableFuture<>();
+            Thread thread = Thread.ofPlatform().start(() -> {
+                try {
+                    long hits = node.counters().threadSnapshot().get(Counter.CACHE_HITS);
+                    GclHandle h = node.tryLock(kept, line, false, ComputeNode.NO_FRAME);
+                    long same = h == kept ? 1 : 0;
+                    long value = h.getLong(0);
+                    node.unlock(h);
+                    other.complete(new long[] {same, value, node.counters().threadSnapshot().get(Counter.CACHE_HITS) - hits});
+                } catch (Throwable t) {
+                    other.completeExceptionally(t);
+                }
+            });
+            long[] seen = other.get(30, TimeUnit.SECONDS);
+            thread.join();
+            assertEquals(0, seen[0], "not the first thread's kept handle");
+            assertEquals(7, seen[1]);
+            assertEquals(1, seen[2], "the hit counted on the thread that took it");
+            GclHandle h = node.tryLock(kept, line, false, ComputeNode.NO_FRAME);
+            assertSame(kept, h, "still free for its own thread");
+            node.unlock(h);
+        }
+    }
+
+    @Test
+    void eachLatchWritesBackOnlyItsOwnBytes() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(1).cacheFrames(16).build()) {
+            ComputeNode node = cluster.node(0);
+            long line = node.allocate();
+            SequentialConsistencyTest.write(node, line, 7);
+            GclHandle kept = node.keptHandle();
+            GclHandle h = node.tryLock(kept, line, true, ComputeNode.NO_FRAME);
+            h.putLong(0, 1); // left dirty in the frame by the unlock
+            node.unlock(h);
+            GclHandle cleaner = node.xLock(line);
+            node.writeThrough(cleaner); // the frame clean from here on
+            node.unlock(cleaner);
+
+            h = node.tryLock(kept, line, true, ComputeNode.NO_FRAME);
+            assertSame(kept, h);
+            h.putLong(h.dataSize() - 8, 2); // far from the first latch's write
+            long before = node.counters().threadSnapshot().get(Counter.BYTES_WRITTEN);
+            node.writeThrough(h);
+            long written = node.counters().threadSnapshot().get(Counter.BYTES_WRITTEN) - before;
+            node.unlock(h);
+            assertEquals(8, written, "the second latch's write-back carried its own eight bytes, no more");
+        }
+    }
+}
