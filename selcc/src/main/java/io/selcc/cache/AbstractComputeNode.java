@@ -126,11 +126,13 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
         if (spare == null || spare.owner != this || !spare.kept) {
             throw new IllegalArgumentException("not a kept handle of this node: handle=" + spare + " node=" + nodeId);
         }
+        if (spare.pool.owner != Thread.currentThread()) {
+            // Another thread's handle (its counts, its state): a pooled handle of this thread instead,
+            // whatever the owner is doing with it.
+            return lockHinted(checked, exclusive, frameHint);
+        }
         if (!spare.released) {
             throw new IllegalStateException("kept handle still latched: " + spare);
-        }
-        if (spare.pool.owner != Thread.currentThread()) {
-            return lockHinted(checked, exclusive, frameHint); // another thread's counts: a pooled handle instead
         }
         return lockInto(spare, checked, exclusive, frameHint);
     }
@@ -228,9 +230,9 @@ abstract sealed class AbstractComputeNode implements ComputeNode permits SelccNo
 
     /**
      * A handle for a latch just taken: one this thread's earlier unlocks gave back, else a new one.
-     * A row access then allocates no handle (issue 8). A caller that keeps a handle past its unlock
-     * breaks the contract anyway; reuse only means such a bug is caught until the handle's next latch
-     * ("used after unlock") instead of for ever.
+     * A row access then allocates no handle (issue 8). A caller that keeps a pooled handle past its
+     * unlock breaks the contract anyway (a handle to keep is a {@link #keptHandle}); reuse only means
+     * such a bug is caught until the handle's next latch ("used after unlock") instead of for ever.
      */
     final GclHandle handle(CacheFrame frame, MemorySegment copy, MemorySegment memory, long base, long address,
                            boolean exclusive, long stamp) {

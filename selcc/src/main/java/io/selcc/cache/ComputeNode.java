@@ -115,18 +115,20 @@ public interface ComputeNode {
      * A handle for the calling thread to keep and latch again and again with {@link #tryLock(GclHandle,
      * long, boolean, int)}: a hit then binds it instead of taking a handle from the thread's pool (one
      * per-thread lookup and a pool's take and give-back fewer per access). It is released by
-     * {@link #unlock} as any handle, and stays the caller's; it must not be used while latched.
+     * {@link #unlock} as any handle, stays the caller's, and is readable only while latched; it must not
+     * be offered to {@code tryLock} again before its unlock.
      */
     GclHandle keptHandle();
 
     /**
      * {@link #tryLock(long, boolean, int)} into {@code spare}, a {@link #keptHandle()} of this node that is
      * not latched: returns {@code spare} latched, or null when refused. On a thread other than the one that
-     * made {@code spare} the latch comes in a handle of that thread's own, returned instead (a kept handle
-     * counts its latches on its thread's counters, which only that thread writes).
+     * made {@code spare} the latch comes in a handle of the calling thread's own, returned instead, and
+     * {@code spare} is not touched, latched or not (a kept handle counts its latches on its thread's
+     * counters, which only that thread writes).
      *
      * @throws IllegalArgumentException if {@code spare} is not a kept handle of this node
-     * @throws IllegalStateException if {@code spare} is latched
+     * @throws IllegalStateException if {@code spare} is latched (offered by its own thread)
      */
     GclHandle tryLock(GclHandle spare, long address, boolean exclusive, int frameHint);
 

@@ -12,7 +12,8 @@ import java.lang.foreign.ValueLayout;
  * the dirty bytes. Writes through the {@link #data()} view must be declared with
  * {@link #markDirty(int, int)}.
  *
- * <p>Not thread-safe: it belongs to the thread that locked the GCL, until {@code unlock}.
+ * <p>Not thread-safe: it belongs to the thread that locked the GCL, until {@code unlock}; a kept handle
+ * ({@link ComputeNode#keptHandle}) belongs to the thread that made it, latched or not.
  */
 public final class GclHandle {
     private static final ValueLayout.OfLong LONG = ValueLayout.JAVA_LONG_UNALIGNED;
@@ -48,7 +49,10 @@ public final class GclHandle {
     int dirtyHigh;
     /** The wait-die age the frame counts this latch under ({@link CacheFrame#agedHolders}); NO_AGE for others. */
     long age = ComputeNode.NO_AGE;
-    /** The pool this handle came from, where its unlock puts it back (null: made outside a pool). */
+    /**
+     * The pool this handle came from, where its unlock puts it back (null: made outside a pool); for a
+     * kept handle, the pool of the thread it belongs to, whose counts its latches add to (never put back).
+     */
     AbstractComputeNode.HandlePool pool;
     /**
      * A handle its caller keeps and latches again and again ({@link ComputeNode#keptHandle}): its unlock
@@ -77,8 +81,8 @@ public final class GclHandle {
 
     /**
      * Binds a kept handle to a cached frame's latch just taken: what {@link #rebind} does, without the
-     * stores that would write what a kept handle's last latch of the same pool left (its segment, no copy,
-     * no view), as a hit's handle is rebound on every access.
+     * stores that would rewrite what its last latch in the same node's frame pool left (the pool segment,
+     * no copy, no view): a hit binds it on every access.
      */
     void bindKept(CacheFrame frame, MemorySegment pool, long base, long address, boolean exclusive, long stamp) {
         this.frame = frame;

@@ -27,7 +27,7 @@ import java.util.function.Predicate;
  * ({@link ComputeNode#lockOrDie}). Writes happen in place under the page's X latch, after the tuple's
  * before-image is saved for abort; each write bumps the tuple's version.
  *
- * <p>Upgrade S to X without deadlock: release the S latch, {@code tryXLock} (abort if busy), and abort
+ * <p>Upgrade S to X without deadlock: release the S latch, take X refusing when busy (abort), and abort
  * unless every tuple this transaction read on the page still has the version it read. Inserts go into
  * a page this transaction holds in X until commit, marked visible at commit.
  *
@@ -68,8 +68,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     private static final class Held {
         GclHandle handle;
         /**
-         * The thread's kept handle for this record's heap page latches ({@link ComputeNode#keptHandle}):
-         * a hit binds it instead of taking a handle from the node's pool. Made on first use, kept when the
+         * A kept handle for this record's heap page latches ({@link ComputeNode#keptHandle}): a hit binds
+         * it instead of taking a handle from the node's pool. Made on first use by the thread using the
+         * workspace (a transaction moved to another thread gets pooled handles instead), kept when the
          * record is recycled; latched only while it is {@link #handle}.
          */
         private GclHandle spare;
@@ -623,6 +624,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             held.remove(page);
             GclHandle upgraded = acquire(page, true, frame, h); // the S latch was released: its kept handle is free
             if (upgraded == null) {
+                workspace.recycle(h); // out of held: the rollback would not give it back
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
             }
             h.handle = upgraded;
@@ -669,6 +671,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
                 held.remove(address); // not held while upgrading: an acquire that throws must not leave it to unlock again
                 GclHandle upgraded = mayRefuse ? acquire(computeNode, address, true, frame) : computeNode.xLock(address);
                 if (upgraded == null) {
+                    workspace.recycle(h); // out of held: the rollback would not give it back
                     refusal = AbortReason.UPGRADE_CONFLICT;
                     refusedAt = address;
                     return null;

@@ -1,10 +1,12 @@
 package io.selcc.cc.twopl;
 
 import io.selcc.cache.ComputeNode;
+import io.selcc.cache.GclHandle;
 import io.selcc.engine.Database;
 import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
 import io.selcc.engine.TableDefinition;
+import io.selcc.engine.cc.AbortException;
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.storage.HeapTable;
 import io.selcc.storage.Schema;
@@ -14,10 +16,14 @@ import org.junit.jupiter.api.Test;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -31,6 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HeapPageLatchTest {
     private static final Schema ROW = Schema.builder().addLong("id").addLong("value").build();
     private static final TableDefinition ACCOUNTS = TableDefinition.of("accounts", ROW, r -> r.getLong(0));
+    /** One row per page: each row's latch is a latch of its own page. */
+    private static final TableDefinition SPREAD = TableDefinition.of("spread", ROW, r -> r.getLong(0)).withOnePerPage();
 
     @Test
     void latchesBindTheKeptHandleAndAnUpgradeGuessesTheSharedLatchsFrame() {
@@ -79,6 +87,75 @@ class HeapPageLatchTest {
             assertEquals(List.of(sharedFrame), exclusiveGuesses, "the upgrade's X latch, with the S latch's frame");
             assertEquals(List.of(true, true), intoKeptHandle, "the read's S latch and the upgrade's X latch, kept handles");
             tx.abort(AbortReason.USER_ABORT);
+        }
+    }
+
+    /**
+     * A thread's transactions reuse its latch records and their kept handles: the next transaction's first
+     * latch binds the same kept handle, also after a first latch that was refused (its record goes back to
+     * the workspace at once). Fails with the refused latch's record dropped (a new kept handle made).
+     */
+    @Test
+    void latchRecordsAndTheirKeptHandlesAreReused() {
+        try (Database db = Database.builder().cc("2pl").computeNodes(1).table(SPREAD).build()) {
+            DatabaseNode node = db.node(0);
+            Table spread = node.table("spread");
+            assertTrue(node.run(tx -> {
+                for (long id = 1; id <= 2; id++) {
+                    long key = id;
+                    tx.insert(spread, r -> {
+                        r.setLong(0, key);
+                        r.setLong(1, 10 * key);
+                    });
+                }
+                return null;
+            }).committed());
+            Map<Long, Long> rids = new HashMap<>();
+            spread.primaryIndex().forEachEntry((key, rid) -> {
+                rids.put(key, rid);
+                return true;
+            });
+            ComputeNode real = node.computeNode();
+            List<GclHandle> spares = new ArrayList<>();
+            ComputeNode recording = (ComputeNode) Proxy.newProxyInstance(ComputeNode.class.getClassLoader(),
+                new Class<?>[] {ComputeNode.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("tryLock") && args.length == 4) {
+                        spares.add((GclHandle) args[0]);
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+            ThreadLocal<TwoPhaseLockingTransaction.Workspace> workspaces =
+                ThreadLocal.withInitial(TwoPhaseLockingTransaction.Workspace::new);
+            HeapTable heap = spread.heap();
+            TupleBuffer buffer = new TupleBuffer(ROW);
+
+            for (int i = 0; i < 2; i++) {
+                TwoPhaseLockingTransaction tx = new TwoPhaseLockingTransaction(recording, workspaces, ComputeNode.NO_AGE);
+                assertTrue(tx.read(heap, rids.get(1L), ComputeNode.NO_FRAME, row -> true, buffer));
+                tx.abort(AbortReason.USER_ABORT);
+            }
+            TwoPhaseLockingTransaction blocker = new TwoPhaseLockingTransaction(real,
+                ThreadLocal.withInitial(TwoPhaseLockingTransaction.Workspace::new), ComputeNode.NO_AGE);
+            assertTrue(blocker.update(heap, rids.get(2L), ComputeNode.NO_FRAME, row -> true, row -> row.setLong(1, 99),
+                null, new TupleBuffer(ROW)));
+            TwoPhaseLockingTransaction refused = new TwoPhaseLockingTransaction(recording, workspaces, ComputeNode.NO_AGE);
+            refused.refuseEveryBusyLatch(); // no first-latch wait
+            AbortException e = assertThrows(AbortException.class,
+                () -> refused.read(heap, rids.get(2L), ComputeNode.NO_FRAME, row -> true, buffer));
+            assertEquals(AbortReason.LOCK_CONFLICT, e.reason());
+            blocker.abort(AbortReason.USER_ABORT);
+            TwoPhaseLockingTransaction after = new TwoPhaseLockingTransaction(recording, workspaces, ComputeNode.NO_AGE);
+            assertTrue(after.read(heap, rids.get(1L), ComputeNode.NO_FRAME, row -> true, buffer));
+            after.abort(AbortReason.USER_ABORT);
+
+            assertEquals(4, spares.size(), "four first latches, each into a kept handle");
+            for (GclHandle spare : spares) {
+                assertSame(spares.get(0), spare, "one record and kept handle, reused by every transaction of the thread");
+            }
         }
     }
 }
