@@ -25,7 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * other thread latched the first thread's handle), the hit's count left out, the dirty range of the
  * previous latch kept by the hit's binding (the second write-back carried the first latch's bytes too:
  * more bytes written), the data view of an X latch kept by the next S latch's binding (writable under S),
- * and the hit tried a second time on the full path after a stale guess (two hint misses counted).
+ * the hit tried a second time on the full path after a stale guess (two hint misses counted), and, in
+ * SEL mode, the moved latch's own buffer left behind (the kept handle's read failed).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class KeptHandleTest {
@@ -205,6 +206,43 @@ class KeptHandleTest {
             long written = node.counters().threadSnapshot().get(Counter.BYTES_WRITTEN) - before;
             node.unlock(h);
             assertEquals(8, written, "the second latch's write-back carried its own eight bytes, no more");
+        }
+    }
+
+    /**
+     * SEL mode caches nothing: every latch takes the full path and moves into the kept handle, with the
+     * counts of a pooled latch, and a write through it reaches the other node.
+     */
+    @Test
+    void selModeMovesEveryLatchIntoTheKeptHandle() {
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).accessMode(AccessMode.SEL).build()) {
+            ComputeNode a = cluster.node(0);
+            ComputeNode b = cluster.node(1);
+            long first = a.allocate();
+            long second = a.allocate();
+            SequentialConsistencyTest.write(a, first, 1);
+            SequentialConsistencyTest.write(a, second, 2);
+
+            CounterSnapshot before = a.counters().threadSnapshot();
+            GclHandle pooled = a.tryLock(first, true, ComputeNode.NO_FRAME);
+            pooled.putLong(0, 11);
+            a.unlock(pooled);
+            CounterSnapshot pooledCounts = a.counters().threadSnapshot().minus(before);
+
+            GclHandle kept = a.keptHandle();
+            before = a.counters().threadSnapshot();
+            GclHandle h = a.tryLock(kept, second, true, ComputeNode.NO_FRAME);
+            assertSame(kept, h);
+            assertEquals(ComputeNode.NO_FRAME, h.frameIndex());
+            h.putLong(0, 12);
+            a.unlock(h);
+            assertEquals(pooledCounts.nonZero(), a.counters().threadSnapshot().minus(before).nonZero(),
+                "the counts of a pooled latch");
+            assertEquals(12, SequentialConsistencyTest.read(b, second));
+            h = a.tryLock(kept, second, false, ComputeNode.NO_FRAME);
+            assertSame(kept, h, "free again after its unlock");
+            assertEquals(12, h.getLong(0));
+            a.unlock(h);
         }
     }
 }

@@ -92,8 +92,8 @@ class HeapPageLatchTest {
 
     /**
      * A thread's transactions reuse its latch records and their kept handles: the next transaction's first
-     * latch binds the same kept handle, also after a first latch that was refused (its record goes back to
-     * the workspace at once). Fails with the refused latch's record dropped (a new kept handle made).
+     * latch binds the same kept handle, also after a first latch or an upgrade that was refused (the record
+     * goes back to the workspace at once). Fails with either refused record dropped (a new kept handle made).
      */
     @Test
     void latchRecordsAndTheirKeptHandlesAreReused() {
@@ -152,7 +152,21 @@ class HeapPageLatchTest {
             assertTrue(after.read(heap, rids.get(1L), ComputeNode.NO_FRAME, row -> true, buffer));
             after.abort(AbortReason.USER_ABORT);
 
-            assertEquals(4, spares.size(), "four first latches, each into a kept handle");
+            // A refused upgrade: another reader holds the page in S when this transaction wants X.
+            TwoPhaseLockingTransaction reader = new TwoPhaseLockingTransaction(real,
+                ThreadLocal.withInitial(TwoPhaseLockingTransaction.Workspace::new), ComputeNode.NO_AGE);
+            TwoPhaseLockingTransaction upgrading = new TwoPhaseLockingTransaction(recording, workspaces, ComputeNode.NO_AGE);
+            assertTrue(upgrading.read(heap, rids.get(1L), ComputeNode.NO_FRAME, row -> true, buffer));
+            assertTrue(reader.read(heap, rids.get(1L), ComputeNode.NO_FRAME, row -> true, buffer));
+            AbortException upgrade = assertThrows(AbortException.class, () -> upgrading.update(heap, rids.get(1L),
+                ComputeNode.NO_FRAME, row -> true, row -> row.setLong(1, 0), null, new TupleBuffer(ROW)));
+            assertEquals(AbortReason.UPGRADE_CONFLICT, upgrade.reason());
+            reader.abort(AbortReason.USER_ABORT);
+            TwoPhaseLockingTransaction last = new TwoPhaseLockingTransaction(recording, workspaces, ComputeNode.NO_AGE);
+            assertTrue(last.read(heap, rids.get(1L), ComputeNode.NO_FRAME, row -> true, buffer));
+            last.abort(AbortReason.USER_ABORT);
+
+            assertEquals(7, spares.size(), "five first latches and an upgrade's refused X latch, each into a kept handle");
             for (GclHandle spare : spares) {
                 assertSame(spares.get(0), spare, "one record and kept handle, reused by every transaction of the thread");
             }
