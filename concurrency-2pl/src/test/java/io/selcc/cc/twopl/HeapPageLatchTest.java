@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -45,44 +46,23 @@ class HeapPageLatchTest {
         try (Database db = Database.builder().cc("2pl").computeNodes(1).table(ACCOUNTS).build()) {
             DatabaseNode node = db.node(0);
             Table accounts = node.table("accounts");
-            assertTrue(node.run(tx -> {
-                tx.insert(accounts, r -> {
-                    r.setLong(0, 1);
-                    r.setLong(1, 10);
-                });
-                return null;
-            }).committed());
-            long[] rid = new long[1];
-            accounts.primaryIndex().forEachEntry((key, value) -> {
-                rid[0] = value;
-                return true;
-            });
-            ComputeNode real = node.computeNode();
+            long rid = insertRows(node, accounts, 1).get(1L);
             List<Integer> exclusiveGuesses = new ArrayList<>();
             List<Boolean> intoKeptHandle = new ArrayList<>(); // per refusing latch: into the record's kept handle
-            ComputeNode recording = (ComputeNode) Proxy.newProxyInstance(ComputeNode.class.getClassLoader(),
-                new Class<?>[] {ComputeNode.class}, (proxy, method, args) -> {
-                    // tryLock(address, exclusive, frameHint) or tryLock(spare, address, exclusive, frameHint)
-                    if (method.getName().equals("tryLock")) {
-                        intoKeptHandle.add(args.length == 4);
-                        if ((Boolean) args[args.length - 2]) {
-                            exclusiveGuesses.add((Integer) args[args.length - 1]);
-                        }
-                    }
-                    try {
-                        return method.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+            ComputeNode recording = recording(node.computeNode(), args -> {
+                intoKeptHandle.add(args.length == 4);
+                if ((Boolean) args[args.length - 2]) {
+                    exclusiveGuesses.add((Integer) args[args.length - 1]);
+                }
+            });
             TwoPhaseLockingTransaction tx = new TwoPhaseLockingTransaction(recording,
                 ThreadLocal.withInitial(TwoPhaseLockingTransaction.Workspace::new), ComputeNode.NO_AGE);
             HeapTable heap = accounts.heap();
             TupleBuffer buffer = new TupleBuffer(ROW);
-            assertTrue(tx.read(heap, rid[0], ComputeNode.NO_FRAME, row -> row.getLong(0) == 1, buffer));
+            assertTrue(tx.read(heap, rid, ComputeNode.NO_FRAME, row -> row.getLong(0) == 1, buffer));
             int sharedFrame = tx.lastFrame();
             assertNotEquals(ComputeNode.NO_FRAME, sharedFrame, "the page is cached");
-            assertTrue(tx.update(heap, rid[0], ComputeNode.NO_FRAME, row -> true, row -> row.setLong(1, 11), null,
+            assertTrue(tx.update(heap, rid, ComputeNode.NO_FRAME, row -> true, row -> row.setLong(1, 11), null,
                 new TupleBuffer(ROW)));
             assertEquals(List.of(sharedFrame), exclusiveGuesses, "the upgrade's X latch, with the S latch's frame");
             assertEquals(List.of(true, true), intoKeptHandle, "the read's S latch and the upgrade's X latch, kept handles");
@@ -100,34 +80,14 @@ class HeapPageLatchTest {
         try (Database db = Database.builder().cc("2pl").computeNodes(1).table(SPREAD).build()) {
             DatabaseNode node = db.node(0);
             Table spread = node.table("spread");
-            assertTrue(node.run(tx -> {
-                for (long id = 1; id <= 2; id++) {
-                    long key = id;
-                    tx.insert(spread, r -> {
-                        r.setLong(0, key);
-                        r.setLong(1, 10 * key);
-                    });
-                }
-                return null;
-            }).committed());
-            Map<Long, Long> rids = new HashMap<>();
-            spread.primaryIndex().forEachEntry((key, rid) -> {
-                rids.put(key, rid);
-                return true;
-            });
+            Map<Long, Long> rids = insertRows(node, spread, 2);
             ComputeNode real = node.computeNode();
             List<GclHandle> spares = new ArrayList<>();
-            ComputeNode recording = (ComputeNode) Proxy.newProxyInstance(ComputeNode.class.getClassLoader(),
-                new Class<?>[] {ComputeNode.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("tryLock") && args.length == 4) {
-                        spares.add((GclHandle) args[0]);
-                    }
-                    try {
-                        return method.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
+            ComputeNode recording = recording(real, args -> {
+                if (args.length == 4) {
+                    spares.add((GclHandle) args[0]);
+                }
+            });
             ThreadLocal<TwoPhaseLockingTransaction.Workspace> workspaces =
                 ThreadLocal.withInitial(TwoPhaseLockingTransaction.Workspace::new);
             HeapTable heap = spread.heap();
@@ -171,5 +131,43 @@ class HeapPageLatchTest {
                 assertSame(spares.get(0), spare, "one record and kept handle, reused by every transaction of the thread");
             }
         }
+    }
+
+    /** Rows 1..count (value ten times the key), committed; their record ids by key. */
+    private static Map<Long, Long> insertRows(DatabaseNode node, Table table, int count) {
+        assertTrue(node.run(tx -> {
+            for (long id = 1; id <= count; id++) {
+                long key = id;
+                tx.insert(table, r -> {
+                    r.setLong(0, key);
+                    r.setLong(1, 10 * key);
+                });
+            }
+            return null;
+        }).committed());
+        Map<Long, Long> rids = new HashMap<>();
+        table.primaryIndex().forEachEntry((key, rid) -> {
+            rids.put(key, rid);
+            return true;
+        });
+        return rids;
+    }
+
+    /**
+     * {@code real} behind a proxy that shows {@code onTryLock} the arguments of every refusing latch:
+     * {@code tryLock(address, exclusive, frameHint)} or {@code tryLock(spare, address, exclusive, frameHint)}.
+     */
+    private static ComputeNode recording(ComputeNode real, Consumer<Object[]> onTryLock) {
+        return (ComputeNode) Proxy.newProxyInstance(ComputeNode.class.getClassLoader(),
+            new Class<?>[] {ComputeNode.class}, (proxy, method, args) -> {
+                if (method.getName().equals("tryLock")) {
+                    onTryLock.accept(args);
+                }
+                try {
+                    return method.invoke(real, args);
+                } catch (InvocationTargetException e) {
+                    throw e.getCause();
+                }
+            });
     }
 }
