@@ -110,15 +110,7 @@ public final class GclHandle {
      * {@code from} a released handle: the latch moves, it is neither released nor taken again.
      */
     void takeOver(GclHandle from) {
-        this.frame = from.frame;
-        this.copy = from.copy;
-        this.memory = from.memory;
-        this.base = from.base;
-        this.address = from.address;
-        this.exclusive = from.exclusive;
-        this.stamp = from.stamp;
-        this.released = false;
-        this.dataView = null;
+        rebind(from.frame, from.copy, from.memory, from.base, from.address, from.exclusive, from.stamp);
         this.dirtyLow = from.dirtyLow;
         this.dirtyHigh = from.dirtyHigh;
         this.age = from.age;

@@ -418,8 +418,7 @@ final class SelccNode extends AbstractComputeNode {
                 return spare;
             }
         }
-        GclHandle latched = seam == null ? lockPastHit(address, exclusive, true, NO_AGE) // not the hit a second time
-            : lock(address, exclusive, true, NO_AGE, frameHint);
+        GclHandle latched = lockPastHit(address, exclusive, true, NO_AGE); // not the hit a second time
         return latched == null ? null : moveInto(spare, latched);
     }
 

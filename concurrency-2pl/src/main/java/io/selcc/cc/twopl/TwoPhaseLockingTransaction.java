@@ -166,7 +166,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             return h;
         }
 
-        /** Takes back a record that never made it into {@link #held} (its latch was refused). */
+        /** Takes back a record for a later latch: one released, or one that left or never made it into {@link #held}. */
         void recycle(Held h) {
             h.handle = null;
             if (spareCount == spareHeld.length) {
@@ -177,12 +177,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
         void release() {
             for (int i = 0; i < held.size(); i++) {
-                if (spareCount == spareHeld.length) {
-                    spareHeld = Arrays.copyOf(spareHeld, spareCount * 2);
-                }
-                Held h = held.valueAt(i);
-                h.handle = null;
-                spareHeld[spareCount++] = h;
+                recycle(held.valueAt(i));
             }
             held.clear();
             undo.clear();
@@ -534,18 +529,19 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
 
     /** {@link #acquire(ComputeNode, long, boolean)} with a guess at the line's cache frame (no-wait only: wait-die ignores it). */
     private GclHandle acquire(ComputeNode computeNode, long address, boolean exclusive, int frameHint) {
-        if (age == ComputeNode.NO_AGE) {
-            return computeNode.tryLock(address, exclusive, frameHint);
-        }
-        return computeNode.lockOrDie(address, exclusive, age);
+        return acquire(computeNode, address, exclusive, frameHint, null);
     }
 
-    /** {@link #acquire(ComputeNode, long, boolean, int)} of a heap page into the record's kept handle (no-wait only). */
-    private GclHandle acquire(long page, boolean exclusive, int frameHint, Held into) {
+    /**
+     * {@link #acquire(ComputeNode, long, boolean, int)}, a no-wait latch binding the kept handle of
+     * {@code into} (a heap page's latch record) where there is one, else a pooled handle.
+     */
+    private GclHandle acquire(ComputeNode computeNode, long address, boolean exclusive, int frameHint, Held into) {
         if (age == ComputeNode.NO_AGE) {
-            return node.tryLock(into.spare(node), page, exclusive, frameHint);
+            return into != null ? computeNode.tryLock(into.spare(computeNode), address, exclusive, frameHint)
+                : computeNode.tryLock(address, exclusive, frameHint);
         }
-        return node.lockOrDie(page, exclusive, age);
+        return computeNode.lockOrDie(address, exclusive, age);
     }
 
     /**
@@ -559,7 +555,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
      * distributed transaction: its other branches hold latches elsewhere meanwhile.
      */
     private GclHandle acquireHeapPage(long page, boolean exclusive, int frameHint, Held into) {
-        GclHandle handle = acquire(page, exclusive, frameHint, into);
+        GclHandle handle = acquire(node, page, exclusive, frameHint, into);
         if (handle != null || age != ComputeNode.NO_AGE || !firstLatchWaits || held.size() != 0) {
             return handle;
         }
@@ -622,7 +618,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             // Not held while upgrading: if the acquire throws (this node crashed), the rollback must not
             // unlock the released S latch a second time.
             held.remove(page);
-            GclHandle upgraded = acquire(page, true, frame, h); // the S latch was released: its kept handle is free
+            GclHandle upgraded = acquire(node, page, true, frame, h); // the S latch was released: its kept handle is free
             if (upgraded == null) {
                 workspace.recycle(h); // out of held: the rollback would not give it back
                 throw abortWith(AbortReason.UPGRADE_CONFLICT, page);
