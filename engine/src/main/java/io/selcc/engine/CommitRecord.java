@@ -2,6 +2,7 @@ package io.selcc.engine;
 
 import io.selcc.engine.cc.AbortReason;
 import io.selcc.storage.TupleBuffer;
+import io.selcc.storage.TupleView;
 
 /**
  * A transaction's commit record on its way to the node's commit log: the changes its writes make
@@ -28,18 +29,36 @@ final class CommitRecord {
         this.db = db;
     }
 
-    /** Records a change for the commit log (nothing when the database logs nothing). */
-    void add(byte kind, Table table, long key, long rid, TupleBuffer image) {
+    /** Records an insert for the commit log (nothing when the database logs nothing). */
+    void inserted(Table table, long key, long rid, TupleBuffer image) {
+        int at = reserve(Redo.INSERT, table, key, rid, image.rowBytes());
+        if (at >= 0) {
+            image.copyRowTo(redo.images(), at);
+        }
+    }
+
+    /** Records an update with the row as updated (in its page, or a copy), for the commit log. */
+    void updated(Table table, long key, long rid, TupleView row) {
+        int at = reserve(Redo.UPDATE, table, key, rid, row.rowBytes());
+        if (at >= 0) {
+            row.copyRowTo(redo.images(), at);
+        }
+    }
+
+    /** Records a delete for the commit log. */
+    void deleted(Table table, long key, long rid) {
+        reserve(Redo.DELETE, table, key, rid, 0);
+    }
+
+    /** Room for a change's {@code imageBytes} in the redo images, at the offset returned; -1 when nothing is logged. */
+    private int reserve(byte kind, Table table, long key, long rid, int imageBytes) {
         if (db.commitLog() == null) {
-            return;
+            return -1;
         }
         if (redo == null) {
             redo = db.takeRedo();
         }
-        int at = redo.add(kind, table.heap().tableId(), key, rid, image == null ? 0 : image.rowBytes());
-        if (image != null) {
-            image.copyRowTo(redo.images(), at);
-        }
+        return redo.add(kind, table.heap().tableId(), key, rid, imageBytes);
     }
 
     /** The transaction commits as a branch of distributed transaction {@code globalId} (0 and null: a local one). */

@@ -428,18 +428,21 @@ public final class Transaction implements AutoCloseable {
             throw ended(new AbortException(AbortReason.SHARED_MEMORY_FULL, e.getMessage()));
         }
         pending.inserted(table, key, rid, row);
-        commitRecord.add(Redo.INSERT, table, key, rid, image);
+        commitRecord.inserted(table, key, rid, image);
         return true;
     }
 
     /**
-     * Updates the row with primary key {@code key} in place through {@code updater}.
+     * Updates the row with primary key {@code key} in place through {@code updater}, which may change the
+     * row's columns (a write to its CC header or a whole-tuple copy over it throws).
      *
      * @return false if there is no such row
      * @throws AbortException with {@link AbortReason#UNIQUE_KEY_TAKEN} (not retried) if the updated row's
      *         key in a unique secondary index is held by another row (the transaction is aborted)
      * @throws IllegalArgumentException if the updater changed the primary key (the transaction is aborted)
      * @throws UnsupportedOperationException if the table is insert-only (the transaction is aborted)
+     * @throws RuntimeException whatever {@code updater} throws, after the transaction is aborted (the
+     *         row may have been changed in place: no part of the transaction may commit)
      */
     public boolean update(Table table, long key, Consumer<TupleView> updater) {
         checkActive();
@@ -474,22 +477,30 @@ public final class Transaction implements AutoCloseable {
         Index[] secondaries = table.maintainedSecondaries();
         // The row as it was serves only to compare secondary keys: without them, no copy of it is made.
         TupleBuffer before = secondaries.length == 0 ? null : scratch.first;
-        TupleBuffer after = scratch.second;
-        boolean found;
+        TupleView newRow; // the row as updated: in its page (2PL updates in place) or in scratch.second
         try {
-            found = cc.update(table.heap(), rid, frameHint, scratch.hasKey, updater, before, after);
+            newRow = cc.updateView(table.heap(), rid, frameHint, scratch.hasKey, updater, before, scratch.second,
+                scratch.rowView);
         } catch (AbortException e) {
             throw ended(e); // caught inline: a wrapping lambda would capture per update
+        } catch (RuntimeException | Error e) {
+            // The updater threw (or the algorithm failed) with the row perhaps half changed in its page:
+            // nothing of this transaction may commit. Rolled back, the row is what it was.
+            try {
+                abortQuietly();
+            } catch (RuntimeException | Error cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
         }
-        if (!found) {
+        if (newRow == null) {
             if (!fromIndex) {
                 return false;
             }
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
-        TupleView newRow = scratch.secondView;
-        commitRecord.add(Redo.UPDATE, table, key, rid, after);
+        commitRecord.updated(table, key, rid, newRow);
         if (table.primaryKey(newRow) != key) {
             abortQuietly();
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
@@ -543,7 +554,7 @@ public final class Transaction implements AutoCloseable {
             throw staleEntry(table, key);
         }
         TupleView oldRow = scratch.firstView;
-        commitRecord.add(Redo.DELETE, table, key, rid, null);
+        commitRecord.deleted(table, key, rid);
         pending.deleted(table, key, rid, oldRow);
         return true;
     }

@@ -237,6 +237,67 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * An updater that throws ends its transaction: rolled back, every row it wrote as it was, whatever the
+     * updater wrote before throwing (2PL's updater writes the row in its page), and nothing left latched.
+     * Fails with Transaction.update's abort on a throwing updater removed (the transaction stays active,
+     * under 2PL holding the half-written row).
+     */
+    @Test
+    void anUpdaterThatThrowsAbortsItsTransaction() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 3, 100);
+            Table table = node.table("account");
+            Transaction tx = node.begin();
+            assertTrue(tx.update(table, 1, row -> row.setMoney(BALANCE, 111)));
+            IllegalStateException thrown = assertThrows(IllegalStateException.class, () -> tx.update(table, 2, row -> {
+                row.setMoney(BALANCE, 222);
+                throw new IllegalStateException("the updater failed");
+            }));
+            assertEquals("the updater failed", thrown.getMessage(), "the updater's own exception");
+            assertFalse(tx.isActive(), "the transaction ended with the updater's exception");
+            assertFalse(tx.outcome().committed());
+            assertEquals(100, balance(node, 1), "the earlier update rolled back");
+            assertEquals(100, balance(node, 2), "the updater's write before it threw rolled back");
+            assertTrue(node.run(ONCE, t -> t.update(table, 2, row -> row.setMoney(BALANCE, 5))).committed(),
+                "nothing of the aborted transaction still latched");
+            assertEquals(5, balance(node, 2));
+        }
+    }
+
+    /**
+     * An updater may change its row's columns, not the CC header the algorithm keeps there (version,
+     * flags, read timestamp), nor copy a whole tuple over it: such a write throws and aborts the
+     * transaction, and the row stays as it was. Fails with the view's header check removed (under 2PL,
+     * which hands the row in place, the planted version write reached the page).
+     */
+    @Test
+    void anUpdaterCannotWriteItsRowsHeader() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 2, 100);
+            Table table = node.table("account");
+            byte[] zeros = new byte[ACCOUNT.tupleSize()];
+            List<java.util.function.Consumer<TupleView>> headerWrites = List.of(
+                row -> row.version(12345), row -> row.flags(0), row -> row.readTimestamp(7),
+                row -> row.writeIntent(true), row -> row.copyFrom(zeros));
+            for (java.util.function.Consumer<TupleView> write : headerWrites) {
+                Transaction tx = node.begin();
+                IllegalStateException refused = assertThrows(IllegalStateException.class, () -> tx.update(table, 1,
+                    row -> {
+                        row.setMoney(BALANCE, 1);
+                        write.accept(row);
+                    }));
+                assertTrue(refused.getMessage().contains("CC header"), refused.getMessage());
+                assertFalse(tx.isActive(), "aborted");
+            }
+            assertEquals(100, balance(node, 1), "every refused update rolled back");
+            assertTrue(node.run(ONCE, tx -> tx.update(table, 1, row -> row.setMoney(BALANCE, 7))).committed());
+            assertEquals(7, balance(node, 1), "the row still updatable: its header intact");
+        }
+    }
+
+    /**
      * readRange delivers what scan delivers (the transaction's own inserts, deletes and updates
      * included, on the primary and a secondary index, with limits), only as transient views. Checked
      * to fail when readRange's rows skip the key check (a planted predicate that accepts nothing).

@@ -32,6 +32,8 @@ public final class TupleView {
     private boolean writable;
     /** Wrapped by a wrapReadOnly: a reader's row, which no write may go through, latch or not. */
     private boolean readOnly;
+    /** Wrapped by {@link #wrapColumns}: an updater's row in place, whose CC header no write may change. */
+    private boolean columnsOnly;
     /** The slots per page of the last page size wrapped: a division per wrap otherwise. */
     private int slotsDataSize = -1;
     private int slotsPerPage;
@@ -64,6 +66,7 @@ public final class TupleView {
         this.page = latchedPage;
         this.writable = latchedPage.isExclusive();
         this.readOnly = false;
+        this.columnsOnly = false;
         this.dataStart = latchedPage.dataStart();
         this.base = dataStart + HeapPageLayout.slotOffset(slot, schema.tupleSize());
         return this;
@@ -80,6 +83,28 @@ public final class TupleView {
         return this;
     }
 
+    /**
+     * {@link #wrap(GclHandle, int)} for an updater handed the row in place (2PL's update, under the page's
+     * X latch): its columns may be written, its CC header (version, read timestamp, flags) may not, nor
+     * the whole tuple copied over, so whatever the updater does, the header stays the algorithm's.
+     */
+    public TupleView wrapColumns(GclHandle exclusivePage, int slot) {
+        if (!exclusivePage.isExclusive()) {
+            throw new IllegalStateException("an updater's row needs the page's X latch: page "
+                + io.selcc.fabric.GlobalAddress.toString(exclusivePage.address()));
+        }
+        wrap(exclusivePage, slot);
+        this.columnsOnly = true;
+        return this;
+    }
+
+    /** {@link #wrapColumns(GclHandle, int)} for an updater handed a private copy of the row. */
+    public TupleView wrapColumns(TupleBuffer buffer) {
+        wrap(buffer);
+        this.columnsOnly = true;
+        return this;
+    }
+
     /** Points this view at a private tuple buffer of the same schema. */
     public TupleView wrap(TupleBuffer buffer) {
         if (buffer.schema() != schema && !buffer.schema().equals(schema)) { // equals compares every column
@@ -90,6 +115,7 @@ public final class TupleView {
         this.dataStart = 0;
         this.writable = true;
         this.readOnly = false;
+        this.columnsOnly = false;
         this.base = 0;
         return this;
     }
@@ -118,6 +144,7 @@ public final class TupleView {
     }
 
     public void version(long version) {
+        checkHeaderWritable();
         putLongAt(TupleLayout.VERSION_OFFSET, version);
     }
 
@@ -126,6 +153,7 @@ public final class TupleView {
     }
 
     public void readTimestamp(long timestamp) {
+        checkHeaderWritable();
         putLongAt(TupleLayout.READ_TIMESTAMP_OFFSET, timestamp);
     }
 
@@ -134,6 +162,7 @@ public final class TupleView {
     }
 
     public void flags(int flags) {
+        checkHeaderWritable();
         putIntAt(TupleLayout.FLAGS_OFFSET, flags);
     }
 
@@ -161,6 +190,7 @@ public final class TupleView {
     }
 
     void incarnation(int incarnation) {
+        checkHeaderWritable();
         putIntAt(TupleLayout.INCARNATION_OFFSET, incarnation);
     }
 
@@ -405,6 +435,7 @@ public final class TupleView {
 
     /** Overwrites the whole tuple (header included) from {@code image}, starting at {@code offset}. */
     public void copyFrom(byte[] image, int offset) {
+        checkHeaderWritable();
         checkWritable();
         MemorySegment.copy(image, offset, segment, ValueLayout.JAVA_BYTE, base, schema.tupleSize());
         dirty(base, schema.tupleSize());
@@ -412,6 +443,7 @@ public final class TupleView {
 
     /** Copies the whole tuple (header included) from another view of the same schema. */
     public void copyFrom(TupleView other) {
+        checkHeaderWritable();
         checkWritable();
         MemorySegment.copy(other.segment, other.base, segment, base, schema.tupleSize());
         dirty(base, schema.tupleSize());
@@ -534,6 +566,13 @@ public final class TupleView {
             }
             throw new IllegalStateException("write under a shared latch: tuple view of page "
                 + io.selcc.fabric.GlobalAddress.toString(page.address()));
+        }
+    }
+
+    private void checkHeaderWritable() {
+        if (columnsOnly) {
+            throw new IllegalStateException("an updater wrote the CC header or the whole tuple of its row (columns"
+                + " only)" + (page == null ? "" : " on page " + io.selcc.fabric.GlobalAddress.toString(page.address())));
         }
     }
 

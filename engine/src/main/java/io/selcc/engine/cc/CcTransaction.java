@@ -65,6 +65,22 @@ public interface CcTransaction {
     }
 
     /**
+     * {@link #update(HeapTable, long, int, Predicate, Consumer, TupleBuffer, TupleBuffer)} for a caller that
+     * looks at the row as updated only until it next calls this transaction: that row as a read-only view,
+     * or null when there is none or it is not {@code expected}. {@code rowView} is the caller's (one per
+     * statement). An algorithm that holds the row's page X-latched until its commit may apply
+     * {@code updater} to the row in place (through {@code rowView}, its CC header protected) and point
+     * {@code rowView} at the page, leaving {@code after} unused and two whole-row copies out. Either way,
+     * an {@code updater} that throws leaves the row's page changed or not: the caller must abort.
+     * The default updates through {@code after} and points {@code rowView} at it.
+     */
+    default TupleView updateView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
+                                 Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after,
+                                 TupleView rowView) {
+        return update(table, rid, frameHint, expected, updater, before, after) ? rowView.wrapReadOnly(after) : null;
+    }
+
+    /**
      * The cache frame the last read or update of this transaction found its row's page in, a hint for a
      * later access to the row; {@code ComputeNode.NO_FRAME} when unknown (the default).
      */

@@ -61,18 +61,40 @@ public abstract class BufferingTransaction implements CcTransaction {
     @Override
     public final boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                                 TupleBuffer before, TupleBuffer after) {
-        TupleBuffer read = before != null ? before : after; // no before wanted: read straight into after
-        if (!readForWrite(table, rid, expected, read)) {
+        TupleBuffer image = updateImage(table, rid, expected, updater, before, after);
+        if (image == null) {
             return false;
         }
-        TupleView next = after.view();
-        if (read != after) {
-            next.copyFrom(read.view());
-        }
-        int incarnation = next.incarnation(); // the row's as read, taken before the updater runs
-        updater.accept(next);
-        writes.update(table, rid, incarnation, next);
+        after.view().copyFrom(image.view()); // this method's contract: the row as updated, in after
         return true;
+    }
+
+    /** The row as updated is the write set's own image: {@code after} is left as the read left it. */
+    @Override
+    public final TupleView updateView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
+                                      Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after,
+                                      TupleView rowView) {
+        TupleBuffer image = updateImage(table, rid, expected, updater, before, after);
+        return image == null ? null : rowView.wrapReadOnly(image);
+    }
+
+    /**
+     * Reads the row to write (into {@code before}, or {@code after} when no before is wanted), buffers it
+     * in the write set and applies {@code updater} to the buffered image, which it returns; null when the
+     * row is absent or not expected. The write is in the write set before the updater runs, so a rollback
+     * finds it and takes back what reading to write marked on the row (TO's write intent) even when the
+     * updater throws: with the updater first, a throwing updater left TO's intent on the row for good.
+     */
+    private TupleBuffer updateImage(HeapTable table, long rid, Predicate<TupleView> expected,
+                                    Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after) {
+        TupleBuffer read = before != null ? before : after;
+        if (!readForWrite(table, rid, expected, read)) {
+            return null;
+        }
+        TupleView row = read.view();
+        TupleBuffer image = writes.update(table, rid, row.incarnation(), row);
+        updater.accept(image.columnsView()); // the header stays the algorithm's, as 2PL's update in place keeps it
+        return image;
     }
 
     @Override

@@ -104,16 +104,20 @@ public final class WriteSet {
         return true;
     }
 
-    /** Buffers {@code next} as the row's new columns; {@code incarnation} is the row's as read (before the updater ran). */
-    void update(HeapTable table, long rid, int incarnation, TupleView next) {
+    /**
+     * Buffers {@code next} as the row's new columns and returns the buffered image (which the caller may
+     * go on changing: it is the write); {@code incarnation} is the row's as read.
+     */
+    TupleBuffer update(HeapTable table, long rid, int incarnation, TupleView next) {
         Entry own = entries.get(rid);
         if (own != null) {
             own.image.view().copyColumnsFrom(next);
-            return;
+            return own.image;
         }
         TupleBuffer image = image(table);
         image.view().copyFrom(next);
         put(rid, new Entry(table, Kind.UPDATE, image, incarnation));
+        return image;
     }
 
     /** Buffers the deletion of a row read into {@code before}. */
