@@ -92,8 +92,8 @@ public final class Table {
     }
 
     /**
-     * Two row buffers with views for the calling thread's current statement (an update's before and
-     * after images, an insert's image), returned with {@link Scratch#release()}: a statement's images
+     * Two row buffers for the calling thread's current statement (an update's before image and the buffer
+     * an algorithm that buffers its writes may read the row into, an insert's image), returned with {@link Scratch#release()}: a statement's images
      * never outlive it (algorithms copy what they keep), so reusing them spares two row allocations
      * per statement. A statement nested in another's callback gets fresh ones.
      */
@@ -116,7 +116,6 @@ public final class Table {
         final TupleBuffer first;
         final TupleBuffer second;
         final TupleView firstView;
-        final TupleView secondView;
         /** The view a read hands its reader ({@code CcTransaction.readView}): the page's row or a copy's, read-only. */
         final TupleView rowView;
         /** The statement's check that a row is the key's (set by {@link #scratchFor}). */
@@ -137,7 +136,6 @@ public final class Table {
             first = new TupleBuffer(schema);
             second = new TupleBuffer(schema);
             firstView = new TupleView(schema).wrap(first);
-            secondView = new TupleView(schema).wrap(second);
             rowView = new TupleView(schema);
         }
 

@@ -56,6 +56,14 @@ public final class Transaction implements AutoCloseable {
     private CommitOutcome outcome;
     /** This transaction's scans, made at its first (many transactions scan nothing). */
     private OverlayingScan scan;
+    /**
+     * The rows the updaters now running were handed, one per level (an updater may update another row);
+     * made at the first update. Should the transaction end while one runs (a nested call aborted it and
+     * the updater carried on), they are detached: a write through one then throws instead of reaching a
+     * page no longer latched, or a buffer handed back to its pool.
+     */
+    private TupleView[] runningUpdaters;
+    private int updatersRunning;
 
     Transaction(DatabaseNode db, CcTransaction cc, CounterSnapshot startCounters, CommitsInFlight.Slot runningOn) {
         this.db = db;
@@ -471,27 +479,49 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
+    /** {@code row} is handed to an updater from now until {@code updatersRunning} drops back. */
+    private void updaterRuns(TupleView row) {
+        if (runningUpdaters == null) {
+            runningUpdaters = new TupleView[2];
+        } else if (updatersRunning == runningUpdaters.length) {
+            runningUpdaters = java.util.Arrays.copyOf(runningUpdaters, 2 * updatersRunning);
+        }
+        runningUpdaters[updatersRunning++] = row;
+    }
+
+    /** Commit and abort end the transaction under an updater's feet: refused (an updater aborts by throwing). */
+    private void refuseInsideUpdater(String what) {
+        if (updatersRunning > 0) {
+            throw new IllegalStateException(what + " inside an updater: an updater aborts its transaction by"
+                + " throwing, and the transaction commits after its updates return");
+        }
+    }
+
     /** False only for a hint ({@code fromIndex} false) whose row is not the key's. */
     private boolean update(Table table, long key, long rid, int frameHint, Consumer<TupleView> updater,
                            Table.Scratch scratch, boolean fromIndex) {
         Index[] secondaries = table.maintainedSecondaries();
         // The row as it was serves only to compare secondary keys: without them, no copy of it is made.
         TupleBuffer before = secondaries.length == 0 ? null : scratch.first;
-        TupleView newRow; // the row as updated: in its page (2PL updates in place) or in scratch.second
+        TupleView newRow; // the row as updated: in its page (2PL) or in the algorithm's buffered write
+        updaterRuns(scratch.rowView);
         try {
             newRow = cc.updateView(table.heap(), rid, frameHint, scratch.hasKey, updater, before, scratch.second,
                 scratch.rowView);
         } catch (AbortException e) {
             throw ended(e); // caught inline: a wrapping lambda would capture per update
-        } catch (RuntimeException | Error e) {
+        } catch (Throwable e) {
             // The updater threw (or the algorithm failed) with the row perhaps half changed in its page:
-            // nothing of this transaction may commit. Rolled back, the row is what it was.
+            // nothing of this transaction may commit. Rolled back, the row is what it was. (Throwable: an
+            // exception thrown past the compiler's checks must not leave the half-changed row to a commit.)
             try {
                 abortQuietly();
-            } catch (RuntimeException | Error cleanup) {
+            } catch (Throwable cleanup) {
                 e.addSuppressed(cleanup);
             }
             throw e;
+        } finally {
+            updatersRunning--;
         }
         if (newRow == null) {
             if (!fromIndex) {
@@ -590,6 +620,7 @@ public final class Transaction implements AutoCloseable {
 
     private CommitOutcome commitAs(long globalId, BranchVote vote) {
         checkActive();
+        refuseInsideUpdater("commit");
         commitRecord.branchOf(globalId, vote);
         try {
             try {
@@ -635,6 +666,7 @@ public final class Transaction implements AutoCloseable {
      */
     public void abort() {
         checkActive();
+        refuseInsideUpdater("abort");
         abortQuietly(AbortReason.USER_ABORT);
     }
 
@@ -805,6 +837,9 @@ public final class Transaction implements AutoCloseable {
             db.commitsInFlight().ended(runningOn);
         }
         state = end;
+        for (int i = 0; i < updatersRunning; i++) {
+            runningUpdaters[i].detach();
+        }
     }
 
     private void checkActive() {
@@ -813,10 +848,21 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    /** The algorithm rolled back and threw: this transaction is over. */
+    /**
+     * An abort was thrown: this transaction is over. The algorithm rolled back already when it threw; when
+     * the caller's code threw it (an updater, a reader), the algorithm rolls back here (its abort does
+     * nothing once it has rolled back): without it, 2PL's latches and TO's write intents stayed behind.
+     */
     private AbortException ended(AbortException e) {
         commitRecord.release();
         boolean wasActive = state == State.ACTIVE;
+        if (wasActive) {
+            try {
+                cc.abort(e.reason());
+            } catch (RuntimeException | Error cleanup) {
+                e.addSuppressed(cleanup);
+            }
+        }
         end(State.ABORTED);
         outcome = CommitOutcome.aborted(e.reason());
         if (wasActive) {

@@ -278,15 +278,21 @@ public abstract class ConcurrencyControlContractTest {
             load(node, 2, 100);
             Table table = node.table("account");
             byte[] zeros = new byte[ACCOUNT.tupleSize()];
-            List<java.util.function.Consumer<TupleView>> headerWrites = List.of(
-                row -> row.version(12345), row -> row.flags(0), row -> row.readTimestamp(7),
-                row -> row.writeIntent(true), row -> row.copyFrom(zeros));
-            for (java.util.function.Consumer<TupleView> write : headerWrites) {
+            List<java.util.function.BiConsumer<Transaction, TupleView>> headerWrites = List.of(
+                (tx, row) -> row.version(12345), (tx, row) -> row.flags(0), (tx, row) -> row.readTimestamp(7),
+                (tx, row) -> row.writeIntent(true), (tx, row) -> row.copyFrom(zeros),
+                // After a nested read of the same row, which an algorithm that buffers its writes answers from
+                // its buffered image: the read must not hand the updater's view back without its guard.
+                (tx, row) -> {
+                    assertTrue(tx.read(table, 1, own -> assertEquals(1, own.getMoney(BALANCE))));
+                    row.version(12345);
+                });
+            for (java.util.function.BiConsumer<Transaction, TupleView> write : headerWrites) {
                 Transaction tx = node.begin();
                 IllegalStateException refused = assertThrows(IllegalStateException.class, () -> tx.update(table, 1,
                     row -> {
                         row.setMoney(BALANCE, 1);
-                        write.accept(row);
+                        write.accept(tx, row);
                     }));
                 assertTrue(refused.getMessage().contains("CC header"), refused.getMessage());
                 assertFalse(tx.isActive(), "aborted");
@@ -294,6 +300,98 @@ public abstract class ConcurrencyControlContractTest {
             assertEquals(100, balance(node, 1), "every refused update rolled back");
             assertTrue(node.run(ONCE, tx -> tx.update(table, 1, row -> row.setMoney(BALANCE, 7))).committed());
             assertEquals(7, balance(node, 1), "the row still updatable: its header intact");
+        }
+    }
+
+    /**
+     * An updater that throws an abort itself ends its transaction as one the algorithm threw: rolled back,
+     * nothing left latched or marked (2PL's latches, TO's write intent). Fails with the rollback in
+     * Transaction.ended removed (it assumed the algorithm had rolled back: under 2PL and TO the next update of
+     * the row aborted with LOCK_CONFLICT).
+     */
+    @Test
+    void anUpdaterThatThrowsAnAbortRollsBack() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 2, 100);
+            Table table = node.table("account");
+            TxnResult<Object> thrown = node.run(ONCE, tx -> {
+                tx.update(table, 2, row -> row.setMoney(BALANCE, 222));
+                return tx.update(table, 1, row -> {
+                    row.setMoney(BALANCE, 111);
+                    throw new AbortException(AbortReason.USER_ABORT, "the updater gives up");
+                });
+            });
+            assertEquals(AbortReason.USER_ABORT, thrown.outcome().reason());
+            assertEquals(100, balance(node, 1));
+            assertEquals(100, balance(node, 2));
+            assertTrue(node.run(ONCE, tx -> tx.update(table, 1, row -> row.setMoney(BALANCE, 5))
+                && tx.update(table, 2, row -> row.setMoney(BALANCE, 6))).committed(), "nothing left held or marked");
+        }
+    }
+
+    /**
+     * An updater may not commit or abort its transaction (it aborts by throwing): the call throws, and the
+     * transaction ends aborted with its rows as they were. Fails with the refusal removed (under 2PL the
+     * commit inside the updater committed the row half changed in place, without its log record).
+     */
+    @Test
+    void commitAndAbortInsideAnUpdaterAreRefused() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 1, 100);
+            Table table = node.table("account");
+            for (String end : List.of("commit", "abort")) {
+                Transaction tx = node.begin();
+                IllegalStateException refused = assertThrows(IllegalStateException.class, () -> tx.update(table, 1,
+                    row -> {
+                        row.setMoney(BALANCE, 5);
+                        if (end.equals("commit")) {
+                            tx.commit();
+                        } else {
+                            tx.abort();
+                        }
+                    }));
+                assertTrue(refused.getMessage().contains(end + " inside an updater"), refused.getMessage());
+                assertFalse(tx.isActive(), "aborted by the refusal thrown through the updater");
+                assertEquals(100, balance(node, 1), end);
+            }
+        }
+    }
+
+    /**
+     * An updater that carries on after a nested call aborted its transaction (it caught the abort) cannot
+     * write its row any more: the row was rolled back and its page let go (2PL), or its buffered image handed
+     * back (OCC, TO); the write throws, and nothing of the transaction stays. Fails with the updater's view
+     * left attached when the transaction ends (under 2PL the write reached the unlatched page).
+     */
+    @Test
+    void anUpdaterCannotWriteAfterANestedCallAbortedItsTransaction() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 3, 100);
+            Table table = node.table("account");
+            Transaction tx = node.begin();
+            assertTrue(tx.update(table, 2, row -> row.setMoney(BALANCE, 222)));
+            List<String> caught = new ArrayList<>();
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> tx.update(table, 1, row -> {
+                row.setMoney(BALANCE, 111);
+                try {
+                    tx.update(table, 3, inner -> {
+                        throw new AbortException(AbortReason.USER_ABORT, "nested");
+                    });
+                } catch (AbortException nested) {
+                    caught.add(nested.getMessage());
+                }
+                row.setMoney(BALANCE, 1);
+            }));
+            assertEquals(1, caught.size(), "the nested call aborted the transaction");
+            assertTrue(refused.getMessage().contains("after its transaction ended"), refused.getMessage());
+            assertFalse(tx.isActive());
+            for (long id = 1; id <= 3; id++) {
+                assertEquals(100, balance(node, id), "row " + id);
+            }
+            assertTrue(node.run(ONCE, t -> t.update(table, 1, row -> row.setMoney(BALANCE, 5))).committed());
         }
     }
 

@@ -30,15 +30,6 @@ public final class TupleBuffer {
         return view.wrap(this);
     }
 
-    /**
-     * {@link #view()} for an updater: the same object, wrapped so that writes to the CC header or over the
-     * whole tuple fail ({@link TupleView#wrapColumns(TupleBuffer)}) until it is next wrapped.
-     */
-    public TupleView columnsView() {
-        view();
-        return view.wrapColumns(this);
-    }
-
     /** Zeroes the whole tuple (header, null bitmap and columns), for reuse as a fresh row. */
     public void clear() {
         segment.fill((byte) 0);

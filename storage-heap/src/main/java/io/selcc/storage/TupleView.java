@@ -34,6 +34,8 @@ public final class TupleView {
     private boolean readOnly;
     /** Wrapped by {@link #wrapColumns}: an updater's row in place, whose CC header no write may change. */
     private boolean columnsOnly;
+    /** Unwrapped by {@link #detach} (its transaction ended) rather than never wrapped: for the message. */
+    private boolean detached;
     /** The slots per page of the last page size wrapped: a division per wrap otherwise. */
     private int slotsDataSize = -1;
     private int slotsPerPage;
@@ -67,6 +69,7 @@ public final class TupleView {
         this.writable = latchedPage.isExclusive();
         this.readOnly = false;
         this.columnsOnly = false;
+        this.detached = false;
         this.dataStart = latchedPage.dataStart();
         this.base = dataStart + HeapPageLayout.slotOffset(slot, schema.tupleSize());
         return this;
@@ -105,6 +108,18 @@ public final class TupleView {
         return this;
     }
 
+    /**
+     * Points this view at nothing: every read and write through it throws until it is wrapped again. For
+     * a row handed to code that may outlive what the view points at (an updater whose transaction ended).
+     */
+    public void detach() {
+        segment = null;
+        page = null;
+        writable = false;
+        columnsOnly = false;
+        detached = true;
+    }
+
     /** Points this view at a private tuple buffer of the same schema. */
     public TupleView wrap(TupleBuffer buffer) {
         if (buffer.schema() != schema && !buffer.schema().equals(schema)) { // equals compares every column
@@ -116,6 +131,7 @@ public final class TupleView {
         this.writable = true;
         this.readOnly = false;
         this.columnsOnly = false;
+        this.detached = false;
         this.base = 0;
         return this;
     }
@@ -504,7 +520,9 @@ public final class TupleView {
 
     private void checkWrapped() {
         if (segment == null) {
-            throw new IllegalStateException("tuple view not wrapped around a page or buffer");
+            throw new IllegalStateException(detached
+                ? "a row used after its transaction ended (an updater carried on after a nested call aborted it)"
+                : "tuple view not wrapped around a page or buffer");
         }
     }
 

@@ -93,12 +93,29 @@ public final class DistributedTransaction implements AutoCloseable {
         return row.image() == null ? null : view(table, row.image());
     }
 
-    /** Updates the row of {@code table} with key {@code key} in {@code node}'s partition; false if there is none. */
+    /**
+     * Updates the row of {@code table} with key {@code key} in {@code node}'s partition; false if there is
+     * none. As {@code Transaction.update}: the updater may change the row's columns, not its CC header, and
+     * an updater that throws aborts the transaction.
+     */
     public boolean update(int node, String table, long key, Consumer<TupleView> updater) {
         checkActive();
-        if (node == home) {
-            return home(() -> local.update(db.node(home).table(table), key, updater));
+        try {
+            return node == home ? home(() -> local.update(db.node(home).table(table), key, updater))
+                : updateRemote(node, table, key, updater);
+        } catch (Throwable e) {
+            if (active) {
+                try {
+                    rollback(); // the home branch rolled back already if its updater threw
+                } catch (Throwable cleanup) {
+                    e.addSuppressed(cleanup);
+                }
+            }
+            throw e;
         }
+    }
+
+    private boolean updateRemote(int node, String table, long key, Consumer<TupleView> updater) {
         Remote remote = remote(node);
         byte[] image = pending(node, table, key);
         if (image == null) {
@@ -108,7 +125,9 @@ public final class DistributedTransaction implements AutoCloseable {
             }
             image = row.image();
         }
-        TupleView view = view(table, image);
+        TupleBuffer buffer = new TupleBuffer(schema(table));
+        buffer.copyRowFrom(image, 0);
+        TupleView view = new TupleView(buffer.schema()).wrapColumns(buffer);
         updater.accept(view);
         byte[] after = Participant.rowBytes(view);
         remote.writes.computeIfAbsent(table, t -> new LinkedHashMap<>()).put(key, after);

@@ -323,6 +323,40 @@ class TwoPhaseCommitTest {
         }
     }
 
+    /**
+     * An update on another partition follows Transaction.update's rules: its updater may not write the CC
+     * header, and an updater that throws aborts the whole distributed transaction, every branch released.
+     * Fails with the remote updater handed a plain view of its copy (the header write was dropped unseen and
+     * the transaction stayed active).
+     */
+    @Test
+    void aRemoteUpdatersHeaderWriteAndThrowAbortTheTransaction() throws Exception {
+        try (Database db = Bank.database(2); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            DistributedTransaction refused = p.begin(0);
+            refused.update(0, Bank.table(0), 0, row -> row.setMoney(1, 1));
+            IllegalStateException header = assertThrows(IllegalStateException.class,
+                () -> refused.update(1, Bank.table(1), 0, row -> row.version(99)));
+            assertTrue(header.getMessage().contains("CC header"), header.getMessage());
+            assertFalse(refused.isActive(), "the distributed transaction ended");
+
+            DistributedTransaction throwing = p.begin(0);
+            throwing.update(0, Bank.table(0), 0, row -> row.setMoney(1, 2));
+            IllegalArgumentException thrown = assertThrows(IllegalArgumentException.class,
+                () -> throwing.update(1, Bank.table(1), 0, row -> {
+                    row.setMoney(1, 3);
+                    throw new IllegalArgumentException("the updater failed");
+                }));
+            assertEquals("the updater failed", thrown.getMessage());
+            assertFalse(throwing.isActive());
+
+            assertTrue(p.awaitIdle(1, WAIT));
+            assertEquals(Bank.START, Bank.balance(db, 0, 0));
+            assertEquals(Bank.START, Bank.balance(db, 1, 0));
+            assertTrue(transfer(p, 0, 0, 1, 1_00).committed(), "nothing left held on either partition");
+        }
+    }
+
     @Test
     void aNoVoteAbortsEveryBranch() throws Exception {
         TwoPcFaults no = new TwoPcFaults() {

@@ -306,7 +306,10 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
     @Override
     public boolean update(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
                           Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after) {
-        TupleView updated = updateView(table, rid, frameHint, expected, updater, before, after, copyView(table));
+        // A view of its own for the updater (not a shared one, which a nested read would move); this method
+        // is for callers of the algorithm itself (Transaction updates through updateView).
+        TupleView updated = updateView(table, rid, frameHint, expected, updater, before, after,
+            new TupleView(table.schema()));
         if (updated == null) {
             return false;
         }
@@ -337,6 +340,7 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             copyView(table).wrap(before).copyFrom(row);
         }
         updater.accept(rowView.wrapColumns(page.handle, slot));
+        checkActive(); // a nested call aborted the transaction and the updater carried on: its page is gone
         // Re-wrapped: the updater may have read this table through the shared page view meanwhile.
         row = view(table).wrap(page.handle, slot);
         row.version(row.version() + 1);

@@ -5,8 +5,13 @@ import io.selcc.engine.DatabaseNode;
 import io.selcc.engine.Table;
 import io.selcc.engine.TableDefinition;
 import io.selcc.engine.Transaction;
+import io.selcc.cache.AccessMode;
+import io.selcc.storage.ColumnType;
 import io.selcc.storage.Schema;
+import io.selcc.storage.TupleView;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and whose image is in the undo log, instead of a copy that is then copied back (two whole-row copies
  * fewer per update); a rollback restores the row from the undo image. (The contract tests check what every
  * algorithm must do: a throwing updater aborts, the CC header is refused to an updater, the commit log
- * replays to the table.) Fails with 2PL's update left to the copying default ({@code CcTransaction.updateView}).
+ * replays to the table.) The first test fails with the updater handed a copy that is then copied back (the
+ * former path); the second with a setter's dirty range left out.
  */
 class UpdateInPlaceTest {
     private static final Schema ROW = Schema.builder().addLong("id").addLong("value").build();
@@ -53,6 +59,51 @@ class UpdateInPlaceTest {
             assertEquals(12, value(node, accounts));
             assertEquals(List.of(true, true), onPage, "each updater was handed the row in its page");
         }
+    }
+
+    /**
+     * What an updater writes in place reaches the other compute node: each setter extends the page's dirty
+     * range by what it wrote (a long, a VARCHAR's length and bytes, a null bit), which is all the node
+     * writes back. In both access modes, over three updates (the first sets the columns, the second sets the
+     * nullable one NULL, the third shortens the string). Fails with setString's or setNull's dirty range left out.
+     */
+    @ParameterizedTest
+    @EnumSource(AccessMode.class)
+    void whatAnUpdaterWritesInPlaceReachesTheOtherNode(AccessMode mode) {
+        Schema schema = Schema.builder().addLong("id").addLong("value").addVarchar("name", 40)
+            .add("note", ColumnType.LONG, 0, true).build();
+        TableDefinition rows = TableDefinition.of("rows", schema, r -> r.getLong(0));
+        try (Database db = Database.builder().cc("2pl").computeNodes(2).accessMode(mode).table(rows).build()) {
+            DatabaseNode writer = db.node(0);
+            DatabaseNode reader = db.node(1);
+            Table onWriter = writer.table("rows");
+            Table onReader = reader.table("rows");
+            assertTrue(writer.run(tx -> tx.insert(onWriter, r -> {
+                r.setLong(0, 1);
+                r.setLong(1, 10);
+                r.setString(2, "a");
+                r.setNull(3);
+            })).committed());
+            assertEquals("1 10 a null", seen(reader, onReader), "the insert, read on the other node");
+
+            assertTrue(writer.run(tx -> tx.update(onWriter, 1, r -> {
+                r.setLong(1, 11);
+                r.setString(2, "a longer name than before");
+                r.setLong(3, 7);
+            })).committed());
+            assertEquals("1 11 a longer name than before 7", seen(reader, onReader));
+            assertTrue(writer.run(tx -> tx.update(onWriter, 1, r -> r.setNull(3))).committed());
+            assertEquals("1 11 a longer name than before null", seen(reader, onReader));
+            assertTrue(writer.run(tx -> tx.update(onWriter, 1, r -> r.setString(2, "b"))).committed());
+            assertEquals("1 11 b null", seen(reader, onReader));
+        }
+    }
+
+    private static String seen(DatabaseNode node, Table table) {
+        return node.run(tx -> {
+            TupleView r = tx.get(table, 1);
+            return r.getLong(0) + " " + r.getLong(1) + " " + r.getString(2) + " " + (r.isNull(3) ? "null" : r.getLong(3));
+        }).value();
     }
 
     private static long value(DatabaseNode node, Table accounts) {

@@ -26,10 +26,12 @@ public interface CcTransaction {
     boolean read(HeapTable table, long rid, Predicate<TupleView> expected, TupleBuffer into);
 
     /**
-     * Reads the row at {@code rid} into {@code before}, copies it to {@code after}, applies
-     * {@code updater} to {@code after} and makes that this transaction's write of the row.
-     * {@code before} may be null when the caller has no use for the row as it was (a table without
-     * secondary indexes): then {@code after} alone is filled, one whole-row copy fewer.
+     * Reads the row at {@code rid} into {@code before}, applies {@code updater} to the row (in place, or to
+     * the algorithm's buffered write of it) and leaves the row as updated in {@code after}. {@code before}
+     * may be null when the caller has no use for the row as it was (a table without secondary indexes).
+     * The updater's view refuses writes to the CC header; an updater that throws leaves the row changed or
+     * not, and the caller must abort the transaction. {@link #updateView} is the same without the copy to
+     * {@code after}.
      */
     boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                    TupleBuffer before, TupleBuffer after);

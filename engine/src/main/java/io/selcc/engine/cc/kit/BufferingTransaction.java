@@ -61,7 +61,9 @@ public abstract class BufferingTransaction implements CcTransaction {
     @Override
     public final boolean update(HeapTable table, long rid, Predicate<TupleView> expected, Consumer<TupleView> updater,
                                 TupleBuffer before, TupleBuffer after) {
-        TupleBuffer image = updateImage(table, rid, expected, updater, before, after);
+        // A view of its own for the updater: the buffers' own views are re-wrapped by nested reads. This
+        // method is for callers of the algorithm itself (Transaction updates through updateView).
+        TupleBuffer image = updateImage(table, rid, expected, updater, before, after, new TupleView(table.schema()));
         if (image == null) {
             return false;
         }
@@ -69,31 +71,35 @@ public abstract class BufferingTransaction implements CcTransaction {
         return true;
     }
 
-    /** The row as updated is the write set's own image: {@code after} is left as the read left it. */
+    /** The row as updated is the write set's own image, which {@code rowView} is pointed at; {@code after} may hold the read. */
     @Override
     public final TupleView updateView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
                                       Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after,
                                       TupleView rowView) {
-        TupleBuffer image = updateImage(table, rid, expected, updater, before, after);
+        TupleBuffer image = updateImage(table, rid, expected, updater, before, after, rowView);
         return image == null ? null : rowView.wrapReadOnly(image);
     }
 
     /**
      * Reads the row to write (into {@code before}, or {@code after} when no before is wanted), buffers it
      * in the write set and applies {@code updater} to the buffered image, which it returns; null when the
-     * row is absent or not expected. The write is in the write set before the updater runs, so a rollback
+     * row is absent or not expected. {@code updaterView} is the caller's, pointed at the image for the
+     * updater. The write is in the write set before the updater runs, so a rollback
      * finds it and takes back what reading to write marked on the row (TO's write intent) even when the
      * updater throws: with the updater first, a throwing updater left TO's intent on the row for good.
      */
     private TupleBuffer updateImage(HeapTable table, long rid, Predicate<TupleView> expected,
-                                    Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after) {
+                                    Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after,
+                                    TupleView updaterView) {
         TupleBuffer read = before != null ? before : after;
         if (!readForWrite(table, rid, expected, read)) {
             return null;
         }
         TupleView row = read.view();
         TupleBuffer image = writes.update(table, rid, row.incarnation(), row);
-        updater.accept(image.columnsView()); // the header stays the algorithm's, as 2PL's update in place keeps it
+        // The header stays the algorithm's, as 2PL's update in place keeps it; a view no nested read moves.
+        updater.accept(updaterView.wrapColumns(image));
+        checkActive(); // a nested call aborted the transaction and the updater carried on: the image is gone
         return image;
     }
 
