@@ -116,7 +116,10 @@ public final class Table {
         final TupleBuffer first;
         final TupleBuffer second;
         final TupleView firstView;
-        /** The view a read hands its reader ({@code CcTransaction.readView}): the page's row or a copy's, read-only. */
+        /**
+         * The view a read hands its reader ({@code CcTransaction.readView}: the page's row or a copy's,
+         * read-only), or an update its updater ({@code CcTransaction.updateView}: columns only).
+         */
         final TupleView rowView;
         /** The statement's check that a row is the key's (set by {@link #scratchFor}). */
         final HasKey hasKey = new HasKey();

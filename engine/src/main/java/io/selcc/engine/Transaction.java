@@ -523,6 +523,12 @@ public final class Transaction implements AutoCloseable {
         } finally {
             updatersRunning--;
         }
+        if (state != State.ACTIVE) {
+            // A nested call ended the transaction and the updater carried on and returned (the algorithms
+            // check this too; here it holds for any algorithm): the update is void.
+            throw new IllegalStateException("the transaction ended while its updater ran (a nested call aborted"
+                + " it): outcome=" + outcome);
+        }
         if (newRow == null) {
             if (!fromIndex) {
                 return false;
@@ -531,10 +537,11 @@ public final class Transaction implements AutoCloseable {
         }
         TupleView oldRow = scratch.firstView;
         commitRecord.updated(table, key, rid, newRow);
-        if (table.primaryKey(newRow) != key) {
-            abortQuietly();
+        long newPrimaryKey = table.primaryKey(newRow);
+        if (newPrimaryKey != key) {
+            abortQuietly(); // newRow is the page's row under 2PL: read before the rollback restores it
             throw new IllegalArgumentException("an update changed the primary key: table=" + table.name()
-                + " key=" + key + " newKey=" + table.primaryKey(newRow) + " (transaction aborted)");
+                + " key=" + key + " newKey=" + newPrimaryKey + " (transaction aborted)");
         }
         for (int i = 0; i < secondaries.length; i++) {
             Index index = secondaries[i];
@@ -591,8 +598,11 @@ public final class Transaction implements AutoCloseable {
 
     // ================================================================ end
 
-    /** Commits; the outcome says whether it did. After this the transaction is over. */
-    public CommitOutcome commit() {
+    /**
+     * Commits; the outcome says whether it did. After this the transaction is over. Inside an updater it
+     * throws (an updater aborts its transaction by throwing, and the transaction commits after its updates).
+     */
+        public CommitOutcome commit() {
         return commitAs(0, null);
     }
 
@@ -663,6 +673,7 @@ public final class Transaction implements AutoCloseable {
     /**
      * Rolls back. The outcome is {@link AbortReason#USER_ABORT}. The transaction is over even if the
      * rollback throws (its node crashed, or a memory node is gone): nothing more can be done with it.
+     * Inside an updater it throws (an updater aborts its transaction by throwing).
      */
     public void abort() {
         checkActive();
@@ -690,9 +701,12 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    /** Aborts the transaction if it is still active. */
+    /** Aborts the transaction if it is still active; inside an updater it throws, as {@link #abort} does. */
     @Override
     public void close() {
+        if (state == State.ACTIVE) {
+            refuseInsideUpdater("close");
+        }
         abortQuietly();
     }
 
@@ -850,8 +864,10 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * An abort was thrown: this transaction is over. The algorithm rolled back already when it threw; when
-     * the caller's code threw it (an updater, a reader), the algorithm rolls back here (its abort does
-     * nothing once it has rolled back): without it, 2PL's latches and TO's write intents stayed behind.
+     * the caller's code threw it (an updater; a reader or visitor called inside one), the algorithm rolls
+     * back here (its abort does nothing once it has rolled back): without it, 2PL's latches and TO's write
+     * intents stayed behind. (An abort a reader or visitor throws outside an updater passes through this
+     * transaction as before, and {@code DatabaseNode.run} or {@link #close} rolls it back.)
      */
     private AbortException ended(AbortException e) {
         commitRecord.release();

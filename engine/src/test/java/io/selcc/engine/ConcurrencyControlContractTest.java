@@ -341,15 +341,15 @@ public abstract class ConcurrencyControlContractTest {
             DatabaseNode node = db.node(0);
             load(node, 1, 100);
             Table table = node.table("account");
-            for (String end : List.of("commit", "abort")) {
+            for (String end : List.of("commit", "abort", "close")) {
                 Transaction tx = node.begin();
                 IllegalStateException refused = assertThrows(IllegalStateException.class, () -> tx.update(table, 1,
                     row -> {
                         row.setMoney(BALANCE, 5);
-                        if (end.equals("commit")) {
-                            tx.commit();
-                        } else {
-                            tx.abort();
+                        switch (end) {
+                            case "commit" -> tx.commit();
+                            case "abort" -> tx.abort();
+                            default -> tx.close();
                         }
                     }));
                 assertTrue(refused.getMessage().contains(end + " inside an updater"), refused.getMessage());
@@ -392,6 +392,26 @@ public abstract class ConcurrencyControlContractTest {
                 assertEquals(100, balance(node, id), "row " + id);
             }
             assertTrue(node.run(ONCE, t -> t.update(table, 1, row -> row.setMoney(BALANCE, 5))).committed());
+
+            // An updater that swallows the nested abort and returns without another write: the update is
+            // void all the same (fails with the check after the updater returns removed from Transaction and
+            // the algorithm: the update reported success on a transaction already over).
+            Transaction quiet = node.begin();
+            IllegalStateException ended = assertThrows(IllegalStateException.class, () -> quiet.update(table, 2,
+                row -> {
+                    row.setMoney(BALANCE, 222);
+                    try {
+                        quiet.update(table, 3, inner -> {
+                            throw new AbortException(AbortReason.USER_ABORT, "nested");
+                        });
+                    } catch (AbortException nested) {
+                        caught.add(nested.getMessage());
+                    }
+                }));
+            assertEquals(2, caught.size());
+            assertTrue(ended.getMessage().contains("ended while its updater ran"), ended.getMessage());
+            assertFalse(quiet.isActive());
+            assertEquals(100, balance(node, 2));
         }
     }
 

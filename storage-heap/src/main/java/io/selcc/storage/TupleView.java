@@ -109,8 +109,9 @@ public final class TupleView {
     }
 
     /**
-     * Points this view at nothing: every read and write through it throws until it is wrapped again. For
-     * a row handed to code that may outlive what the view points at (an updater whose transaction ended).
+     * Points this view at nothing: reads and writes of its header and columns throw (an
+     * {@code IllegalStateException} naming why) until it is wrapped again. For a row handed to code that may
+     * outlive what the view points at (an updater whose transaction ended).
      */
     public void detach() {
         segment = null;

@@ -49,6 +49,8 @@ public final class DistributedTransaction implements AutoCloseable {
     private final long gtid;
     private final Map<Integer, Remote> remotes = new TreeMap<>();
     private boolean active = true;
+    /** Updaters running now (an updater may update another row): commit, abort and close are refused meanwhile. */
+    private int updatersRunning;
     private CommitOutcome outcome;
 
     /** One remote branch as the coordinator sees it. */
@@ -100,18 +102,40 @@ public final class DistributedTransaction implements AutoCloseable {
      */
     public boolean update(int node, String table, long key, Consumer<TupleView> updater) {
         checkActive();
+        boolean found;
+        updatersRunning++;
         try {
-            return node == home ? home(() -> local.update(db.node(home).table(table), key, updater))
+            found = node == home ? home(() -> local.update(db.node(home).table(table), key, updater))
                 : updateRemote(node, table, key, updater);
         } catch (Throwable e) {
             if (active) {
                 try {
-                    rollback(); // the home branch rolled back already if its updater threw
+                    // The home branch rolled back already if its updater threw.
+                    rollback(e instanceof AbortException a ? a.reason() : AbortReason.USER_ABORT);
                 } catch (Throwable cleanup) {
                     e.addSuppressed(cleanup);
                 }
             }
             throw e;
+        } finally {
+            updatersRunning--;
+            if (!active && updatersRunning == 0 && local.isActive()) {
+                local.abort(); // left by a rollback under an updater; no updater of this transaction runs now
+            }
+        }
+        if (!active) {
+            // A nested call ended the transaction (a remote branch refused) and the updater carried on.
+            throw new IllegalStateException("the distributed transaction ended while its updater ran: gtid=0x"
+                + Long.toHexString(gtid));
+        }
+        return found;
+    }
+
+    /** Commit, abort and close end the transaction under an updater's feet: refused, as Transaction refuses them. */
+    private void refuseInsideUpdater(String what) {
+        if (updatersRunning > 0) {
+            throw new IllegalStateException(what + " inside an updater: an updater aborts its transaction by"
+                + " throwing: gtid=0x" + Long.toHexString(gtid));
         }
     }
 
@@ -192,6 +216,7 @@ public final class DistributedTransaction implements AutoCloseable {
      */
     public CommitOutcome commit() {
         checkActive();
+        refuseInsideUpdater("commit");
         active = false;
         if (remotes.isEmpty()) {
             outcome = local.commit();
@@ -331,16 +356,16 @@ public final class DistributedTransaction implements AutoCloseable {
     /** Rolls back every branch. */
     public void abort() {
         checkActive();
-        rollback();
-        outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
+        refuseInsideUpdater("abort");
+        rollback(AbortReason.USER_ABORT);
     }
 
     /** Rolls back if still active. */
     @Override
     public void close() {
         if (active) {
-            rollback();
-            outcome = CommitOutcome.aborted(AbortReason.USER_ABORT);
+            refuseInsideUpdater("close");
+            rollback(AbortReason.USER_ABORT);
         }
     }
 
@@ -358,13 +383,24 @@ public final class DistributedTransaction implements AutoCloseable {
         return outcome;
     }
 
-    private void rollback() {
+    /**
+     * Rolls every branch back, the outcome aborted with {@code reason} unless already set. The remote
+     * branches are told even when the home branch's rollback fails; under a running updater the home branch
+     * is left to {@link #update}, which rolls it back once its updater has returned or thrown.
+     */
+    private void rollback(AbortReason reason) {
         active = false;
-        if (local.isActive()) {
-            local.abort();
+        if (outcome == null) {
+            outcome = CommitOutcome.aborted(reason);
         }
-        if (tellRemotes(false)) {
-            db.counters().distributedAborts.increment();
+        try {
+            if (local.isActive() && updatersRunning == 0) {
+                local.abort();
+            }
+        } finally {
+            if (tellRemotes(false)) {
+                db.counters().distributedAborts.increment();
+            }
         }
     }
 
@@ -384,7 +420,7 @@ public final class DistributedTransaction implements AutoCloseable {
         try {
             return operation.get();
         } catch (AbortException e) {
-            rollback();
+            rollback(e.reason());
             throw e;
         }
     }
@@ -400,7 +436,7 @@ public final class DistributedTransaction implements AutoCloseable {
             return reply;
         }
         AbortReason reason = reply instanceof Refused r ? r.reason() : AbortReason.GLOBAL_ABORT;
-        rollback();
+        rollback(reason);
         throw new AbortException(reason, "branch on node " + node + (reply instanceof Refused ? " refused" : " did not answer")
             + ": gtid=0x" + Long.toHexString(gtid));
     }

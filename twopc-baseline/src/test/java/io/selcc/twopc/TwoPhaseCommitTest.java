@@ -350,6 +350,25 @@ class TwoPhaseCommitTest {
             assertEquals("the updater failed", thrown.getMessage());
             assertFalse(throwing.isActive());
 
+            // A home updater that throws while a remote branch holds a row: every branch released, the outcome set.
+            DistributedTransaction homeThrows = p.begin(0);
+            homeThrows.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4));
+            assertThrows(IllegalArgumentException.class, () -> homeThrows.update(0, Bank.table(0), 0, row -> {
+                throw new IllegalArgumentException("the home updater failed");
+            }));
+            assertFalse(homeThrows.isActive());
+            assertFalse(homeThrows.outcome().committed());
+
+            // Commit inside an updater, home or remote, is refused; the refusal aborts the transaction.
+            for (int node : new int[] {0, 1}) {
+                DistributedTransaction committing = p.begin(0);
+                IllegalStateException inside = assertThrows(IllegalStateException.class,
+                    () -> committing.update(node, Bank.table(node), 0, row -> committing.commit()));
+                assertTrue(inside.getMessage().contains("commit inside an updater"), inside.getMessage());
+                assertFalse(committing.isActive());
+                assertFalse(committing.outcome().committed());
+            }
+
             assertTrue(p.awaitIdle(1, WAIT));
             assertEquals(Bank.START, Bank.balance(db, 0, 0));
             assertEquals(Bank.START, Bank.balance(db, 1, 0));

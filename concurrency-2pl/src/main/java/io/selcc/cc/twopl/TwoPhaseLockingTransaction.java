@@ -340,7 +340,9 @@ final class TwoPhaseLockingTransaction implements CcTransaction {
             copyView(table).wrap(before).copyFrom(row);
         }
         updater.accept(rowView.wrapColumns(page.handle, slot));
-        checkActive(); // a nested call aborted the transaction and the updater carried on: its page is gone
+        if (!active) { // a nested call aborted the transaction and the updater carried on: its page is gone
+            throw new IllegalStateException("the transaction ended while its updater ran (a nested call aborted it)");
+        }
         // Re-wrapped: the updater may have read this table through the shared page view meanwhile.
         row = view(table).wrap(page.handle, slot);
         row.version(row.version() + 1);

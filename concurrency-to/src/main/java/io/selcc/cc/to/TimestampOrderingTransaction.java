@@ -138,8 +138,15 @@ final class TimestampOrderingTransaction extends BufferingTransaction {
         // An insert-only table's committed rows never change, so no older writer can come late to one
         // and its read timestamp guards nothing: raising it (a write, which under SELCC invalidates every
         // other node's copy of a page all of them read, like TPC-C's ITEM) is skipped.
-        if (!exclusive && !table.insertOnly() && row.isVisible() && expected.test(row) && row.version() <= ts && row.readTimestamp() < ts
-                && !liveIntent(row)) {
+        boolean raise;
+        try {
+            raise = !exclusive && !table.insertOnly() && row.isVisible() && expected.test(row) && row.version() <= ts
+                && row.readTimestamp() < ts && !liveIntent(row);
+        } catch (RuntimeException | Error e) {
+            node.unlock(page); // the caller's key function threw: no latch may outlive this read
+            throw e;
+        }
+        if (raise) {
             // rts must rise: that is a write to the page.
             node.unlock(page);
             page = node.xLock(pageAddress);

@@ -73,8 +73,11 @@ public interface CcTransaction {
      * statement). An algorithm that holds the row's page X-latched until its commit may apply
      * {@code updater} to the row in place (through {@code rowView}, its CC header protected) and point
      * {@code rowView} at the page, leaving {@code after} unused and two whole-row copies out. Either way,
-     * an {@code updater} that throws leaves the row's page changed or not: the caller must abort.
-     * The default updates through {@code after} and points {@code rowView} at it.
+     * an {@code updater} that throws leaves the row's page changed or not: the caller must abort. An
+     * algorithm that overrides it hands the updater {@code rowView} (wrapped columns only), which the caller
+     * detaches should the transaction end while the updater runs, and checks after the updater returns that
+     * the transaction is still active. The default updates through {@code after} and points
+     * {@code rowView} at it.
      */
     default TupleView updateView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
                                  Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after,

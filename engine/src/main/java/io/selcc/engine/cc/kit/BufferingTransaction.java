@@ -99,7 +99,9 @@ public abstract class BufferingTransaction implements CcTransaction {
         TupleBuffer image = writes.update(table, rid, row.incarnation(), row);
         // The header stays the algorithm's, as 2PL's update in place keeps it; a view no nested read moves.
         updater.accept(updaterView.wrapColumns(image));
-        checkActive(); // a nested call aborted the transaction and the updater carried on: the image is gone
+        if (!active) { // a nested call aborted the transaction and the updater carried on: the image is gone
+            throw new IllegalStateException("the transaction ended while its updater ran (a nested call aborted it)");
+        }
         return image;
     }
 
