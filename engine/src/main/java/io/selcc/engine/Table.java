@@ -93,9 +93,10 @@ public final class Table {
 
     /**
      * Two row buffers for the calling thread's current statement (an update's before image and the buffer
-     * an algorithm that buffers its writes may read the row into, an insert's image), returned with {@link Scratch#release()}: a statement's images
-     * never outlive it (algorithms copy what they keep), so reusing them spares two row allocations
-     * per statement. A statement nested in another's callback gets fresh ones.
+     * an algorithm that buffers its writes may read the row into, an insert's image), returned with
+     * {@link Scratch#release()}: a statement's images never outlive it (algorithms copy what they keep), so
+     * reusing them spares two row allocations per statement. A statement nested in another's callback gets
+     * fresh ones.
      */
     Scratch scratch() {
         Scratch s = scratch.get();

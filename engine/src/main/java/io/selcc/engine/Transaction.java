@@ -602,7 +602,7 @@ public final class Transaction implements AutoCloseable {
      * Commits; the outcome says whether it did. After this the transaction is over. Inside an updater it
      * throws (an updater aborts its transaction by throwing, and the transaction commits after its updates).
      */
-        public CommitOutcome commit() {
+    public CommitOutcome commit() {
         return commitAs(0, null);
     }
 

@@ -590,8 +590,9 @@ public final class TupleView {
 
     private void checkHeaderWritable() {
         if (columnsOnly) {
+            String where = page == null ? "" : " on page " + io.selcc.fabric.GlobalAddress.toString(page.address());
             throw new IllegalStateException("an updater wrote the CC header or the whole tuple of its row (columns"
-                + " only)" + (page == null ? "" : " on page " + io.selcc.fabric.GlobalAddress.toString(page.address())));
+                + " only)" + where);
         }
     }
 

@@ -102,7 +102,8 @@ class UpdateInPlaceTest {
     private static String seen(DatabaseNode node, Table table) {
         return node.run(tx -> {
             TupleView r = tx.get(table, 1);
-            return r.getLong(0) + " " + r.getLong(1) + " " + r.getString(2) + " " + (r.isNull(3) ? "null" : r.getLong(3));
+            String note = r.isNull(3) ? "null" : String.valueOf(r.getLong(3));
+            return r.getLong(0) + " " + r.getLong(1) + " " + r.getString(2) + " " + note;
         }).value();
     }
 

@@ -71,7 +71,10 @@ public abstract class BufferingTransaction implements CcTransaction {
         return true;
     }
 
-    /** The row as updated is the write set's own image, which {@code rowView} is pointed at; {@code after} may hold the read. */
+    /**
+     * The row as updated is the write set's own image, which {@code rowView} is pointed at; {@code after}
+     * may hold the read.
+     */
     @Override
     public final TupleView updateView(HeapTable table, long rid, int frameHint, Predicate<TupleView> expected,
                                       Consumer<TupleView> updater, TupleBuffer before, TupleBuffer after,
