@@ -376,13 +376,7 @@ public abstract class ConcurrencyControlContractTest {
             List<String> caught = new ArrayList<>();
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> tx.update(table, 1, row -> {
                 row.setMoney(BALANCE, 111);
-                try {
-                    tx.update(table, 3, inner -> {
-                        throw new AbortException(AbortReason.USER_ABORT, "nested");
-                    });
-                } catch (AbortException nested) {
-                    caught.add(nested.getMessage());
-                }
+                abortNestedAndCarryOn(tx, table, caught);
                 row.setMoney(BALANCE, 1);
             }));
             assertEquals(1, caught.size(), "the nested call aborted the transaction");
@@ -400,18 +394,26 @@ public abstract class ConcurrencyControlContractTest {
             IllegalStateException ended = assertThrows(IllegalStateException.class, () -> quiet.update(table, 2,
                 row -> {
                     row.setMoney(BALANCE, 222);
-                    try {
-                        quiet.update(table, 3, inner -> {
-                            throw new AbortException(AbortReason.USER_ABORT, "nested");
-                        });
-                    } catch (AbortException nested) {
-                        caught.add(nested.getMessage());
-                    }
+                    abortNestedAndCarryOn(quiet, table, caught);
                 }));
             assertEquals(2, caught.size());
             assertTrue(ended.getMessage().contains("ended while its updater ran"), ended.getMessage());
             assertFalse(quiet.isActive());
             assertEquals(100, balance(node, 2));
+        }
+    }
+
+    /**
+     * What an updater that carries on does: a nested update (of account 3) whose updater throws an abort,
+     * which ends the transaction, caught and its message kept in {@code caught}.
+     */
+    private static void abortNestedAndCarryOn(Transaction tx, Table table, List<String> caught) {
+        try {
+            tx.update(table, 3, inner -> {
+                throw new AbortException(AbortReason.USER_ABORT, "nested");
+            });
+        } catch (AbortException nested) {
+            caught.add(nested.getMessage());
         }
     }
 
