@@ -8,7 +8,8 @@ import io.selcc.storage.TupleView;
  * in its page where the algorithm holds the page to commit (2PL), else the statement's scratch copy. A
  * read through the transaction inside the call leaves it alone (it has a view of its own); a write
  * through the transaction inside the call (update, delete, insert) may move it, as a 2PL upgrade of its
- * page releases the page first.
+ * page releases the page first. Commit, abort and close of the transaction inside the call throw; a
+ * reader that throws {@code AbortException} aborts the transaction (rolled back, then rethrown).
  */
 @FunctionalInterface
 public interface RowReader {

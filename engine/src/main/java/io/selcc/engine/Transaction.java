@@ -64,6 +64,8 @@ public final class Transaction implements AutoCloseable {
      */
     private TupleView[] runningUpdaters;
     private int updatersRunning;
+    /** Readers and scans (with their visitors) now running: commit, abort and close are refused meanwhile. */
+    private int readersRunning;
 
     Transaction(DatabaseNode db, CcTransaction cc, CounterSnapshot startCounters, CommitsInFlight.Slot runningOn) {
         this.db = db;
@@ -103,7 +105,14 @@ public final class Transaction implements AutoCloseable {
             if (row == null) {
                 return false;
             }
-            reader.read(row); // the page's row itself where the algorithm holds it to commit: no copy
+            readersRunning++;
+            try {
+                reader.read(row); // the page's row itself where the algorithm holds it to commit: no copy
+            } catch (AbortException e) {
+                throw ended(e); // the reader's own abort (or a nested call's, passed on) ends the transaction
+            } finally {
+                readersRunning--;
+            }
             return true;
         } finally {
             scratch.release();
@@ -263,7 +272,14 @@ public final class Transaction implements AutoCloseable {
         if (scan == null) {
             scan = new OverlayingScan(this, cc, pending);
         }
-        return scan.run(index, low, high, limit, forward, keepRows, visitor);
+        readersRunning++;
+        try {
+            return scan.run(index, low, high, limit, forward, keepRows, visitor);
+        } catch (AbortException e) {
+            throw ended(e); // a visitor's own abort ends the transaction (the algorithm's ended it already)
+        } finally {
+            readersRunning--;
+        }
     }
 
     // ================================================================ writes
@@ -489,11 +505,19 @@ public final class Transaction implements AutoCloseable {
         runningUpdaters[updatersRunning++] = row;
     }
 
-    /** Commit and abort end the transaction under an updater's feet: refused (an updater aborts by throwing). */
-    private void refuseInsideUpdater(String what) {
+    /**
+     * Commit, abort and close end the transaction under a running callback's feet: refused. An updater
+     * aborts its transaction by throwing; a reader's or visitor's row may be in a page the transaction
+     * holds only until it ends, and a scan goes on after its visitor returns.
+     */
+    private void refuseInsideCallback(String what) {
         if (updatersRunning > 0) {
             throw new IllegalStateException(what + " inside an updater: an updater aborts its transaction by"
                 + " throwing, and the transaction commits after its updates return");
+        }
+        if (readersRunning > 0) {
+            throw new IllegalStateException(what + " inside a reader or scan visitor: end the transaction after"
+                + " the read or scan returns (a callback aborts it by throwing AbortException)");
         }
     }
 
@@ -599,8 +623,9 @@ public final class Transaction implements AutoCloseable {
     // ================================================================ end
 
     /**
-     * Commits; the outcome says whether it did. After this the transaction is over. Inside an updater it
-     * throws (an updater aborts its transaction by throwing, and the transaction commits after its updates).
+     * Commits; the outcome says whether it did. After this the transaction is over. Inside an updater,
+     * reader or scan visitor it throws (a callback aborts its transaction by throwing, and the transaction
+     * commits after its callbacks return).
      */
     public CommitOutcome commit() {
         return commitAs(0, null);
@@ -630,7 +655,7 @@ public final class Transaction implements AutoCloseable {
 
     private CommitOutcome commitAs(long globalId, BranchVote vote) {
         checkActive();
-        refuseInsideUpdater("commit");
+        refuseInsideCallback("commit");
         commitRecord.branchOf(globalId, vote);
         try {
             try {
@@ -673,11 +698,11 @@ public final class Transaction implements AutoCloseable {
     /**
      * Rolls back. The outcome is {@link AbortReason#USER_ABORT}. The transaction is over even if the
      * rollback throws (its node crashed, or a memory node is gone): nothing more can be done with it.
-     * Inside an updater it throws (an updater aborts its transaction by throwing).
+     * Inside an updater, reader or scan visitor it throws (a callback aborts its transaction by throwing).
      */
     public void abort() {
         checkActive();
-        refuseInsideUpdater("abort");
+        refuseInsideCallback("abort");
         abortQuietly(AbortReason.USER_ABORT);
     }
 
@@ -701,11 +726,11 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    /** Aborts the transaction if it is still active; inside an updater it throws, as {@link #abort} does. */
+    /** Aborts the transaction if it is still active; inside a callback it throws, as {@link #abort} does. */
     @Override
     public void close() {
         if (state == State.ACTIVE) {
-            refuseInsideUpdater("close");
+            refuseInsideCallback("close");
         }
         abortQuietly();
     }
@@ -864,10 +889,10 @@ public final class Transaction implements AutoCloseable {
 
     /**
      * An abort was thrown: this transaction is over. The algorithm rolled back already when it threw; when
-     * the caller's code threw it (an updater; a reader or visitor called inside one), the algorithm rolls
-     * back here (its abort does nothing once it has rolled back): without it, 2PL's latches and TO's write
-     * intents stayed behind. (An abort a reader or visitor throws outside an updater passes through this
-     * transaction as before, and {@code DatabaseNode.run} or {@link #close} rolls it back.)
+     * the caller's code threw it (an updater, a reader or a scan visitor), the algorithm rolls back here
+     * (its abort does nothing once it has rolled back): without it, 2PL's latches and TO's write intents
+     * stayed behind. The first end's reason stays the outcome (a callback passing a nested call's abort on
+     * ends it a second time).
      */
     private AbortException ended(AbortException e) {
         commitRecord.release();
@@ -880,8 +905,8 @@ public final class Transaction implements AutoCloseable {
             }
         }
         end(State.ABORTED);
-        outcome = CommitOutcome.aborted(e.reason());
         if (wasActive) {
+            outcome = CommitOutcome.aborted(e.reason());
             db.transactionCounts().ended(outcome);
         }
         return e;

@@ -32,6 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -355,6 +356,97 @@ public abstract class ConcurrencyControlContractTest {
                 assertTrue(refused.getMessage().contains(end + " inside an updater"), refused.getMessage());
                 assertFalse(tx.isActive(), "aborted by the refusal thrown through the updater");
                 assertEquals(100, balance(node, 1), end);
+            }
+        }
+    }
+
+    /**
+     * A reader or scan visitor that throws an abort ends its transaction as an updater's does: over at once
+     * (its outcome the thrown reason), rolled back, nothing left latched or marked, with no
+     * {@code DatabaseNode.run} or close to clean up after it. Fails with the catch in Transaction.read and
+     * Transaction.scan removed (the transaction stayed active; under 2PL and TO its update's latch or write
+     * intent made the next update of the row abort).
+     */
+    @Test
+    void aReaderOrVisitorThatThrowsAnAbortEndsItsTransaction() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 3, 100);
+            Table table = node.table("account");
+            for (String callback : List.of("read", "readRange", "scan")) {
+                Transaction tx = node.begin();
+                assertTrue(tx.update(table, 2, row -> row.setMoney(BALANCE, 222)));
+                AbortException thrown = new AbortException(AbortReason.USER_ABORT, "the " + callback + " gives up");
+                AbortException caught = assertThrows(AbortException.class, () -> callThrowing(tx, table, callback,
+                    thrown));
+                assertSame(thrown, caught, callback);
+                assertFalse(tx.isActive(), callback + ": the abort ended the transaction");
+                assertEquals(AbortReason.USER_ABORT, tx.outcome().reason(), callback);
+                assertEquals(100, balance(node, 2), callback);
+                assertTrue(node.run(ONCE, t -> t.update(table, 2, row -> row.setMoney(BALANCE, 100))).committed(),
+                    callback + ": nothing left held or marked");
+            }
+        }
+    }
+
+    /** Calls {@code callback} ("read", "readRange" or "scan") of {@code tx} on account 1 with a reader that throws {@code e}. */
+    private static void callThrowing(Transaction tx, Table table, String callback, RuntimeException e) {
+        switch (callback) {
+            case "read" -> tx.read(table, 1, row -> {
+                throw e;
+            });
+            case "readRange" -> tx.readRange(table.primaryIndex(), 1, 1, 1, row -> {
+                throw e;
+            });
+            default -> tx.scan(table.primaryIndex(), 1, 1, 1, row -> {
+                throw e;
+            });
+        }
+    }
+
+    /**
+     * A reader or scan visitor may not commit, abort or close its transaction (its row may be in a page the
+     * transaction holds only until it ends, and a scan goes on after the visitor): the call throws, the
+     * transaction stays as it was, and it commits once the read returns. Fails with the refusal removed (the
+     * commit inside the reader went through).
+     */
+    @Test
+    void commitAndAbortInsideAReaderOrVisitorAreRefused() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 3, 100);
+            Table table = node.table("account");
+            for (String callback : List.of("read", "readRange", "scan")) {
+                for (String end : List.of("commit", "abort", "close")) {
+                    Transaction tx = node.begin();
+                    assertTrue(tx.update(table, 2, row -> row.setMoney(BALANCE, 7)));
+                    RowReader ending = row -> {
+                        switch (end) {
+                            case "commit" -> tx.commit();
+                            case "abort" -> tx.abort();
+                            default -> tx.close();
+                        }
+                    };
+                    IllegalStateException refused = assertThrows(IllegalStateException.class, () -> {
+                        switch (callback) {
+                            case "read" -> tx.read(table, 1, ending);
+                            case "readRange" -> tx.readRange(table.primaryIndex(), 1, 1, 1, row -> {
+                                ending.read(row);
+                                return true;
+                            });
+                            default -> tx.scan(table.primaryIndex(), 1, 1, 1, row -> {
+                                ending.read(row);
+                                return true;
+                            });
+                        }
+                    });
+                    assertTrue(refused.getMessage().contains(end + " inside a reader or scan visitor"),
+                        callback + ": " + refused.getMessage());
+                    assertTrue(tx.isActive(), callback + "/" + end + ": the refusal leaves the transaction open");
+                    assertTrue(tx.commit().committed(), callback + "/" + end);
+                    assertEquals(7, balance(node, 2), callback + "/" + end);
+                    assertTrue(node.run(ONCE, t -> t.update(table, 2, row -> row.setMoney(BALANCE, 100))).committed());
+                }
             }
         }
     }
