@@ -496,6 +496,53 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * Updaters nested three deep (a fourth, nested in the third, aborts the transaction) are all let go of
+     * their rows: each one's write after the abort throws, and nothing of the transaction stays. Fails when
+     * the transaction's end detaches only the first two running updaters (the array's first size): the
+     * third level's row stayed attached and its write went through.
+     */
+    @Test
+    void updatersNestedThreeDeepAreAllDetachedWhenTheTransactionEnds() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 5, 100);
+            Table table = node.table("account");
+            Transaction tx = node.begin();
+            List<String> caught = new ArrayList<>();
+            List<Long> refusedWrites = new ArrayList<>();
+            assertThrows(IllegalStateException.class, () -> tx.update(table, 1, first -> {
+                first.setMoney(BALANCE, 11);
+                assertThrows(IllegalStateException.class, () -> tx.update(table, 2, second -> {
+                    second.setMoney(BALANCE, 22);
+                    assertThrows(IllegalStateException.class, () -> tx.update(table, 4, third -> {
+                        third.setMoney(BALANCE, 44);
+                        abortNestedAndCarryOn(tx, table, caught); // the fourth level, on account 3
+                        writeAfterTheEnd(third, 4, refusedWrites);
+                    }));
+                    writeAfterTheEnd(second, 2, refusedWrites);
+                }));
+                writeAfterTheEnd(first, 1, refusedWrites);
+            }));
+            assertEquals(1, caught.size(), "the fourth level aborted the transaction");
+            assertEquals(List.of(4L, 2L, 1L), refusedWrites, "every level's write after the abort was refused");
+            assertFalse(tx.isActive());
+            for (long id = 1; id <= 5; id++) {
+                assertEquals(100, balance(node, id), "row " + id);
+            }
+        }
+    }
+
+    /** Writes {@code row} after its transaction ended; records {@code id} when the write is refused. */
+    private static void writeAfterTheEnd(TupleView row, long id, List<Long> refused) {
+        try {
+            row.setMoney(BALANCE, 1);
+        } catch (IllegalStateException e) {
+            assertTrue(e.getMessage().contains("after its transaction ended"), e.getMessage());
+            refused.add(id);
+        }
+    }
+
+    /**
      * What an updater that carries on does: a nested update (of account 3) whose updater throws an abort,
      * which ends the transaction, caught and its message kept in {@code caught}.
      */

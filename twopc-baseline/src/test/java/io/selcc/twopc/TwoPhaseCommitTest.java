@@ -376,6 +376,55 @@ class TwoPhaseCommitTest {
         }
     }
 
+    /**
+     * A remote operation refused inside a home updater ends the distributed transaction while the home
+     * branch's updater still runs: the remote branches are told at once, and the home branch is rolled back
+     * once its updater returns, whether the updater passes the abort on or swallows it and returns. Fails
+     * with the deferred rollback in DistributedTransaction.update removed (the swallowing case left the home
+     * branch active, its row changed and latched).
+     */
+    @Test
+    void aRemoteRefusalInsideAHomeUpdaterRollsEveryBranchBack() throws Exception {
+        try (Database db = Bank.database(3); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            var n2 = db.node(2);
+            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
+            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            for (boolean swallow : new boolean[] {false, true}) {
+                DistributedTransaction tx = p.begin(0);
+                assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4)));
+                assertEquals(1, p.branches(1));
+                AbortException[] nested = new AbortException[1];
+                RuntimeException thrown = assertThrows(RuntimeException.class,
+                    () -> tx.update(0, Bank.table(0), 0, row -> {
+                        row.setMoney(1, 1);
+                        try {
+                            tx.read(2, Bank.table(2), 0);
+                        } catch (AbortException e) {
+                            nested[0] = e;
+                            if (!swallow) {
+                                throw e;
+                            }
+                        }
+                    }));
+                assertEquals(AbortReason.LOCK_CONFLICT, nested[0].reason(), "the nested read was refused");
+                if (swallow) {
+                    assertTrue(thrown instanceof IllegalStateException && thrown.getMessage().contains("ended while"),
+                        thrown.toString());
+                } else {
+                    assertTrue(thrown == nested[0], thrown.toString());
+                }
+                assertFalse(tx.isActive(), "swallow=" + swallow);
+                assertEquals(AbortReason.LOCK_CONFLICT, tx.outcome().reason());
+                assertEquals(0, p.branches(1), "the remote branch was told at once, swallow=" + swallow);
+                assertEquals(Bank.START, Bank.balance(db, 0, 0), "the home branch rolled back, swallow=" + swallow);
+                assertEquals(Bank.START, Bank.balance(db, 1, 0));
+            }
+            holder.abort();
+            assertTrue(transfer(p, 0, 0, 1, 1_00).committed(), "nothing left held on either partition");
+        }
+    }
+
     @Test
     void aNoVoteAbortsEveryBranch() throws Exception {
         TwoPcFaults no = new TwoPcFaults() {
