@@ -530,7 +530,7 @@ public final class SelccCluster implements AutoCloseable {
         public Builder starvationPriority(int retries) { this.starvationPriority = retries; return this; }
         /** Reader window at the starvation threshold; it doubles per further writer retry (5.3.2). */
         public Builder readerWindowBaseNanos(long nanos) { this.readerWindowBaseNanos = nanos; return this; }
-        /** Free-list length under which the eviction worker refills (default cacheFrames/16, 1..64). */
+        /** Free-list length under which the eviction worker refills, to twice it (default cacheFrames/16 in 1..64, or cacheFrames/64 up to 512 where that is more). */
         public Builder freeListLowWater(int frames) { this.freeListLowWater = frames; return this; }
         /** GCLs taken from a memory node per allocation round trip. */
         public Builder allocationChunk(int gcls) { this.allocationChunk = gcls; return this; }
@@ -555,7 +555,9 @@ public final class SelccCluster implements AutoCloseable {
             require(allocationChunk >= 1, "allocationChunk must be >= 1: allocationChunk=" + allocationChunk);
             require(memoryPerNode >= 2L * gclSize, "memory per node must hold at least two GCLs: memoryPerNode="
                 + memoryPerNode + " gclSize=" + gclSize);
-            int lowWater = freeListLowWater > 0 ? freeListLowWater : Math.max(1, Math.min(64, cacheFrames / 16));
+            // A 64th of a large cache (at most 512 frames) and a 16th of a small one (at most 64): see Evictor.runWorker.
+            int lowWater = freeListLowWater > 0 ? freeListLowWater
+                : Math.max(Math.max(1, Math.min(64, cacheFrames / 16)), Math.min(512, cacheFrames / 64));
             require(lowWater < cacheFrames, "freeListLowWater must be below cacheFrames: freeListLowWater="
                 + lowWater + " cacheFrames=" + cacheFrames);
             Fabric f = fabric != null ? fabric : new LocalFabric(memoryNodes, memoryPerNode, computeNodes, latency);

@@ -730,7 +730,7 @@ final class SelccNode extends AbstractComputeNode {
             if (frame != null) {
                 return frame;
             }
-            if (evictor.evict(settings.freeListLowWater()) == 0) {
+            if (evictor.evict(Math.min(Evictor.BATCH, settings.freeListLowWater())) == 0) {
                 // Every frame is latched right now: their holders must run to free one (on a virtual thread
                 // yield gives them the carrier). Bounded by EXHAUSTED_ATTEMPTS.
                 Thread.yield();

@@ -55,6 +55,8 @@ public enum Counter {
     /** Hits on a shared copy that needed an upgrade to exclusive. */
     UPGRADES,
     EVICTIONS,
+    /** Evictions run, each of at most {@code Evictor.BATCH} victims (the worker's and threads' own). */
+    EVICTION_BATCHES,
     WRITE_BACKS,
     WRITE_BACK_BYTES,
     /** Failed global latch attempts that were retried. */
