@@ -102,7 +102,18 @@ final class OverlayingScan {
                 }
                 delivered++;
                 visitingRecordId = entry.rid();
-                if (!visitor.visit(row) || delivered >= limit) {
+                boolean more;
+                if (scratch == null) {
+                    more = visitor.visit(row); // a copy of its own, valid after the transaction ends
+                } else {
+                    transaction.rowHanded(row); // in place: detached should the transaction end meanwhile
+                    try {
+                        more = visitor.visit(row);
+                    } finally {
+                        transaction.rowReturned();
+                    }
+                }
+                if (!more || delivered >= limit) {
                     return delivered;
                 }
             }

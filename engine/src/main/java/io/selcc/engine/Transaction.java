@@ -57,12 +57,14 @@ public final class Transaction implements AutoCloseable {
     /** This transaction's scans, made at its first (many transactions scan nothing). */
     private OverlayingScan scan;
     /**
-     * The rows the updaters now running were handed, one per level (an updater may update another row);
-     * made at the first update. Should the transaction end while one runs (a nested call aborted it and
-     * the updater carried on), they are detached: a write through one then throws instead of reaching a
-     * page no longer latched, or a buffer handed back to its pool.
+     * The rows the caller's code now running was handed, one per level (an updater may update another row,
+     * a reader read one): updaters' rows, readers' rows and a range read's rows in place; made at the first.
+     * Should the transaction end while one runs (a nested call aborted it and the callback carried on), they
+     * are detached: an access through one then throws instead of reaching a page no longer latched, or a
+     * buffer handed back to its pool.
      */
-    private TupleView[] runningUpdaters;
+    private TupleView[] handedRows;
+    private int rowsHanded;
     private int updatersRunning;
     /** Readers and scans (with their visitors) now running: commit, abort and close are refused meanwhile. */
     private int readersRunning;
@@ -106,11 +108,13 @@ public final class Transaction implements AutoCloseable {
                 return false;
             }
             readersRunning++;
+            rowHanded(row);
             try {
                 reader.read(row); // the page's row itself where the algorithm holds it to commit: no copy
             } catch (AbortException e) {
                 throw ended(e); // the reader's own abort (or a nested call's, passed on) ends the transaction
             } finally {
+                rowReturned();
                 readersRunning--;
             }
             return true;
@@ -495,14 +499,19 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    /** {@code row} is handed to an updater from now until {@code updatersRunning} drops back. */
-    private void updaterRuns(TupleView row) {
-        if (runningUpdaters == null) {
-            runningUpdaters = new TupleView[2];
-        } else if (updatersRunning == runningUpdaters.length) {
-            runningUpdaters = java.util.Arrays.copyOf(runningUpdaters, 2 * updatersRunning);
+    /** {@code row} is handed to the caller's code (an updater, a reader, a visitor) until {@link #rowReturned}. */
+    void rowHanded(TupleView row) {
+        if (handedRows == null) {
+            handedRows = new TupleView[2];
+        } else if (rowsHanded == handedRows.length) {
+            handedRows = java.util.Arrays.copyOf(handedRows, 2 * rowsHanded);
         }
-        runningUpdaters[updatersRunning++] = row;
+        handedRows[rowsHanded++] = row;
+    }
+
+    /** The callback handed the last {@link #rowHanded} row returned or threw. */
+    void rowReturned() {
+        rowsHanded--;
     }
 
     /**
@@ -528,7 +537,8 @@ public final class Transaction implements AutoCloseable {
         // The row as it was serves only to compare secondary keys: without them, no copy of it is made.
         TupleBuffer before = secondaries.length == 0 ? null : scratch.first;
         TupleView newRow; // the row as updated: in its page (2PL) or in the algorithm's buffered write
-        updaterRuns(scratch.rowView);
+        rowHanded(scratch.rowView);
+        updatersRunning++;
         try {
             newRow = cc.updateView(table.heap(), rid, frameHint, scratch.hasKey, updater, before, scratch.second,
                 scratch.rowView);
@@ -546,6 +556,7 @@ public final class Transaction implements AutoCloseable {
             throw e;
         } finally {
             updatersRunning--;
+            rowReturned();
         }
         if (state != State.ACTIVE) {
             // A nested call ended the transaction and the updater carried on and returned (the algorithms
@@ -876,8 +887,8 @@ public final class Transaction implements AutoCloseable {
             db.commitsInFlight().ended(runningOn);
         }
         state = end;
-        for (int i = 0; i < updatersRunning; i++) {
-            runningUpdaters[i].detach();
+        for (int i = 0; i < rowsHanded; i++) {
+            handedRows[i].detach();
         }
     }
 

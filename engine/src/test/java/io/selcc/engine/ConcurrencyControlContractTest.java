@@ -532,6 +532,50 @@ public abstract class ConcurrencyControlContractTest {
         }
     }
 
+    /**
+     * A reader's row, and a range read's row in place, are let go when a nested call ends the transaction while
+     * the callback runs: reading it then throws instead of reading a page no longer latched (2PL) or a buffer
+     * handed back. Fails with the reader's row not handed to the transaction (Transaction.read) and with the
+     * visitor's not handed (OverlayingScan): the read after the abort went through.
+     */
+    @Test
+    void aReadersRowIsDetachedWhenANestedCallEndsItsTransaction() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 3, 100);
+            Table table = node.table("account");
+            List<String> caught = new ArrayList<>();
+            List<String> refusedReads = new ArrayList<>();
+            Transaction reading = node.begin();
+            assertTrue(reading.read(table, 1, row -> {
+                abortNestedAndCarryOn(reading, table, caught);
+                readAfterTheEnd(row, "reader", refusedReads);
+            }));
+            assertFalse(reading.isActive());
+            Transaction visiting = node.begin();
+            visiting.readRange(table.primaryIndex(), 1, 1, 1, row -> {
+                abortNestedAndCarryOn(visiting, table, caught);
+                readAfterTheEnd(row, "visitor", refusedReads);
+                return true;
+            });
+            assertFalse(visiting.isActive());
+            assertEquals(2, caught.size(), "each nested call aborted its transaction");
+            assertEquals(List.of("reader", "visitor"), refusedReads);
+            assertTrue(node.run(ONCE, t -> t.update(table, 1, row -> row.setMoney(BALANCE, 5))).committed(),
+                "nothing left held");
+        }
+    }
+
+    /** Reads {@code row} after its transaction ended; records {@code who} when the read is refused. */
+    private static void readAfterTheEnd(TupleView row, String who, List<String> refused) {
+        try {
+            row.getMoney(BALANCE);
+        } catch (IllegalStateException e) {
+            assertTrue(e.getMessage().contains("after its transaction ended"), e.getMessage());
+            refused.add(who);
+        }
+    }
+
     /** Writes {@code row} after its transaction ended; records {@code id} when the write is refused. */
     private static void writeAfterTheEnd(TupleView row, long id, List<Long> refused) {
         try {

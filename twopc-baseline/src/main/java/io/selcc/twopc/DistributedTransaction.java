@@ -51,6 +51,8 @@ public final class DistributedTransaction implements AutoCloseable {
     private boolean active = true;
     /** Updaters running now (an updater may update another row): commit, abort and close are refused meanwhile. */
     private int updatersRunning;
+    /** Home scans now running (their visitors are the caller's code, as updaters are): see {@link #refuseInsideCallback}. */
+    private int homeScansRunning;
     private CommitOutcome outcome;
 
     /** One remote branch as the coordinator sees it. */
@@ -119,9 +121,7 @@ public final class DistributedTransaction implements AutoCloseable {
             throw e;
         } finally {
             updatersRunning--;
-            if (!active && updatersRunning == 0 && local.isActive()) {
-                local.abort(); // left by a rollback under an updater; no updater of this transaction runs now
-            }
+            finishDeferredRollback();
         }
         if (!active) {
             // A nested call ended the transaction (a remote branch refused) and the updater carried on.
@@ -131,11 +131,30 @@ public final class DistributedTransaction implements AutoCloseable {
         return found;
     }
 
-    /** Commit, abort and close end the transaction under an updater's feet: refused, as Transaction refuses them. */
-    private void refuseInsideUpdater(String what) {
+    /**
+     * Commit, abort and close end the transaction under a running updater's or home scan visitor's feet:
+     * refused, as Transaction refuses them (before anything of this transaction changes).
+     */
+    private void refuseInsideCallback(String what) {
         if (updatersRunning > 0) {
             throw new IllegalStateException(what + " inside an updater: an updater aborts its transaction by"
                 + " throwing: gtid=0x" + Long.toHexString(gtid));
+        }
+        if (homeScansRunning > 0) {
+            throw new IllegalStateException(what + " inside a reader or scan visitor: end the transaction after"
+                + " the scan returns: gtid=0x" + Long.toHexString(gtid));
+        }
+    }
+
+    /** Whether the caller's code runs inside the home branch now (an updater, a home scan's visitor). */
+    private boolean homeCallbackRunning() {
+        return updatersRunning > 0 || homeScansRunning > 0;
+    }
+
+    /** Rolls the home branch back once the last callback that deferred it has returned or thrown. */
+    private void finishDeferredRollback() {
+        if (!active && !homeCallbackRunning() && local.isActive()) {
+            local.abort(); // left by a rollback under a callback; none of this transaction's runs now
         }
     }
 
@@ -195,7 +214,21 @@ public final class DistributedTransaction implements AutoCloseable {
         checkActive();
         if (node == home) {
             io.selcc.engine.Index i = db.node(home).index(index);
-            return home(() -> backward ? local.scanBackward(i, low, high, limit, visitor) : local.scan(i, low, high, limit, visitor));
+            int delivered;
+            homeScansRunning++;
+            try {
+                delivered = home(() -> backward ? local.scanBackward(i, low, high, limit, visitor)
+                    : local.scan(i, low, high, limit, visitor));
+            } finally {
+                homeScansRunning--;
+                finishDeferredRollback();
+            }
+            if (!active) {
+                // A nested call ended the transaction (a remote branch refused) and the visitor carried on.
+                throw new IllegalStateException("the distributed transaction ended while its scan's visitor ran:"
+                    + " gtid=0x" + Long.toHexString(gtid));
+            }
+            return delivered;
         }
         Rows rows = (Rows) send(node, remote(node), ops -> new Scan(gtid, ops, index, low, high, limit, backward), Rows.class);
         String table = db.node(home).index(index).table().name();
@@ -216,7 +249,7 @@ public final class DistributedTransaction implements AutoCloseable {
      */
     public CommitOutcome commit() {
         checkActive();
-        refuseInsideUpdater("commit");
+        refuseInsideCallback("commit");
         active = false;
         if (remotes.isEmpty()) {
             outcome = local.commit();
@@ -356,7 +389,7 @@ public final class DistributedTransaction implements AutoCloseable {
     /** Rolls back every branch. */
     public void abort() {
         checkActive();
-        refuseInsideUpdater("abort");
+        refuseInsideCallback("abort");
         rollback(AbortReason.USER_ABORT);
     }
 
@@ -364,7 +397,7 @@ public final class DistributedTransaction implements AutoCloseable {
     @Override
     public void close() {
         if (active) {
-            refuseInsideUpdater("close");
+            refuseInsideCallback("close");
             rollback(AbortReason.USER_ABORT);
         }
     }
@@ -385,8 +418,9 @@ public final class DistributedTransaction implements AutoCloseable {
 
     /**
      * Rolls every branch back, the outcome aborted with {@code reason} unless already set. The remote
-     * branches are told even when the home branch's rollback fails; under a running updater the home branch
-     * is left to {@link #update}, which rolls it back once its updater has returned or thrown.
+     * branches are told even when the home branch's rollback fails; under a running updater or home scan the
+     * home branch is left to {@link #update} or {@link #scan}, which roll it back once the caller's code has
+     * returned or thrown.
      */
     private void rollback(AbortReason reason) {
         active = false;
@@ -394,7 +428,7 @@ public final class DistributedTransaction implements AutoCloseable {
             outcome = CommitOutcome.aborted(reason);
         }
         try {
-            if (local.isActive() && updatersRunning == 0) {
+            if (local.isActive() && !homeCallbackRunning()) {
                 local.abort();
             }
         } finally {
@@ -420,7 +454,9 @@ public final class DistributedTransaction implements AutoCloseable {
         try {
             return operation.get();
         } catch (AbortException e) {
-            rollback(e.reason());
+            if (active) { // not when a nested remote call's refusal rolled everything back already
+                rollback(e.reason());
+            }
             throw e;
         }
     }

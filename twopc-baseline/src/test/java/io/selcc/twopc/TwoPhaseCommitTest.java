@@ -425,6 +425,75 @@ class TwoPhaseCommitTest {
         }
     }
 
+    /**
+     * A home scan's visitor follows an updater's rules: a remote refusal inside it rolls every branch back
+     * (the home branch once the scan returns, whether the visitor passes the abort on or swallows it), and
+     * commit, abort and close inside it are refused with the transaction left as it was. Fails without the
+     * home scan counted as a callback in DistributedTransaction (the rollback under the visitor called the
+     * home branch's abort, which the running scan refused: the home branch was left active, latched).
+     */
+    @Test
+    void aHomeScansVisitorFollowsTheUpdatersRules() throws Exception {
+        try (Database db = Bank.database(3); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            var n2 = db.node(2);
+            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
+            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            String homeIndex = Bank.table(0) + ".pk";
+            for (boolean swallow : new boolean[] {false, true}) {
+                DistributedTransaction tx = p.begin(0);
+                assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4)));
+                assertTrue(tx.update(0, Bank.table(0), 0, row -> row.setMoney(1, 1)));
+                AbortException[] nested = new AbortException[1];
+                RuntimeException thrown = assertThrows(RuntimeException.class,
+                    () -> tx.scan(0, homeIndex, 0, 0, 1, false, row -> {
+                        try {
+                            tx.read(2, Bank.table(2), 0);
+                        } catch (AbortException e) {
+                            nested[0] = e;
+                            if (!swallow) {
+                                throw e;
+                            }
+                        }
+                        return true;
+                    }));
+                assertEquals(AbortReason.LOCK_CONFLICT, nested[0].reason(), "the nested read was refused");
+                if (swallow) {
+                    assertTrue(thrown instanceof IllegalStateException && thrown.getMessage().contains("ended while"),
+                        thrown.toString());
+                } else {
+                    assertTrue(thrown == nested[0], thrown.toString());
+                }
+                assertFalse(tx.isActive(), "swallow=" + swallow);
+                assertEquals(AbortReason.LOCK_CONFLICT, tx.outcome().reason());
+                assertEquals(0, p.branches(1), "swallow=" + swallow);
+                assertEquals(Bank.START, Bank.balance(db, 0, 0), "the home branch rolled back, swallow=" + swallow);
+                assertEquals(Bank.START, Bank.balance(db, 1, 0));
+            }
+            for (String end : new String[] {"commit", "abort", "close"}) {
+                DistributedTransaction tx = p.begin(0);
+                assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 5)));
+                IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> tx.scan(0, homeIndex, 0, 0, 1, false, row -> {
+                        switch (end) {
+                            case "commit" -> tx.commit();
+                            case "abort" -> tx.abort();
+                            default -> tx.close();
+                        }
+                        return true;
+                    }));
+                assertTrue(refused.getMessage().contains(end + " inside a reader or scan visitor"), refused.getMessage());
+                assertTrue(tx.isActive(), end + ": the refusal leaves the transaction as it was");
+                assertEquals(1, p.branches(1), end);
+                tx.abort();
+                assertEquals(0, p.branches(1), end);
+                assertEquals(Bank.START, Bank.balance(db, 1, 0), end);
+            }
+            holder.abort();
+            assertTrue(transfer(p, 0, 0, 1, 1_00).committed(), "nothing left held on either partition");
+        }
+    }
+
     @Test
     void aNoVoteAbortsEveryBranch() throws Exception {
         TwoPcFaults no = new TwoPcFaults() {
