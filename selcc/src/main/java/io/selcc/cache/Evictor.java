@@ -171,7 +171,9 @@ final class Evictor {
     void runWorker() {
         evictionWorker = Thread.currentThread();
         int lowWater = node.settings.freeListLowWater();
-        int highWater = 2 * lowWater;
+        // Twice the mark, but no more than half the cache where an explicit mark is that high (the worker would
+        // otherwise chase every frame the threads load).
+        int highWater = Math.max(lowWater, Math.min(2 * lowWater, node.frames.length / 2));
         boolean refilling = false;
         int emptyPasses = 0;
         while (!Thread.currentThread().isInterrupted() && !node.crashed) {

@@ -55,7 +55,10 @@ public enum Counter {
     /** Hits on a shared copy that needed an upgrade to exclusive. */
     UPGRADES,
     EVICTIONS,
-    /** Evictions run, each of at most {@code Evictor.BATCH} victims (the worker's and threads' own). */
+    /**
+     * Evictions run that took a victim: the worker's and threads' own, each of at most {@code Evictor.BATCH}
+     * victims, and a flush's passes, each taking every unheld frame.
+     */
     EVICTION_BATCHES,
     WRITE_BACKS,
     WRITE_BACK_BYTES,
