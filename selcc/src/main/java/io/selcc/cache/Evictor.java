@@ -35,7 +35,7 @@ final class Evictor {
     /**
      * Most frames one eviction takes, the worker's or a thread's that found no free frame: its victims stay
      * latched until the batch's write-back and releases are posted, and an access that meets one gives up
-     * under no-wait 2PL (batches of several hundred raised New-Order's aborts per commit from 0.001 to 0.005).
+     * under no-wait 2PL (batches of several hundred raised New-Order's aborts per commit from 0.001 to 0.004-0.005).
      */
     static final int BATCH = 64;
     /** Evictions in a row that found no victim after which the worker stops a refill above the low water mark. */
