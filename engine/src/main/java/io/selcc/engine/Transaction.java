@@ -892,6 +892,15 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
+    /**
+     * Whether the caller's code runs inside this transaction now (an updater, a reader, a scan's visitor):
+     * commit, abort and close are refused meanwhile (a distributed transaction defers its home branch's
+     * rollback to when none runs).
+     */
+    public boolean insideCallback() {
+        return updatersRunning > 0 || readersRunning > 0;
+    }
+
     private void checkActive() {
         if (state != State.ACTIVE) {
             throw new IllegalStateException("transaction is over: outcome=" + outcome);

@@ -171,8 +171,8 @@ final class Evictor {
     void runWorker() {
         evictionWorker = Thread.currentThread();
         int lowWater = node.settings.freeListLowWater();
-        // Twice the mark, but no more than half the cache where an explicit mark is that high (the worker would
-        // otherwise chase every frame the threads load).
+        // Twice the mark, but not beyond half the cache (the worker would chase every frame the threads load),
+        // nor below the mark itself, where an explicit mark is above half the cache.
         int highWater = Math.max(lowWater, Math.min(2 * lowWater, node.frames.length / 2));
         boolean refilling = false;
         int emptyPasses = 0;

@@ -522,7 +522,8 @@ public final class TupleView {
     private void checkWrapped() {
         if (segment == null) {
             throw new IllegalStateException(detached
-                ? "a row used after its transaction ended (an updater carried on after a nested call aborted it)"
+                ? "a row used after its transaction ended (the code it was handed to carried on after a nested call"
+                    + " aborted the transaction)"
                 : "tuple view not wrapped around a page or buffer");
         }
     }

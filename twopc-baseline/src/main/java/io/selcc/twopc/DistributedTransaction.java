@@ -105,11 +105,13 @@ public final class DistributedTransaction implements AutoCloseable {
     public boolean update(int node, String table, long key, Consumer<TupleView> updater) {
         checkActive();
         boolean found;
+        Throwable failure = null;
         updatersRunning++;
         try {
             found = node == home ? home(() -> local.update(db.node(home).table(table), key, updater))
                 : updateRemote(node, table, key, updater);
         } catch (Throwable e) {
+            failure = e;
             if (active) {
                 try {
                     // The home branch rolled back already if its updater threw.
@@ -121,7 +123,7 @@ public final class DistributedTransaction implements AutoCloseable {
             throw e;
         } finally {
             updatersRunning--;
-            finishDeferredRollback();
+            finishDeferredRollback(failure);
         }
         if (!active) {
             // A nested call ended the transaction (a remote branch refused) and the updater carried on.
@@ -146,15 +148,28 @@ public final class DistributedTransaction implements AutoCloseable {
         }
     }
 
-    /** Whether the caller's code runs inside the home branch now (an updater, a home scan's visitor). */
+    /**
+     * Whether the caller's code runs inside the home branch now: an updater, a home scan's visitor, or a
+     * callback of an operation the caller started on {@link #local()} itself.
+     */
     private boolean homeCallbackRunning() {
-        return updatersRunning > 0 || homeScansRunning > 0;
+        return updatersRunning > 0 || homeScansRunning > 0 || local.insideCallback();
     }
 
-    /** Rolls the home branch back once the last callback that deferred it has returned or thrown. */
-    private void finishDeferredRollback() {
-        if (!active && !homeCallbackRunning() && local.isActive()) {
-            local.abort(); // left by a rollback under a callback; none of this transaction's runs now
+    /**
+     * Rolls the home branch back once the last callback that deferred it has returned or thrown; a failure
+     * of that rollback joins {@code failure} (the exception on its way out, if any) as suppressed.
+     */
+    private void finishDeferredRollback(Throwable failure) {
+        try {
+            if (!active && !homeCallbackRunning() && local.isActive()) {
+                local.abort(); // left by a rollback under a callback; none of this transaction's runs now
+            }
+        } catch (RuntimeException | Error e) {
+            if (failure == null) {
+                throw e;
+            }
+            failure.addSuppressed(e);
         }
     }
 
@@ -215,13 +230,17 @@ public final class DistributedTransaction implements AutoCloseable {
         if (node == home) {
             io.selcc.engine.Index i = db.node(home).index(index);
             int delivered;
+            Throwable failure = null;
             homeScansRunning++;
             try {
                 delivered = home(() -> backward ? local.scanBackward(i, low, high, limit, visitor)
                     : local.scan(i, low, high, limit, visitor));
+            } catch (Throwable e) {
+                failure = e;
+                throw e;
             } finally {
                 homeScansRunning--;
-                finishDeferredRollback();
+                finishDeferredRollback(failure);
             }
             if (!active) {
                 // A nested call ended the transaction (a remote branch refused) and the visitor carried on.
@@ -393,12 +412,18 @@ public final class DistributedTransaction implements AutoCloseable {
         rollback(AbortReason.USER_ABORT);
     }
 
-    /** Rolls back if still active. */
+    /**
+     * Rolls back if still active. Once ended, rolls back a home branch a rollback under a callback left
+     * active (a remote refusal inside a reader, visitor or updater the caller started on {@link #local()},
+     * which returned since).
+     */
     @Override
     public void close() {
         if (active) {
             refuseInsideCallback("close");
             rollback(AbortReason.USER_ABORT);
+        } else {
+            finishDeferredRollback(null);
         }
     }
 
@@ -420,7 +445,7 @@ public final class DistributedTransaction implements AutoCloseable {
      * Rolls every branch back, the outcome aborted with {@code reason} unless already set. The remote
      * branches are told even when the home branch's rollback fails; under a running updater or home scan the
      * home branch is left to {@link #update} or {@link #scan}, which roll it back once the caller's code has
-     * returned or thrown.
+     * returned or thrown (under a callback started on {@link #local()}, to {@link #close}).
      */
     private void rollback(AbortReason reason) {
         active = false;

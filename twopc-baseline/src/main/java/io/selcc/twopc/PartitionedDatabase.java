@@ -162,6 +162,7 @@ public final class PartitionedDatabase implements AutoCloseable {
                     tx.close();
                 } else {
                     outcome = tx.isActive() ? tx.commit() : tx.outcome();
+                    tx.close(); // ended: rolls back a home branch a rollback under a callback on local() left
                 }
             } catch (AbortException e) {
                 tx.close();

@@ -494,6 +494,72 @@ class TwoPhaseCommitTest {
         }
     }
 
+    /**
+     * A remote refusal inside a reader the caller started on the home branch itself ({@code local()}, as the
+     * TPC-C terminals use it) ends the distributed transaction with the refusal's abort: passed on, the home
+     * branch ends with it; swallowed, the home branch is rolled back by close, as {@code PartitionedDatabase.run}
+     * closes. Fails without the home branch's own callbacks counted (the rollback asked the home branch to
+     * abort inside its reader: an IllegalStateException escaped instead of the abort), without close
+     * finishing the deferred rollback (the home branch stayed active, latched), and without run closing a
+     * transaction its body returned from ended.
+     */
+    @Test
+    void aRemoteRefusalInsideAHomeReaderStartedOnTheBranchRollsEveryBranchBack() throws Exception {
+        try (Database db = Bank.database(3); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            var n2 = db.node(2);
+            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
+            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            var homeTable = db.node(0).table(Bank.table(0));
+            for (boolean swallow : new boolean[] {false, true}) {
+                DistributedTransaction tx = p.begin(0);
+                assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4)));
+                assertTrue(tx.local().update(homeTable, 0, row -> row.setMoney(1, 1)));
+                AbortException[] nested = new AbortException[1];
+                try {
+                    tx.local().read(homeTable, 0, row -> {
+                        try {
+                            tx.read(2, Bank.table(2), 0);
+                        } catch (AbortException e) {
+                            nested[0] = e;
+                            if (!swallow) {
+                                throw e;
+                            }
+                        }
+                    });
+                    assertTrue(swallow, "a passed-on abort comes out of the read");
+                } catch (AbortException e) {
+                    assertFalse(swallow);
+                    assertTrue(e == nested[0], e.toString());
+                }
+                assertEquals(AbortReason.LOCK_CONFLICT, nested[0].reason(), "the nested read was refused");
+                assertFalse(tx.isActive(), "swallow=" + swallow);
+                assertEquals(0, p.branches(1), "swallow=" + swallow);
+                tx.close();
+                assertFalse(tx.local().isActive(), "the home branch ended, swallow=" + swallow);
+                assertEquals(Bank.START, Bank.balance(db, 0, 0), "the home branch rolled back, swallow=" + swallow);
+                assertEquals(Bank.START, Bank.balance(db, 1, 0));
+            }
+            // The same through PartitionedDatabase.run, whose body swallows the refusal and returns: run closes.
+            TxnResult<Object> swallowed = p.run(0, new io.selcc.engine.RetryPolicy(1, 0, 0, () -> 0L), tx -> {
+                tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4));
+                tx.local().update(homeTable, 0, row -> row.setMoney(1, 1));
+                tx.local().read(homeTable, 0, row -> {
+                    try {
+                        tx.read(2, Bank.table(2), 0);
+                    } catch (AbortException e) {
+                        // swallowed
+                    }
+                });
+                return null;
+            });
+            assertEquals(AbortReason.LOCK_CONFLICT, swallowed.outcome().reason());
+            assertEquals(Bank.START, Bank.balance(db, 0, 0), "run rolled the home branch back");
+            holder.abort();
+            assertTrue(transfer(p, 0, 0, 1, 1_00).committed(), "nothing left held on either partition");
+        }
+    }
+
     @Test
     void aNoVoteAbortsEveryBranch() throws Exception {
         TwoPcFaults no = new TwoPcFaults() {
