@@ -68,6 +68,8 @@ public final class Transaction implements AutoCloseable {
     private int updatersRunning;
     /** Readers and scans (with their visitors) now running: commit, abort and close are refused meanwhile. */
     private int readersRunning;
+    /** Insert writers now running: as readers. */
+    private int writersRunning;
 
     Transaction(DatabaseNode db, CcTransaction cc, CounterSnapshot startCounters, CommitsInFlight.Slot runningOn) {
         this.db = db;
@@ -303,7 +305,15 @@ public final class Transaction implements AutoCloseable {
             image.clear();
             TupleView row = scratch.firstView;
             row.setNullableColumnsNull();
-            writer.accept(row);
+            writersRunning++;
+            try {
+                writer.accept(row);
+            } catch (AbortException e) {
+                throw ended(e); // the writer's own abort (or a nested call's, passed on) ends the transaction
+            } finally {
+                writersRunning--;
+            }
+            checkNotEndedUnderWriter();
             long key = table.primaryKey(row);
             if (locateToInsert(table, key) != NONE) {
                 return false;
@@ -357,7 +367,15 @@ public final class Transaction implements AutoCloseable {
                 image.clear();
                 TupleView row = scratch.firstView;
                 row.setNullableColumnsNull();
-                writer.write(i, row);
+                writersRunning++;
+                try {
+                    writer.write(i, row);
+                } catch (AbortException e) {
+                    throw ended(e);
+                } finally {
+                    writersRunning--;
+                }
+                checkNotEndedUnderWriter();
                 if (table.primaryKey(row) != key) {
                     abortQuietly();
                     throw new IllegalArgumentException("insertAll: row " + i + " has primary key "
@@ -527,6 +545,18 @@ public final class Transaction implements AutoCloseable {
         if (readersRunning > 0) {
             throw new IllegalStateException(what + " inside a reader or scan visitor: end the transaction after"
                 + " the read or scan returns (a callback aborts it by throwing AbortException)");
+        }
+        if (writersRunning > 0) {
+            throw new IllegalStateException(what + " inside a row writer: end the transaction after the insert"
+                + " returns (a callback aborts it by throwing AbortException)");
+        }
+    }
+
+    /** A nested call ended the transaction and the insert's writer carried on and returned: nothing is inserted. */
+    private void checkNotEndedUnderWriter() {
+        if (state != State.ACTIVE) {
+            throw new IllegalStateException("the transaction ended while its row writer ran (a nested call aborted"
+                + " it): outcome=" + outcome);
         }
     }
 
@@ -893,12 +923,13 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
-     * Whether the caller's code runs inside this transaction now (an updater, a reader, a scan's visitor):
+     * Whether the caller's code runs inside this transaction now (an updater, a reader, a scan's visitor, an
+     * insert's writer):
      * commit, abort and close are refused meanwhile (a distributed transaction defers its home branch's
      * rollback to when none runs).
      */
     public boolean insideCallback() {
-        return updatersRunning > 0 || readersRunning > 0;
+        return updatersRunning > 0 || readersRunning > 0 || writersRunning > 0;
     }
 
     private void checkActive() {

@@ -452,6 +452,76 @@ public abstract class ConcurrencyControlContractTest {
     }
 
     /**
+     * An insert's writer follows the other callbacks' rules, for insert and insertAll: commit, abort and close
+     * inside it throw and leave the transaction as it was; an abort it throws ends the transaction; and a
+     * writer that swallows a nested call's abort and returns gets an exception naming that, nothing inserted.
+     * Fails with the writers' refusal removed (the commit inside the writer went through), with the catch
+     * around the writer removed (the thrown abort left the transaction active), and with the check after the
+     * writer removed (the algorithm's "transaction is over" came instead).
+     */
+    @Test
+    void anInsertsWriterFollowsTheCallbacksRules() {
+        try (Database db = open(1, AccessMode.SELCC, 256)) {
+            DatabaseNode node = db.node(0);
+            load(node, 3, 100);
+            Table table = node.table("account");
+            for (boolean batch : new boolean[] {false, true}) {
+                for (String end : List.of("commit", "abort", "close")) {
+                    Transaction tx = node.begin();
+                    assertTrue(tx.update(table, 2, row -> row.setMoney(BALANCE, 7)));
+                    IllegalStateException refused = assertThrows(IllegalStateException.class,
+                        () -> insertWith(tx, table, batch, 10, row -> {
+                            switch (end) {
+                                case "commit" -> tx.commit();
+                                case "abort" -> tx.abort();
+                                default -> tx.close();
+                            }
+                        }));
+                    assertTrue(refused.getMessage().contains(end + " inside a row writer"), refused.getMessage());
+                    assertTrue(tx.isActive(), end + ": the refusal leaves the transaction open");
+                    tx.abort();
+                }
+                Transaction thrower = node.begin();
+                assertTrue(thrower.update(table, 2, row -> row.setMoney(BALANCE, 7)));
+                AbortException thrown = new AbortException(AbortReason.USER_ABORT, "the writer gives up");
+                assertSame(thrown, assertThrows(AbortException.class, () -> insertWith(thrower, table, batch, 10, row -> {
+                    throw thrown;
+                })));
+                assertFalse(thrower.isActive(), "batch=" + batch + ": the writer's abort ended the transaction");
+
+                List<String> caught = new ArrayList<>();
+                Transaction swallower = node.begin();
+                IllegalStateException ended = assertThrows(IllegalStateException.class,
+                    () -> insertWith(swallower, table, batch, 10, row -> {
+                        abortNestedAndCarryOn(swallower, table, caught);
+                        row.setLong(ID, 10);
+                    }));
+                assertEquals(1, caught.size());
+                assertTrue(ended.getMessage().contains("ended while its row writer ran"), ended.getMessage());
+                assertEquals(-1, balance(node, 10), "batch=" + batch + ": nothing inserted");
+                assertEquals(100, balance(node, 2), "batch=" + batch);
+            }
+            assertTrue(node.run(ONCE, t -> t.update(table, 2, row -> row.setMoney(BALANCE, 5))).committed(),
+                "nothing left held");
+        }
+    }
+
+    /** Inserts account {@code id} with {@code insert} or (batch) {@code insertAll}, {@code before} run first in its writer. */
+    private static void insertWith(Transaction tx, Table table, boolean batch, long id,
+                                   java.util.function.Consumer<TupleView> before) {
+        java.util.function.Consumer<TupleView> writer = row -> {
+            before.accept(row);
+            row.setLong(ID, id);
+            row.setMoney(BALANCE, 1);
+        };
+        if (batch) {
+            tx.insertAll(table, new long[] {id}, 1, (i, row) -> writer.accept(row));
+        } else {
+            tx.insert(table, writer);
+        }
+    }
+
+    /**
      * An updater that carries on after a nested call aborted its transaction (it caught the abort) cannot
      * write its row any more: the row was rolled back and its page let go (2PL), or its buffered image handed
      * back (OCC, TO); the write throws, and nothing of the transaction stays. Fails with the updater's view

@@ -53,6 +53,8 @@ public final class DistributedTransaction implements AutoCloseable {
     private int updatersRunning;
     /** Home scans now running (their visitors are the caller's code, as updaters are): see {@link #refuseInsideCallback}. */
     private int homeScansRunning;
+    /** Writers of rows inserted on other partitions now running: as updaters. */
+    private int remoteWritersRunning;
     private CommitOutcome outcome;
 
     /** One remote branch as the coordinator sees it. */
@@ -146,6 +148,11 @@ public final class DistributedTransaction implements AutoCloseable {
             throw new IllegalStateException(what + " inside a reader or scan visitor: end the transaction after"
                 + " the scan returns: gtid=0x" + Long.toHexString(gtid));
         }
+        if (remoteWritersRunning > 0 || local.insideCallback()) {
+            throw new IllegalStateException(what + " inside a callback (a row writer, or the home branch's"
+                + " updater, reader or visitor): end the transaction after it returns: gtid=0x"
+                + Long.toHexString(gtid));
+        }
     }
 
     /**
@@ -196,10 +203,24 @@ public final class DistributedTransaction implements AutoCloseable {
     public boolean insert(int node, String table, Consumer<TupleView> writer) {
         checkActive();
         if (node == home) {
-            return home(() -> local.insert(db.node(home).table(table), writer));
+            boolean inserted = home(() -> local.insert(db.node(home).table(table), writer));
+            if (!active) {
+                // A nested call ended the transaction (a remote branch refused) and the writer carried on: the
+                // home branch, whose rollback waited for the writer, is rolled back now.
+                finishDeferredRollback(null);
+                throw new IllegalStateException("the distributed transaction ended while its row writer ran: gtid=0x"
+                    + Long.toHexString(gtid));
+            }
+            return inserted;
         }
         TupleView view = new TupleView(schema(table)).wrap(new TupleBuffer(schema(table)));
-        writer.accept(view);
+        remoteWritersRunning++;
+        try {
+            writer.accept(view);
+        } finally {
+            remoteWritersRunning--;
+        }
+        checkActive(); // a nested call may have ended the transaction while the writer ran
         byte[] image = Participant.rowBytes(view);
         Done done = (Done) send(node, remote(node), ops -> new Insert(gtid, ops, table, image), Done.class);
         return done.changed();

@@ -560,6 +560,55 @@ class TwoPhaseCommitTest {
         }
     }
 
+    /**
+     * An insert's writer, home or remote, follows the other callbacks' rules: commit inside it is refused with
+     * the transaction left as it was, and a remote refusal inside a home writer that the writer swallows
+     * ends the distributed transaction with the home branch rolled back and nothing inserted. Fails without
+     * writers counted (the commit inside the writer went through) and without the check after the home insert
+     * (it reported the row inserted into a transaction already over, its home branch left active).
+     */
+    @Test
+    void anInsertsWriterFollowsTheCallbacksRules() throws Exception {
+        try (Database db = Bank.database(3); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
+            Bank.open(db, 1);
+            for (int node : new int[] {0, 1}) {
+                DistributedTransaction tx = p.begin(0);
+                assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 5)));
+                IllegalStateException refused = assertThrows(IllegalStateException.class,
+                    () -> tx.insert(node, Bank.table(node), row -> {
+                        row.setLong(0, 9);
+                        tx.commit();
+                    }));
+                assertTrue(refused.getMessage().contains("commit inside a"), refused.getMessage());
+                assertTrue(tx.isActive(), "node " + node + ": the refusal leaves the transaction as it was");
+                tx.abort();
+                assertEquals(0, p.branches(1));
+            }
+            var n2 = db.node(2);
+            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
+            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            DistributedTransaction tx = p.begin(0);
+            assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4)));
+            IllegalStateException ended = assertThrows(IllegalStateException.class,
+                () -> tx.insert(0, Bank.table(0), row -> {
+                    row.setLong(0, 9);
+                    row.setMoney(1, 9);
+                    try {
+                        tx.read(2, Bank.table(2), 0);
+                    } catch (AbortException e) {
+                        // swallowed
+                    }
+                }));
+            assertTrue(ended.getMessage().contains("ended while its row writer ran"), ended.getMessage());
+            assertFalse(tx.local().isActive(), "the home branch rolled back");
+            assertEquals(0, p.branches(1));
+            holder.abort();
+            var n0 = db.node(0);
+            assertTrue(n0.run(t -> t.get(n0.table(Bank.table(0)), 9) == null).value(), "nothing inserted");
+            assertTrue(transfer(p, 0, 0, 1, 1_00).committed(), "nothing left held on either partition");
+        }
+    }
+
     @Test
     void aNoVoteAbortsEveryBranch() throws Exception {
         TwoPcFaults no = new TwoPcFaults() {
