@@ -313,7 +313,7 @@ public final class Transaction implements AutoCloseable {
             } finally {
                 writersRunning--;
             }
-            checkNotEndedUnderWriter();
+            checkNotEndedUnder("row writer");
             long key = table.primaryKey(row);
             if (locateToInsert(table, key) != NONE) {
                 return false;
@@ -375,7 +375,7 @@ public final class Transaction implements AutoCloseable {
                 } finally {
                     writersRunning--;
                 }
-                checkNotEndedUnderWriter();
+                checkNotEndedUnder("row writer");
                 if (table.primaryKey(row) != key) {
                     abortQuietly();
                     throw new IllegalArgumentException("insertAll: row " + i + " has primary key "
@@ -552,11 +552,14 @@ public final class Transaction implements AutoCloseable {
         }
     }
 
-    /** A nested call ended the transaction and the insert's writer carried on and returned: nothing is inserted. */
-    private void checkNotEndedUnderWriter() {
+    /**
+     * A nested call ended the transaction and the caller's code (an updater, an insert's writer) carried on
+     * and returned: its update or insert is void.
+     */
+    private void checkNotEndedUnder(String callback) {
         if (state != State.ACTIVE) {
-            throw new IllegalStateException("the transaction ended while its row writer ran (a nested call aborted"
-                + " it): outcome=" + outcome);
+            throw new IllegalStateException("the transaction ended while its " + callback + " ran (a nested call"
+                + " aborted it): outcome=" + outcome);
         }
     }
 
@@ -588,12 +591,7 @@ public final class Transaction implements AutoCloseable {
             updatersRunning--;
             rowReturned();
         }
-        if (state != State.ACTIVE) {
-            // A nested call ended the transaction and the updater carried on and returned (the algorithms
-            // check this too; here it holds for any algorithm): the update is void.
-            throw new IllegalStateException("the transaction ended while its updater ran (a nested call aborted"
-                + " it): outcome=" + outcome);
-        }
+        checkNotEndedUnder("updater"); // the algorithms check this too; here it holds for any algorithm
         if (newRow == null) {
             if (!fromIndex) {
                 return false;

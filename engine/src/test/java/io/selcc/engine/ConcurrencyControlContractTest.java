@@ -347,11 +347,7 @@ public abstract class ConcurrencyControlContractTest {
                 IllegalStateException refused = assertThrows(IllegalStateException.class, () -> tx.update(table, 1,
                     row -> {
                         row.setMoney(BALANCE, 5);
-                        switch (end) {
-                            case "commit" -> tx.commit();
-                            case "abort" -> tx.abort();
-                            default -> tx.close();
-                        }
+                        endInside(tx, end);
                     }));
                 assertTrue(refused.getMessage().contains(end + " inside an updater"), refused.getMessage());
                 assertFalse(tx.isActive(), "aborted by the refusal thrown through the updater");
@@ -420,13 +416,7 @@ public abstract class ConcurrencyControlContractTest {
                 for (String end : List.of("commit", "abort", "close")) {
                     Transaction tx = node.begin();
                     assertTrue(tx.update(table, 2, row -> row.setMoney(BALANCE, 7)));
-                    RowReader ending = row -> {
-                        switch (end) {
-                            case "commit" -> tx.commit();
-                            case "abort" -> tx.abort();
-                            default -> tx.close();
-                        }
-                    };
+                    RowReader ending = row -> endInside(tx, end);
                     IllegalStateException refused = assertThrows(IllegalStateException.class, () -> {
                         switch (callback) {
                             case "read" -> tx.read(table, 1, ending);
@@ -470,13 +460,7 @@ public abstract class ConcurrencyControlContractTest {
                     Transaction tx = node.begin();
                     assertTrue(tx.update(table, 2, row -> row.setMoney(BALANCE, 7)));
                     IllegalStateException refused = assertThrows(IllegalStateException.class,
-                        () -> insertWith(tx, table, batch, 10, row -> {
-                            switch (end) {
-                                case "commit" -> tx.commit();
-                                case "abort" -> tx.abort();
-                                default -> tx.close();
-                            }
-                        }));
+                        () -> insertWith(tx, table, batch, 10, row -> endInside(tx, end)));
                     assertTrue(refused.getMessage().contains(end + " inside a row writer"), refused.getMessage());
                     assertTrue(tx.isActive(), end + ": the refusal leaves the transaction open");
                     tx.abort();
@@ -587,11 +571,11 @@ public abstract class ConcurrencyControlContractTest {
                     assertThrows(IllegalStateException.class, () -> tx.update(table, 4, third -> {
                         third.setMoney(BALANCE, 44);
                         abortNestedAndCarryOn(tx, table, caught); // the fourth level, on account 3
-                        writeAfterTheEnd(third, 4, refusedWrites);
+                        accessAfterTheEnd(() -> third.setMoney(BALANCE, 1), 4L, refusedWrites);
                     }));
-                    writeAfterTheEnd(second, 2, refusedWrites);
+                    accessAfterTheEnd(() -> second.setMoney(BALANCE, 1), 2L, refusedWrites);
                 }));
-                writeAfterTheEnd(first, 1, refusedWrites);
+                accessAfterTheEnd(() -> first.setMoney(BALANCE, 1), 1L, refusedWrites);
             }));
             assertEquals(1, caught.size(), "the fourth level aborted the transaction");
             assertEquals(List.of(4L, 2L, 1L), refusedWrites, "every level's write after the abort was refused");
@@ -619,13 +603,13 @@ public abstract class ConcurrencyControlContractTest {
             Transaction reading = node.begin();
             assertTrue(reading.read(table, 1, row -> {
                 abortNestedAndCarryOn(reading, table, caught);
-                readAfterTheEnd(row, "reader", refusedReads);
+                accessAfterTheEnd(() -> row.getMoney(BALANCE), "reader", refusedReads);
             }));
             assertFalse(reading.isActive());
             Transaction visiting = node.begin();
             visiting.readRange(table.primaryIndex(), 1, 1, 1, row -> {
                 abortNestedAndCarryOn(visiting, table, caught);
-                readAfterTheEnd(row, "visitor", refusedReads);
+                accessAfterTheEnd(() -> row.getMoney(BALANCE), "visitor", refusedReads);
                 return true;
             });
             assertFalse(visiting.isActive());
@@ -636,23 +620,22 @@ public abstract class ConcurrencyControlContractTest {
         }
     }
 
-    /** Reads {@code row} after its transaction ended; records {@code who} when the read is refused. */
-    private static void readAfterTheEnd(TupleView row, String who, List<String> refused) {
-        try {
-            row.getMoney(BALANCE);
-        } catch (IllegalStateException e) {
-            assertTrue(e.getMessage().contains("after its transaction ended"), e.getMessage());
-            refused.add(who);
+    /** Calls {@code end} ("commit", "abort" or "close") of {@code tx}, as a callback that tries to end it would. */
+    private static void endInside(Transaction tx, String end) {
+        switch (end) {
+            case "commit" -> tx.commit();
+            case "abort" -> tx.abort();
+            default -> tx.close();
         }
     }
 
-    /** Writes {@code row} after its transaction ended; records {@code id} when the write is refused. */
-    private static void writeAfterTheEnd(TupleView row, long id, List<Long> refused) {
+    /** Accesses a row after its transaction ended; records {@code who} when the access is refused. */
+    private static <T> void accessAfterTheEnd(Runnable access, T who, List<T> refused) {
         try {
-            row.setMoney(BALANCE, 1);
+            access.run();
         } catch (IllegalStateException e) {
             assertTrue(e.getMessage().contains("after its transaction ended"), e.getMessage());
-            refused.add(id);
+            refused.add(who);
         }
     }
 

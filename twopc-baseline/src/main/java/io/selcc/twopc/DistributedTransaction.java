@@ -127,11 +127,7 @@ public final class DistributedTransaction implements AutoCloseable {
             updatersRunning--;
             finishDeferredRollback(failure);
         }
-        if (!active) {
-            // A nested call ended the transaction (a remote branch refused) and the updater carried on.
-            throw new IllegalStateException("the distributed transaction ended while its updater ran: gtid=0x"
-                + Long.toHexString(gtid));
-        }
+        checkNotEndedUnder("updater");
         return found;
     }
 
@@ -180,6 +176,17 @@ public final class DistributedTransaction implements AutoCloseable {
         }
     }
 
+    /**
+     * After the caller's code ran (an updater, a writer, a scan's visitor): a nested call that ended the
+     * transaction meanwhile (a remote branch refused) while the code carried on and returned voids its work.
+     */
+    private void checkNotEndedUnder(String callback) {
+        if (!active) {
+            throw new IllegalStateException("the distributed transaction ended while its " + callback + " ran: gtid=0x"
+                + Long.toHexString(gtid));
+        }
+    }
+
     private boolean updateRemote(int node, String table, long key, Consumer<TupleView> updater) {
         Remote remote = remote(node);
         byte[] image = pending(node, table, key);
@@ -204,13 +211,8 @@ public final class DistributedTransaction implements AutoCloseable {
         checkActive();
         if (node == home) {
             boolean inserted = home(() -> local.insert(db.node(home).table(table), writer));
-            if (!active) {
-                // A nested call ended the transaction (a remote branch refused) and the writer carried on: the
-                // home branch, whose rollback waited for the writer, is rolled back now.
-                finishDeferredRollback(null);
-                throw new IllegalStateException("the distributed transaction ended while its row writer ran: gtid=0x"
-                    + Long.toHexString(gtid));
-            }
+            finishDeferredRollback(null); // the home rollback a nested refusal left for after the writer
+            checkNotEndedUnder("row writer");
             return inserted;
         }
         TupleView view = new TupleView(schema(table)).wrap(new TupleBuffer(schema(table)));
@@ -263,11 +265,7 @@ public final class DistributedTransaction implements AutoCloseable {
                 homeScansRunning--;
                 finishDeferredRollback(failure);
             }
-            if (!active) {
-                // A nested call ended the transaction (a remote branch refused) and the visitor carried on.
-                throw new IllegalStateException("the distributed transaction ended while its scan's visitor ran:"
-                    + " gtid=0x" + Long.toHexString(gtid));
-            }
+            checkNotEndedUnder("scan's visitor");
             return delivered;
         }
         Rows rows = (Rows) send(node, remote(node), ops -> new Scan(gtid, ops, index, low, high, limit, backward), Rows.class);

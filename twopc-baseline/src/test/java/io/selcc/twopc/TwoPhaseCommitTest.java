@@ -387,9 +387,7 @@ class TwoPhaseCommitTest {
     void aRemoteRefusalInsideAHomeUpdaterRollsEveryBranchBack() throws Exception {
         try (Database db = Bank.database(3); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
             Bank.open(db, 1);
-            var n2 = db.node(2);
-            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
-            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            io.selcc.engine.Transaction holder = holdNode2sRow(db);
             for (boolean swallow : new boolean[] {false, true}) {
                 DistributedTransaction tx = p.begin(0);
                 assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4)));
@@ -398,22 +396,10 @@ class TwoPhaseCommitTest {
                 RuntimeException thrown = assertThrows(RuntimeException.class,
                     () -> tx.update(0, Bank.table(0), 0, row -> {
                         row.setMoney(1, 1);
-                        try {
-                            tx.read(2, Bank.table(2), 0);
-                        } catch (AbortException e) {
-                            nested[0] = e;
-                            if (!swallow) {
-                                throw e;
-                            }
-                        }
+                        readRefusedRow(tx, nested, swallow);
                     }));
                 assertEquals(AbortReason.LOCK_CONFLICT, nested[0].reason(), "the nested read was refused");
-                if (swallow) {
-                    assertTrue(thrown instanceof IllegalStateException && thrown.getMessage().contains("ended while"),
-                        thrown.toString());
-                } else {
-                    assertTrue(thrown == nested[0], thrown.toString());
-                }
+                assertThrownAs(thrown, nested[0], swallow);
                 assertFalse(tx.isActive(), "swallow=" + swallow);
                 assertEquals(AbortReason.LOCK_CONFLICT, tx.outcome().reason());
                 assertEquals(0, p.branches(1), "the remote branch was told at once, swallow=" + swallow);
@@ -436,9 +422,7 @@ class TwoPhaseCommitTest {
     void aHomeScansVisitorFollowsTheUpdatersRules() throws Exception {
         try (Database db = Bank.database(3); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
             Bank.open(db, 1);
-            var n2 = db.node(2);
-            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
-            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            io.selcc.engine.Transaction holder = holdNode2sRow(db);
             String homeIndex = Bank.table(0) + ".pk";
             for (boolean swallow : new boolean[] {false, true}) {
                 DistributedTransaction tx = p.begin(0);
@@ -447,23 +431,11 @@ class TwoPhaseCommitTest {
                 AbortException[] nested = new AbortException[1];
                 RuntimeException thrown = assertThrows(RuntimeException.class,
                     () -> tx.scan(0, homeIndex, 0, 0, 1, false, row -> {
-                        try {
-                            tx.read(2, Bank.table(2), 0);
-                        } catch (AbortException e) {
-                            nested[0] = e;
-                            if (!swallow) {
-                                throw e;
-                            }
-                        }
+                        readRefusedRow(tx, nested, swallow);
                         return true;
                     }));
                 assertEquals(AbortReason.LOCK_CONFLICT, nested[0].reason(), "the nested read was refused");
-                if (swallow) {
-                    assertTrue(thrown instanceof IllegalStateException && thrown.getMessage().contains("ended while"),
-                        thrown.toString());
-                } else {
-                    assertTrue(thrown == nested[0], thrown.toString());
-                }
+                assertThrownAs(thrown, nested[0], swallow);
                 assertFalse(tx.isActive(), "swallow=" + swallow);
                 assertEquals(AbortReason.LOCK_CONFLICT, tx.outcome().reason());
                 assertEquals(0, p.branches(1), "swallow=" + swallow);
@@ -507,9 +479,7 @@ class TwoPhaseCommitTest {
     void aRemoteRefusalInsideAHomeReaderStartedOnTheBranchRollsEveryBranchBack() throws Exception {
         try (Database db = Bank.database(3); PartitionedDatabase p = partitioned(db, dir, TwoPcFaults.NONE, LONG)) {
             Bank.open(db, 1);
-            var n2 = db.node(2);
-            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
-            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            io.selcc.engine.Transaction holder = holdNode2sRow(db);
             var homeTable = db.node(0).table(Bank.table(0));
             for (boolean swallow : new boolean[] {false, true}) {
                 DistributedTransaction tx = p.begin(0);
@@ -518,14 +488,7 @@ class TwoPhaseCommitTest {
                 AbortException[] nested = new AbortException[1];
                 try {
                     tx.local().read(homeTable, 0, row -> {
-                        try {
-                            tx.read(2, Bank.table(2), 0);
-                        } catch (AbortException e) {
-                            nested[0] = e;
-                            if (!swallow) {
-                                throw e;
-                            }
-                        }
+                        readRefusedRow(tx, nested, swallow);
                     });
                     assertTrue(swallow, "a passed-on abort comes out of the read");
                 } catch (AbortException e) {
@@ -545,11 +508,7 @@ class TwoPhaseCommitTest {
                 tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4));
                 tx.local().update(homeTable, 0, row -> row.setMoney(1, 1));
                 tx.local().read(homeTable, 0, row -> {
-                    try {
-                        tx.read(2, Bank.table(2), 0);
-                    } catch (AbortException e) {
-                        // swallowed
-                    }
+                    readRefusedRow(tx, new AbortException[1], true);
                 });
                 return null;
             });
@@ -584,20 +543,14 @@ class TwoPhaseCommitTest {
                 tx.abort();
                 assertEquals(0, p.branches(1));
             }
-            var n2 = db.node(2);
-            io.selcc.engine.Transaction holder = n2.begin(); // node 2's row is taken: a remote read of it is refused
-            assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+            io.selcc.engine.Transaction holder = holdNode2sRow(db);
             DistributedTransaction tx = p.begin(0);
             assertTrue(tx.update(1, Bank.table(1), 0, row -> row.setMoney(1, 4)));
             IllegalStateException ended = assertThrows(IllegalStateException.class,
                 () -> tx.insert(0, Bank.table(0), row -> {
                     row.setLong(0, 9);
                     row.setMoney(1, 9);
-                    try {
-                        tx.read(2, Bank.table(2), 0);
-                    } catch (AbortException e) {
-                        // swallowed
-                    }
+                    readRefusedRow(tx, new AbortException[1], true);
                 }));
             assertTrue(ended.getMessage().contains("ended while its row writer ran"), ended.getMessage());
             assertFalse(tx.local().isActive(), "the home branch rolled back");
@@ -606,6 +559,42 @@ class TwoPhaseCommitTest {
             var n0 = db.node(0);
             assertTrue(n0.run(t -> t.get(n0.table(Bank.table(0)), 9) == null).value(), "nothing inserted");
             assertTrue(transfer(p, 0, 0, 1, 1_00).committed(), "nothing left held on either partition");
+        }
+    }
+
+    /** Takes node 2's account 0 in a transaction of its own: a remote read of it is then refused (no-wait). */
+    private static io.selcc.engine.Transaction holdNode2sRow(Database db) {
+        var n2 = db.node(2);
+        io.selcc.engine.Transaction holder = n2.begin();
+        assertTrue(holder.update(n2.table(Bank.table(2)), 0, row -> row.setLong(2, 7)));
+        return holder;
+    }
+
+    /**
+     * Reads node 2's account 0 through {@code tx}, refused while {@link #holdNode2sRow} holds it: the refusal is
+     * kept in {@code nested[0]} and passed on unless {@code swallow}.
+     */
+    private static void readRefusedRow(DistributedTransaction tx, AbortException[] nested, boolean swallow) {
+        try {
+            tx.read(2, Bank.table(2), 0);
+        } catch (AbortException e) {
+            nested[0] = e;
+            if (!swallow) {
+                throw e;
+            }
+        }
+    }
+
+    /**
+     * What came out of a callback a nested refusal ended the transaction under: the refusal itself when the
+     * callback passed it on, else the distributed transaction's "ended while" exception.
+     */
+    private static void assertThrownAs(RuntimeException thrown, AbortException nested, boolean swallow) {
+        if (swallow) {
+            assertTrue(thrown instanceof IllegalStateException && thrown.getMessage().contains("ended while"),
+                thrown.toString());
+        } else {
+            assertTrue(thrown == nested, thrown.toString());
         }
     }
 
