@@ -113,6 +113,7 @@ final class OverlayingScan {
                         transaction.rowReturned();
                     }
                 }
+                transaction.checkNotEndedUnder("scan visitor"); // it carried on after a nested call ended it
                 if (!more || delivered >= limit) {
                     return delivered;
                 }

@@ -9,7 +9,8 @@ import io.selcc.storage.TupleView;
  * read through the transaction inside the call leaves it alone (it has a view of its own); a write
  * through the transaction inside the call (update, delete, insert) may move it, as a 2PL upgrade of its
  * page releases the page first. Commit, abort and close of the transaction inside the call throw; a
- * reader that throws {@code AbortException} aborts the transaction (rolled back, then rethrown).
+ * reader that throws {@code AbortException} aborts the transaction (rolled back, then rethrown); one that
+ * returns after a nested call ended the transaction makes the read throw.
  */
 @FunctionalInterface
 public interface RowReader {

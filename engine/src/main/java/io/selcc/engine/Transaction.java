@@ -119,6 +119,7 @@ public final class Transaction implements AutoCloseable {
                 rowReturned();
                 readersRunning--;
             }
+            checkNotEndedUnder("reader"); // as an updater's: its read stands in no transaction
             return true;
         } finally {
             scratch.release();
@@ -553,10 +554,11 @@ public final class Transaction implements AutoCloseable {
     }
 
     /**
-     * A nested call ended the transaction and the caller's code (an updater, an insert's writer) carried on
-     * and returned: its update or insert is void.
+     * A nested call ended the transaction and the caller's code (an updater, an insert's writer, a reader, a
+     * scan's visitor) carried on and returned: its update or insert is void, its read stands in no
+     * transaction, and a scan goes no further.
      */
-    private void checkNotEndedUnder(String callback) {
+    void checkNotEndedUnder(String callback) {
         if (state != State.ACTIVE) {
             throw new IllegalStateException("the transaction ended while its " + callback + " ran (a nested call"
                 + " aborted it): outcome=" + outcome);

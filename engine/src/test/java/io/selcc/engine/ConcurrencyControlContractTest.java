@@ -589,8 +589,11 @@ public abstract class ConcurrencyControlContractTest {
     /**
      * A reader's row, and a range read's row in place, are let go when a nested call ends the transaction while
      * the callback runs: reading it then throws instead of reading a page no longer latched (2PL) or a buffer
-     * handed back. Fails with the reader's row not handed to the transaction (Transaction.read) and with the
-     * visitor's not handed (OverlayingScan): the read after the abort went through.
+     * handed back. A reader or visitor that carries on and returns makes its read or scan throw (its read
+     * stands in no transaction), and a scan goes no further. Fails with the reader's row not handed to the
+     * transaction (Transaction.read) and with the visitor's not handed (OverlayingScan): the read after the
+     * abort went through; and with the check after the reader (Transaction.read) or after the visitor
+     * (OverlayingScan) removed: the read answered true, the scans went on.
      */
     @Test
     void aReadersRowIsDetachedWhenANestedCallEndsItsTransaction() {
@@ -601,23 +604,39 @@ public abstract class ConcurrencyControlContractTest {
             List<String> caught = new ArrayList<>();
             List<String> refusedReads = new ArrayList<>();
             Transaction reading = node.begin();
-            assertTrue(reading.read(table, 1, row -> {
+            assertEndedUnder("reader", () -> reading.read(table, 1, row -> {
                 abortNestedAndCarryOn(reading, table, caught);
                 accessAfterTheEnd(() -> row.getMoney(BALANCE), "reader", refusedReads);
             }));
             assertFalse(reading.isActive());
             Transaction visiting = node.begin();
-            visiting.readRange(table.primaryIndex(), 1, 1, 1, row -> {
+            int[] visits = new int[2];
+            assertEndedUnder("scan visitor", () -> visiting.readRange(table.primaryIndex(), 1, 3, 3, row -> {
+                visits[0]++;
                 abortNestedAndCarryOn(visiting, table, caught);
                 accessAfterTheEnd(() -> row.getMoney(BALANCE), "visitor", refusedReads);
                 return true;
-            });
+            }));
             assertFalse(visiting.isActive());
-            assertEquals(2, caught.size(), "each nested call aborted its transaction");
+            Transaction scanning = node.begin(); // a scan's rows are copies: only the scan's end is checked
+            assertEndedUnder("scan visitor", () -> scanning.scan(table.primaryIndex(), 1, 3, 3, row -> {
+                visits[1]++;
+                abortNestedAndCarryOn(scanning, table, caught);
+                return true;
+            }));
+            assertFalse(scanning.isActive());
+            assertEquals(3, caught.size(), "each nested call aborted its transaction");
             assertEquals(List.of("reader", "visitor"), refusedReads);
+            assertArrayEquals(new int[] {1, 1}, visits, "each scan stopped after the visitor that carried on");
             assertTrue(node.run(ONCE, t -> t.update(table, 1, row -> row.setMoney(BALANCE, 5))).committed(),
                 "nothing left held");
         }
+    }
+
+    /** {@code call} throws: the transaction ended while its {@code callback} ran. */
+    private static void assertEndedUnder(String callback, org.junit.jupiter.api.function.Executable call) {
+        IllegalStateException e = assertThrows(IllegalStateException.class, call);
+        assertTrue(e.getMessage().contains("ended while its " + callback + " ran"), e.getMessage());
     }
 
     /** Calls {@code end} ("commit", "abort" or "close") of {@code tx}, as a callback that tries to end it would. */
