@@ -60,10 +60,6 @@ final class CacheFrame {
     /** Stamp of the eviction worker's X latch while this frame is being evicted. */
     long evictionStamp;
 
-    // Replacement list links, guarded by the shard lock.
-    CacheFrame lruPrev;
-    CacheFrame lruNext;
-
     /**
      * The one invalidation request kept while local threads hold the latch (highest priority wins).
      * The header's pending flag says a hit must look here: set after every install, cleared by a take
@@ -131,10 +127,6 @@ final class CacheFrame {
             case FrameHeader.MODIFIED -> Ownership.MODIFIED;
             default -> throw new IllegalStateException("frame header holds no ownership code: " + code);
         };
-    }
-
-    boolean referenced() {
-        return FrameHeader.referenced(headers, at);
     }
 
     void referenced(boolean referenced) {

@@ -11,14 +11,23 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Eviction for one {@link SelccNode} (section 5.2 of the paper): CLOCK over the frame table's shards,
+ * Eviction for one {@link SelccNode} (section 5.2 of the paper): CLOCK, a hand over the frames' headers,
  * write-back of dirty bytes and release of the global latches in one batch per memory node. Runs on
  * demand (a thread that finds no free frame) and in the node's eviction worker, whose duty cycle
  * ({@link #runWorker}, run by an {@link EvictionAgent}) keeps the free list above its low-water mark.
  */
 final class Evictor {
     private final SelccNode node;
-    private final AtomicInteger evictionCursor = new AtomicInteger();
+    /**
+     * The CLOCK hand: the frame index where the next stretch of the walk starts (taken {@link #HAND_STEP}
+     * frames at a time, so concurrent evictions walk different frames; unsigned, modulo the frame count).
+     */
+    private final AtomicInteger hand = new AtomicInteger();
+    /**
+     * Frames a stretch of the hand covers. Small, because an eviction that has its victims leaves the rest of
+     * its stretch unvisited until the hand's next turn (neither bit cleared nor frame taken).
+     */
+    private static final int HAND_STEP = 16;
     private volatile Thread evictionWorker;
     private volatile boolean workerSleeping;
     /**
@@ -74,30 +83,49 @@ final class Evictor {
 
     private int evictCounted(int want, boolean everything) {
         List<CacheFrame> victims = new ArrayList<>(want);
-        int shards = node.table.shardCount();
-        int quota = Math.max(1, (want + shards - 1) / shards * 2);
-        for (int scanned = 0; scanned < shards && victims.size() < want; scanned++) {
-            FrameTable.Shard shard = node.table.shardAt(evictionCursor.getAndIncrement());
-            synchronized (shard) {
-                int taken = 0;
-                // Each frame at most once per pass: a second-chanced frame is taken on a later pass at the
-                // earliest, so a frame hit between two passes over its shard stays.
-                int budget = shard.size();
-                CacheFrame frame = shard.tail;
-                while (frame != null && taken < quota && victims.size() < want && budget-- > 0) {
-                    CacheFrame older = frame.lruPrev;
-                    if (frame.referenced() && !everything) {
-                        shard.secondChance(frame);
-                    } else {
-                        long stamp = frame.tryWriteLock();
-                        if (stamp != 0) {
-                            frame.evictionStamp = stamp;
-                            victims.add(frame);
-                            taken++;
-                        }
-                    }
-                    frame = older;
+        CacheFrame[] frames = node.frames;
+        long[] headers = node.headers;
+        int n = frames.length;
+        // At most one turn's worth of frames per call (other evictions may move the hand meanwhile: a frame whose
+        // bit was cleared is looked at again after a turn either way). A flush (everything) walks every frame
+        // from the first itself: the shared hand, moved on by a concurrent eviction, could carry it past frames
+        // it must write back.
+        int step = Math.min(HAND_STEP, n);
+        for (int scanned = 0; scanned < n && victims.size() < want; ) {
+            int start = everything ? scanned : hand.getAndAdd(step); // evictions walk different stretches
+            int end = Math.min(step, n - scanned);
+            int visited = 0;
+            for (; visited < end && victims.size() < want; visited++) {
+                int at = FrameHeader.at(Integer.remainderUnsigned(start + visited, n));
+                if (FrameHeader.tag(headers, at) == FrameHeader.NO_TAG) {
+                    continue; // free, or being installed or retired by a thread that holds it
                 }
+                if (!everything && FrameHeader.referenced(headers, at)) {
+                    FrameHeader.referenced(headers, at, false); // racy with a hit's set: a hint either way
+                    continue;
+                }
+                CacheFrame frame = frames[at / FrameHeader.WORDS];
+                long stamp = frame.tryWriteLock();
+                if (stamp == 0) {
+                    continue; // held: not a victim now
+                }
+                if (frame.address() == CacheFrame.NO_ADDRESS) {
+                    // It went to the free list since its tag was read. A request that met this latch and was
+                    // left on the frame is answered now (it is stale), as a discard answers it.
+                    node.letGo(frame, stamp);
+                    continue;
+                }
+                frame.evictionStamp = stamp;
+                victims.add(frame);
+            }
+            if (!everything && visited < step) {
+                // Done before the stretch's end: the hand goes back to the first frame not visited, unless
+                // another eviction took a stretch since (then those frames wait for the next turn).
+                hand.compareAndSet(start + step, start + visited);
+            }
+            scanned += visited;
+            if (visited < end) {
+                break; // enough victims
             }
         }
         if (victims.isEmpty()) {

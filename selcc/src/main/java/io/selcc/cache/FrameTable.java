@@ -2,11 +2,13 @@ package io.selcc.cache;
 
 /**
  * The frames in use, in shards: the {@link FrameDirectory} says which frame caches a GCL, and each
- * shard guards the directory slots of its addresses and keeps one replacement list.
+ * shard's lock guards the directory slots of its addresses.
  *
- * <p>Replacement is CLOCK (second chance), not LRU: a hit only sets the frame's reference bit, and
- * the evictor, walking from the tail, moves a referenced frame to the head (clearing the bit) instead
- * of taking it. Relinking an LRU list on every hit cost about a tenth of a TPC-C run's CPU.
+ * <p>Replacement is CLOCK (second chance), not LRU: a hit only sets the reference bit in the frame's
+ * header, and the evictor's hand ({@link Evictor}) walks the frames by index, clearing a set bit instead
+ * of taking the frame. Relinking an LRU list on every hit cost about a tenth of a TPC-C run's CPU; a
+ * CLOCK list that relinked a second-chanced frame to its head cost the eviction worker a quarter of its
+ * time (pointer chasing through frame objects), where the hand reads header words in order.
  */
 final class FrameTable {
     /** A lookup's answer when the address is not cached. */
@@ -25,17 +27,9 @@ final class FrameTable {
         }
     }
 
-    int shardCount() {
-        return shards.length;
-    }
-
     Shard shard(long address) {
         long h = address * 0x9E3779B97F4A7C15L;
         return shards[(int) (h >>> 40) & mask];
-    }
-
-    Shard shardAt(int index) {
-        return shards[index & mask];
     }
 
     /**
@@ -66,11 +60,7 @@ final class FrameTable {
 
     static final class Shard {
         private final FrameDirectory directory;
-        private int size;
         private final CacheFrame[] frames;
-        // Replacement list: new and second-chance frames at the head, eviction candidates at the tail.
-        CacheFrame head;
-        CacheFrame tail;
 
         Shard(CacheFrame[] frames, FrameDirectory directory) {
             this.frames = frames;
@@ -82,63 +72,17 @@ final class FrameTable {
             return directory.get(key);
         }
 
-        /** Inserts a frame for a key that is absent, at the head of the LRU. */
+        /** Inserts a frame for a key that is absent; its reference bit starts clear. */
         void insert(long key, CacheFrame frame) {
             directory.put(key, frame.index);
-            size++;
             frame.referenced(false);
-            linkHead(frame);
         }
 
-        /** Removes the key and unlinks its frame from the LRU. */
+        /** Removes the key's directory slot. */
         void remove(long key) {
-            int index = directory.get(key);
-            if (index == ABSENT) {
-                return;
+            if (directory.get(key) != ABSENT) {
+                directory.remove(key);
             }
-            directory.remove(key);
-            unlink(frames[index]);
-            size--;
-        }
-
-        /** Gives a referenced frame its second chance: to the head, bit cleared. */
-        void secondChance(CacheFrame frame) {
-            frame.referenced(false);
-            if (head != frame) {
-                unlink(frame);
-                linkHead(frame);
-            }
-        }
-
-        int size() {
-            return size;
-        }
-
-        private void linkHead(CacheFrame frame) {
-            frame.lruPrev = null;
-            frame.lruNext = head;
-            if (head != null) {
-                head.lruPrev = frame;
-            }
-            head = frame;
-            if (tail == null) {
-                tail = frame;
-            }
-        }
-
-        private void unlink(CacheFrame frame) {
-            if (frame.lruPrev != null) {
-                frame.lruPrev.lruNext = frame.lruNext;
-            } else if (head == frame) {
-                head = frame.lruNext;
-            }
-            if (frame.lruNext != null) {
-                frame.lruNext.lruPrev = frame.lruPrev;
-            } else if (tail == frame) {
-                tail = frame.lruPrev;
-            }
-            frame.lruPrev = null;
-            frame.lruNext = null;
         }
     }
 }

@@ -37,7 +37,7 @@ final class SelccNode extends AbstractComputeNode {
     private static final int CPU_CACHE_LINE = 64;
     final CacheFrame[] frames;
     /** The frames' headers, {@link FrameHeader#WORDS} longs each: what a hit reads instead of the frame object. */
-    private final long[] headers;
+    final long[] headers;
     /** log2 of the GCL size: a handle's frame index is its pool offset shifted right by it. */
     private final int gclShift;
     final FrameTable table;
@@ -703,6 +703,18 @@ final class SelccNode extends AbstractComputeNode {
             invalidations.servePendingIfIdle(frame);
         }
         free.push(frame);
+    }
+
+    /**
+     * Unlatches a frame held in X that caches nothing (the evictor latched it as it went to the free list):
+     * a request kept on it meanwhile is answered, as {@link #discard} answers one, so its requester retries
+     * at once instead of waiting for the frame's reuse.
+     */
+    void letGo(CacheFrame frame, long stamp) {
+        frame.unlockWrite(stamp);
+        if (frame.pending() != null) {
+            invalidations.servePendingIfIdle(frame);
+        }
     }
 
     /** Removes a latched frame from the table and drops its pending request. */
