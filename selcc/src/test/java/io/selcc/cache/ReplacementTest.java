@@ -38,4 +38,36 @@ class ReplacementTest {
             assertNotNull(((SelccNode) node).cachedFrame(hot));
         }
     }
+
+    /**
+     * The hand goes round: lines used once leave in turn, whichever frames they were put in. After a stream of
+     * three cache-fuls of lines used once, none of the first cache-ful is left. Shown failing with the hand
+     * moved a whole stretch (16 frames) per eviction whatever it visited: in a 16-frame cache every eviction
+     * then started at frame 0 and only the first frames' lines were ever replaced (15 of the first 16 lines
+     * stayed).
+     */
+    @Test
+    void linesUsedOnceLeaveInTurn() {
+        int frames = 16;
+        try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(frames).memoryPerNode(16L << 20).build()) {
+            ComputeNode allocator = cluster.node(1);
+            SelccNode node = (SelccNode) cluster.node(0);
+            long[] lines = new long[4 * frames];
+            for (int i = 0; i < lines.length; i++) {
+                lines[i] = allocator.allocate();
+            }
+            cluster.flushCaches();
+            for (long line : lines) {
+                node.unlock(node.sLock(line)); // a miss, never hit again: its reference bit stays clear
+            }
+            assertTrue(cluster.counters(0).get(Counter.EVICTIONS) >= 3L * frames, "evictions ran");
+            int firstLeft = 0;
+            for (int i = 0; i < frames; i++) {
+                if (node.cachedFrame(lines[i]) != null) {
+                    firstLeft++;
+                }
+            }
+            assertEquals(0, firstLeft, "lines of the first cache-ful still cached");
+        }
+    }
 }
