@@ -265,16 +265,17 @@ public final class LocalFabric implements Fabric {
         }
 
         private void read(long address, MemorySegment dst, long dstOffset, int length) {
-            copyOut(address, dst, dstOffset, length);
-            roundTrip(length);
+            long[] block = counters.threadBlock();
+            copyOut(block, address, dst, dstOffset, length);
+            roundTrip(block, length);
         }
 
         /** A READ verb's work: memory's bytes into {@code dst}, counted (the round trip is the caller's). */
-        private void copyOut(long address, MemorySegment dst, long dstOffset, int length) {
+        private void copyOut(long[] block, long address, MemorySegment dst, long dstOffset, int length) {
             MemorySegment node = target(address, length, false);
             MemorySegment.copy(node, GlobalAddress.offset(address), dst, dstOffset, length);
-            counters.increment(Counter.VERB_READ);
-            counters.add(Counter.BYTES_READ, length);
+            NodeCounters.add(block, Counter.VERB_READ, 1);
+            NodeCounters.add(block, Counter.BYTES_READ, length);
         }
 
         @Override
@@ -288,17 +289,18 @@ public final class LocalFabric implements Fabric {
         }
 
         private void write(long address, MemorySegment src, long srcOffset, int length) {
-            copyIn(address, src, srcOffset, length);
-            roundTrip(length);
+            long[] block = counters.threadBlock();
+            copyIn(block, address, src, srcOffset, length);
+            roundTrip(block, length);
         }
 
         /** A WRITE verb's work: {@code src}'s bytes into memory, published, counted (the round trip is the caller's). */
-        private void copyIn(long address, MemorySegment src, long srcOffset, int length) {
+        private void copyIn(long[] block, long address, MemorySegment src, long srcOffset, int length) {
             MemorySegment node = target(address, length, false);
             MemorySegment.copy(src, srcOffset, node, GlobalAddress.offset(address), length);
             VarHandle.releaseFence();
-            counters.increment(Counter.VERB_WRITE);
-            counters.add(Counter.BYTES_WRITTEN, length);
+            NodeCounters.add(block, Counter.VERB_WRITE, 1);
+            NodeCounters.add(block, Counter.BYTES_WRITTEN, length);
         }
 
         @Override
@@ -326,71 +328,79 @@ public final class LocalFabric implements Fabric {
         @Override
         public long remoteCas(long address, long expected, long update) {
             int m = enter();
+            long[] block = counters.threadBlock();
             long previous;
             try {
-                previous = cas(address, expected, update);
+                previous = cas(block, address, expected, update);
             } finally {
                 exit(m);
             }
-            roundTrip(8);
+            roundTrip(block, 8);
             return previous;
         }
 
         @Override
         public long remoteFaa(long address, long delta) {
             int m = enter();
+            long[] block = counters.threadBlock();
             long previous;
             try {
-                previous = faa(address, delta);
+                previous = faa(block, address, delta);
             } finally {
                 exit(m);
             }
-            roundTrip(8);
+            roundTrip(block, 8);
             return previous;
         }
 
         @Override
         public void post(VerbBatch batch) {
             int m = enter();
+            long[] block = counters.threadBlock(); // one per-thread lookup for the batch's counts
             try {
-                postVerbs(batch);
+                postVerbs(block, batch);
             } finally {
                 exit(m);
             }
             if (batch.size > 0) {
-                roundTrip(batch.payloadBytes());
+                roundTrip(block, batch.payloadBytes());
             }
         }
 
-        private void postVerbs(VerbBatch batch) {
+        private void postVerbs(long[] block, VerbBatch batch) {
             for (int i = 0; i < batch.size; i++) {
                 long address = batch.addresses[i];
                 switch (batch.kinds[i]) {
-                    case READ -> copyOut(address, batch.segments[i], batch.segmentOffsets[i], batch.lengths[i]);
-                    case WRITE -> copyIn(address, batch.segments[i], batch.segmentOffsets[i], batch.lengths[i]);
-                    case CAS -> batch.results[i] = cas(address, batch.operands[i], batch.updates[i]);
-                    case FAA -> batch.results[i] = faa(address, batch.operands[i]);
+                    case READ -> copyOut(block, address, batch.segments[i], batch.segmentOffsets[i], batch.lengths[i]);
+                    case WRITE -> copyIn(block, address, batch.segments[i], batch.segmentOffsets[i], batch.lengths[i]);
+                    case CAS -> batch.results[i] = cas(block, address, batch.operands[i], batch.updates[i]);
+                    case FAA -> batch.results[i] = faa(block, address, batch.operands[i]);
                 }
             }
         }
 
-        private long cas(long address, long expected, long update) {
+        private long cas(long[] block, long address, long expected, long update) {
             MemorySegment node = target(address, 8, true);
             long previous = (long) WORD.compareAndExchange(node, GlobalAddress.offset(address), expected, update);
-            counters.increment(Counter.VERB_CAS);
+            NodeCounters.add(block, Counter.VERB_CAS, 1);
             return previous;
         }
 
-        private long faa(long address, long delta) {
+        private long faa(long[] block, long address, long delta) {
             MemorySegment node = target(address, 8, true);
             long previous = (long) WORD.getAndAdd(node, GlobalAddress.offset(address), delta);
-            counters.increment(Counter.VERB_FAA);
+            NodeCounters.add(block, Counter.VERB_FAA, 1);
             return previous;
+        }
+
+        /** Counts a round trip into the calling thread's {@code block} and waits out the latency model. */
+        private void roundTrip(long[] block, long payloadBytes) {
+            NodeCounters.add(block, Counter.ROUND_TRIPS, 1);
+            latency.await(payloadBytes);
         }
 
         private void roundTrip(long payloadBytes) {
-            counters.increment(Counter.ROUND_TRIPS);
-            latency.await(payloadBytes);
+            roundTrip(counters.threadBlock(), payloadBytes);
         }
 
         @Override
