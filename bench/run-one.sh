@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One TPC-C run of a given CLI jar, summarised on one line:
 #   bench/run-one.sh JAR LABEL [tpcc run flags...]
-# prints: LABEL rc txn/s, the per-second median and minimum, aborts per commit (all, per type), p50 and
-# p99 latency per type (us), round trips per transaction, terminal CPU us per transaction, GCL accesses
-# per New-Order, and with --wal sync records per force and the durability wait's p50/p99 (us).
+# prints: LABEL rc txn/s, the per-second median and minimum (@ the second it fell in), aborts per commit
+# (all, per type), p50 and p99 latency per type (us), round trips per transaction, terminal CPU us per
+# transaction, GCL accesses per New-Order, and with --wal sync records per force and the durability wait's
+# p50/p99 (us).
 # The JVM flags are bin/selcc's; SELCC_JAVA_OPTS adds more (a JFR recording, say).
 set -u
 if [ $# -lt 2 ]; then
@@ -32,6 +33,8 @@ txn=$(echo "$out" | grep -o "txn/s [0-9,.]*" | tail -1 | awk '{print $2}')
 secs=$(echo "$out" | grep -E "^run +[0-9.]+ s " | awk '{gsub(",","",$4); print $4}' | sort -n)
 med=$(echo "$secs" | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
 min=$(echo "$secs" | head -1)
+# which measured second was the slowest (1 = the first after the warm-up, which the JIT may still slow down)
+minat=$(echo "$out" | grep -E "^run +[0-9.]+ s " | awk '{gsub(",","",$4); if (NR==1 || $4+0 < m) {m=$4+0; at=NR}} END {print at}')
 # p50 and p99 columns: after "ab/cmt" where the table has it (builds before issue 27 do not)
 shift=$(echo "$out" | grep -q "ab/cmt" && echo 1 || echo 0)
 p50=$(echo "$out" | awk -v s="$shift" '/^(NewOrder|Payment|OrderStatus|Delivery|StockLevel) / && NF>12 && $2!="0" {printf "%s=%s ", substr($1,1,2), $(7+s)}')
@@ -44,4 +47,4 @@ dw=$(echo "$out" | grep -o "durability wait per commit (whole run): p50 [0-9,]* 
 rt=$(echo "$out" | grep -o "round trips/txn [0-9.]*" | awk '{print $3}')
 cpu=$(echo "$out" | grep -o "terminal CPU us/txn [0-9.]*" | awk '{print $4}')
 gcl=$(echo "$out" | awk '/^NewOrder / && NF>12 {print $(NF-1)}')
-echo "$label rc=$rc txn/s=$txn sec-median=$med min=$min ab/cmt=$ab [$abc] p50[$p50] p99[$p99] RT=$rt cpu=$cpu gclNO=$gcl${rpf:+ rec/force=$rpf}${dw:+ durwait-p50/p99=$dw}"
+echo "$label rc=$rc txn/s=$txn sec-median=$med min=$min@$minat ab/cmt=$ab [$abc] p50[$p50] p99[$p99] RT=$rt cpu=$cpu gclNO=$gcl${rpf:+ rec/force=$rpf}${dw:+ durwait-p50/p99=$dw}"
