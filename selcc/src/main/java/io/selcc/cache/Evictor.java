@@ -24,8 +24,9 @@ final class Evictor {
      */
     private final AtomicInteger hand = new AtomicInteger();
     /**
-     * Frames a stretch of the hand covers. Small, because an eviction that has its victims leaves the rest of
-     * its stretch unvisited until the hand's next turn (neither bit cleared nor frame taken).
+     * Frames a stretch of the hand covers. An eviction that has its victims before its stretch's end moves the
+     * hand back to the first frame it did not visit; when another eviction took a stretch meanwhile, the rest
+     * waits for the hand's next turn (neither bit cleared nor frame taken), so stretches are kept small.
      */
     private static final int HAND_STEP = 16;
     private volatile Thread evictionWorker;
@@ -112,7 +113,7 @@ final class Evictor {
                 if (frame.address() == CacheFrame.NO_ADDRESS) {
                     // It went to the free list since its tag was read. A request that met this latch and was
                     // left on the frame is answered now (it is stale), as a discard answers it.
-                    node.letGo(frame, stamp);
+                    node.releaseFreed(frame, stamp);
                     continue;
                 }
                 frame.evictionStamp = stamp;

@@ -710,7 +710,7 @@ final class SelccNode extends AbstractComputeNode {
      * a request kept on it meanwhile is answered, as {@link #discard} answers one, so its requester retries
      * at once instead of waiting for the frame's reuse.
      */
-    void letGo(CacheFrame frame, long stamp) {
+    void releaseFreed(CacheFrame frame, long stamp) {
         frame.unlockWrite(stamp);
         if (frame.pending() != null) {
             invalidations.servePendingIfIdle(frame);

@@ -2,6 +2,8 @@ package io.selcc.cache;
 
 import io.selcc.fabric.Counter;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -41,14 +43,15 @@ class ReplacementTest {
 
     /**
      * The hand goes round: lines used once leave in turn, whichever frames they were put in. After a stream of
-     * three cache-fuls of lines used once, none of the first cache-ful is left. Shown failing with the hand
-     * moved a whole stretch (16 frames) per eviction whatever it visited: in a 16-frame cache every eviction
-     * then started at frame 0 and only the first frames' lines were ever replaced (15 of the first 16 lines
-     * stayed).
+     * three cache-fuls of lines used once, none of the first cache-ful is left. A 16-frame cache is one stretch
+     * of the hand; 40 frames take stretches of 16, 16 and a last one of 8, and the hand wraps. Shown failing
+     * with the hand moved a whole stretch (16 frames) per eviction whatever it visited: in a 16-frame cache
+     * every eviction then started at frame 0 and only the first frames' lines were ever replaced (14-15 of the
+     * first 16 lines stayed; of 40, 29).
      */
-    @Test
-    void linesUsedOnceLeaveInTurn() {
-        int frames = 16;
+    @ParameterizedTest
+    @ValueSource(ints = {16, 40})
+    void linesUsedOnceLeaveInTurn(int frames) {
         try (SelccCluster cluster = SelccCluster.builder().computeNodes(2).cacheFrames(frames).memoryPerNode(16L << 20).build()) {
             ComputeNode allocator = cluster.node(1);
             SelccNode node = (SelccNode) cluster.node(0);
