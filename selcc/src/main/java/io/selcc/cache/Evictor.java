@@ -97,7 +97,8 @@ final class Evictor {
             int end = Math.min(step, n - scanned);
             int visited = 0;
             for (; visited < end && victims.size() < want; visited++) {
-                int at = FrameHeader.at(Integer.remainderUnsigned(start + visited, n));
+                int index = Integer.remainderUnsigned(start + visited, n);
+                int at = FrameHeader.at(index);
                 if (FrameHeader.tag(headers, at) == FrameHeader.NO_TAG) {
                     continue; // free, or being installed or retired by a thread that holds it
                 }
@@ -105,7 +106,7 @@ final class Evictor {
                     FrameHeader.referenced(headers, at, false); // racy with a hit's set: a hint either way
                     continue;
                 }
-                CacheFrame frame = frames[at / FrameHeader.WORDS];
+                CacheFrame frame = frames[index];
                 long stamp = frame.tryWriteLock();
                 if (stamp == 0) {
                     continue; // held: not a victim now
@@ -125,9 +126,6 @@ final class Evictor {
                 hand.compareAndSet(start + step, start + visited);
             }
             scanned += visited;
-            if (visited < end) {
-                break; // enough victims
-            }
         }
         if (victims.isEmpty()) {
             return 0;

@@ -698,17 +698,14 @@ final class SelccNode extends AbstractComputeNode {
      */
     void discard(CacheFrame frame, long stamp) {
         retire(frame);
-        frame.unlockWrite(stamp);
-        if (frame.pending() != null) {
-            invalidations.servePendingIfIdle(frame);
-        }
+        releaseFreed(frame, stamp);
         free.push(frame);
     }
 
     /**
-     * Unlatches a frame held in X that caches nothing (the evictor latched it as it went to the free list):
-     * a request kept on it meanwhile is answered, as {@link #discard} answers one, so its requester retries
-     * at once instead of waiting for the frame's reuse.
+     * Unlatches a frame held in X that caches nothing (retired, or latched by the evictor as it went to the
+     * free list): a request kept on it meanwhile is answered, so its requester retries at once instead of
+     * waiting for the frame's reuse.
      */
     void releaseFreed(CacheFrame frame, long stamp) {
         frame.unlockWrite(stamp);

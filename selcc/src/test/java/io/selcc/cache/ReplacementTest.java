@@ -47,7 +47,7 @@ class ReplacementTest {
      * of the hand; 40 frames take stretches of 16, 16 and a last one of 8, and the hand wraps. Shown failing
      * with the hand moved a whole stretch (16 frames) per eviction whatever it visited: in a 16-frame cache
      * every eviction then started at frame 0 and only the first frames' lines were ever replaced (14-15 of the
-     * first 16 lines stayed; of 40, 29).
+     * first 16 lines stayed; of 40, 23-29).
      */
     @ParameterizedTest
     @ValueSource(ints = {16, 40})
